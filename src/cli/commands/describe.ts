@@ -1,0 +1,124 @@
+/** `dsgkit describe`: what is in a data file. */
+import { classCounts, readDataset, type Dataset } from '../../data/index.ts';
+import { intOption, onePositional, parseCommandArgs } from '../args.ts';
+import type { Command } from './command.ts';
+
+const HELP = `dsgkit describe — summarise a data file
+
+Usage: dsgkit describe <input> [options]
+
+Prints the number of rows and features, how many rows are labeled and
+unlabeled, the class balance of the labeled rows (count and fraction per
+label value), and the range (min, mean, max) of every feature. Reads any
+format dsgkit reads (.arrow .arrows .feather .ipc .csv .libsvm .svm .txt .t).
+
+Options:
+  --label <name>     name of the label column (default: label)
+  --features <n>     LIBSVM only: number of features (default: largest index)
+  --json             print the summary as JSON instead of text
+  -h, --help         show this help
+
+Example:
+  dsgkit describe data/spam.arrow
+`;
+
+/** Summary of a dataset, as printed by `describe --json`. */
+export interface DatasetSummary {
+  file: string;
+  rows: number;
+  features: number;
+  labelColumn: string;
+  labeled: number;
+  unlabeled: number;
+  classes: { label: number; count: number; fraction: number }[];
+  featureRanges: { name: string; min: number; mean: number; max: number }[];
+}
+
+/**
+ * Counts and ranges of a dataset (what `dsgkit describe` prints).
+ *
+ * @example
+ * summarize(ds, 'spam.arrow').classes; // [{ label: -1, count: 2788, fraction: 0.606 }, …]
+ */
+export function summarize(ds: Dataset, file: string): DatasetSummary {
+  let labeled = 0;
+  for (let i = 0; i < ds.n; i++) labeled += ds.labeled[i];
+  const classes = [...classCounts(ds)].map(([label, count]) => ({ label, count, fraction: count / labeled }));
+  const featureRanges = ds.featureNames.map((name, k) => {
+    let min = Infinity;
+    let max = -Infinity;
+    let sum = 0;
+    for (let i = 0; i < ds.n; i++) {
+      const v = ds.X[i * ds.d + k];
+      if (v < min) min = v;
+      if (v > max) max = v;
+      sum += v;
+    }
+    return { name, min: ds.n ? min : NaN, mean: ds.n ? sum / ds.n : NaN, max: ds.n ? max : NaN };
+  });
+  return { file, rows: ds.n, features: ds.d, labelColumn: ds.labelName, labeled, unlabeled: ds.n - labeled, classes, featureRanges };
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+const num = (x: number) => (Number.isInteger(x) ? String(x) : Number(x.toPrecision(6)).toString());
+
+/**
+ * The text form of a summary.
+ *
+ * @example
+ * io.stdout.write(formatSummary(summarize(ds, 'spam.arrow')));
+ */
+export function formatSummary(s: DatasetSummary): string {
+  const lines = [
+    `file:       ${s.file}`,
+    `rows:       ${s.rows}`,
+    `features:   ${s.features}`,
+    `label:      column '${s.labelColumn}'`,
+    `labeled:    ${s.labeled} (${s.rows ? pct(s.labeled / s.rows) : '0.0%'})`,
+    `unlabeled:  ${s.unlabeled} (${s.rows ? pct(s.unlabeled / s.rows) : '0.0%'})`,
+  ];
+  if (s.classes.length === 0) lines.push('classes:    none (no labeled rows)');
+  else {
+    lines.push(`classes:    ${s.classes.length} (labeled rows)`);
+    const w = Math.max(...s.classes.map((c) => num(c.label).length));
+    for (const c of s.classes) lines.push(`  ${num(c.label).padStart(w)}: ${String(c.count).padStart(String(s.labeled).length)}  ${pct(c.fraction).padStart(6)}`);
+  }
+  if (s.featureRanges.length > 0) {
+    const lo = Math.min(...s.featureRanges.map((f) => f.min));
+    const hi = Math.max(...s.featureRanges.map((f) => f.max));
+    const constant = s.featureRanges.filter((f) => f.min === f.max).length;
+    lines.push(`ranges:     all values in [${num(lo)}, ${num(hi)}]; ${constant} constant`);
+    const nw = Math.max(4, ...s.featureRanges.map((f) => f.name.length));
+    lines.push(`  ${'name'.padEnd(nw)}  ${'min'.padStart(12)}  ${'mean'.padStart(12)}  ${'max'.padStart(12)}`);
+    for (const f of s.featureRanges) {
+      lines.push(`  ${f.name.padEnd(nw)}  ${num(f.min).padStart(12)}  ${num(f.mean).padStart(12)}  ${num(f.max).padStart(12)}`);
+    }
+  }
+  return lines.join('\n') + '\n';
+}
+
+export const describe: Command = {
+  name: 'describe',
+  summary: 'rows, features, labeled/unlabeled counts, class balance, feature ranges',
+  help: HELP,
+  async run(argv, io) {
+    const { values, positionals } = parseCommandArgs(argv, {
+      label: { type: 'string' },
+      features: { type: 'string' },
+      json: { type: 'boolean' },
+    });
+    if (values.help) {
+      io.stdout.write(HELP);
+      return 0;
+    }
+    const input = onePositional(positionals, 'input file');
+    const features = intOption(values, 'features', { min: 1 });
+    const ds = await readDataset(input, {
+      ...(typeof values.label === 'string' ? { labelColumn: values.label } : {}),
+      ...(features !== undefined ? { features } : {}),
+    });
+    const s = summarize(ds, input);
+    io.stdout.write(values.json ? JSON.stringify(s, null, 2) + '\n' : formatSummary(s));
+    return 0;
+  },
+};

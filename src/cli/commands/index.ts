@@ -1,0 +1,29 @@
+/**
+ * The one table of subcommands. To add one: write `./<name>.ts` exporting a
+ * {@link Command} and add one line here.
+ */
+import type { Command } from './command.ts';
+import { convert } from './convert.ts';
+import { describe } from './describe.ts';
+import { generate } from './generate.ts';
+import { split } from './split.ts';
+
+export type { Command } from './command.ts';
+
+/** Every subcommand, in the order `dsgkit --help` lists them. */
+export const COMMANDS: readonly Command[] = [
+  convert,
+  split,
+  describe,
+  generate,
+];
+
+/**
+ * The command called `name`, if any.
+ *
+ * @example
+ * findCommand('convert')?.summary; // 'LIBSVM or CSV → Arrow (checks every value)'
+ */
+export function findCommand(name: string): Command | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}

@@ -1,0 +1,115 @@
+/**
+ * The `dsgkit` command line: picks the subcommand from the table in
+ * `commands/index.ts`, runs it, and maps errors to exit codes —
+ * 0 success, 2 usage error (unknown command or option, missing or bad
+ * option), 1 data error (or any other failure). Messages go to stderr as
+ * `dsgkit: <message>`; results go to stdout.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { CancelledError, DataError, ModelError, UsageError } from '../errors.ts';
+import { COMMANDS, findCommand } from './commands/index.ts';
+import { processIO, type CliIO } from './io.ts';
+
+/** Version from package.json (looked up from this file's location, source or dist). */
+function version(): string {
+  for (const rel of ['../../package.json', '../../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(fileURLToPath(new URL(rel, import.meta.url)), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'dsgkit' && pkg.version) return pkg.version;
+    } catch {
+      // try the next location
+    }
+  }
+  return 'unknown';
+}
+
+/**
+ * The top-level help text: what dsgkit is, the commands, where to read more.
+ *
+ * @example
+ * io.stdout.write(generalHelp());
+ */
+export function generalHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return `dsgkit — large-scale semi-supervised kernel learning with doubly stochastic gradients
+
+Usage: dsgkit <command> [options]
+       dsgkit <command> --help     full help for one command
+
+Commands:
+${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
+
+Data files: Arrow IPC (.arrow .feather .ipc file format; .arrows stream format)
+is the native input; LIBSVM (.libsvm .svm .txt .t) and CSV (.csv, header row)
+convert to it with 'dsgkit convert'. The label column is 'label' unless
+--label says otherwise; a missing label (null, '?', empty, NA) = unlabeled row.
+
+Exit codes: 0 success, 1 bad data (message names file, column and row),
+2 bad usage.
+
+Options:
+  -h, --help       show this help
+  -v, --version    print the version
+
+Example:
+  dsgkit convert a9a.libsvm --out a9a.arrow --features 123
+  dsgkit split a9a.arrow --labeled 200 --test 0.2 --out-train tr.arrow --out-test te.arrow
+  dsgkit describe tr.arrow
+`;
+}
+
+/**
+ * Runs dsgkit with `argv` (the arguments after the program name) and resolves
+ * to the exit code. Never throws for user errors; never calls process.exit.
+ *
+ * @example
+ * const code = await main(['describe', 'data/spam.arrow']);
+ * const quiet = await main(['describe', 'x.arrow'], { stdout: myStream, stderr: myStream });
+ */
+export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined) {
+    io.stderr.write(generalHelp());
+    return 2;
+  }
+  if (first === '--help' || first === '-h' || first === 'help') {
+    const sub = first === 'help' && rest[0] !== undefined ? findCommand(rest[0]) : undefined;
+    io.stdout.write(sub ? sub.help : generalHelp());
+    return 0;
+  }
+  if (first === '--version' || first === '-v') {
+    io.stdout.write(`${version()}\n`);
+    return 0;
+  }
+  const command = findCommand(first);
+  if (!command) {
+    const what = first.startsWith('-') ? `unknown option '${first}' (options go after the command)` : `unknown command '${first}'`;
+    io.stderr.write(`dsgkit: ${what}\ncommands: ${COMMANDS.map((c) => c.name).join(', ')}. Run 'dsgkit --help' for usage.\n`);
+    return 2;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr.write(`dsgkit: ${err.message}\nRun 'dsgkit ${command.name} --help' for usage.\n`);
+      return 2;
+    }
+    if (err instanceof DataError || err instanceof ModelError) {
+      io.stderr.write(`dsgkit: ${err.message}\n`);
+      return 1;
+    }
+    if (err instanceof CancelledError) {
+      io.stderr.write(`dsgkit: ${err.message}\n`);
+      return 130;
+    }
+    const e = err as Error;
+    io.stderr.write(`dsgkit: internal error (please report): ${e?.stack ?? String(err)}\n`);
+    return 1;
+  }
+}
+
+// Run when executed directly (e.g. `npx tsx src/cli/main.ts convert …`); bin/dsgkit.js imports instead.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,100 @@
+/**
+ * The data layer's public surface: readers and writers, validation, scaling,
+ * splits and the synthetic generator. {@link readDataset} picks a reader by
+ * file extension.
+ */
+import { extname } from 'node:path';
+import { UsageError } from '../errors.ts';
+import { readArrow, type ReadOptions } from './arrow.ts';
+import { readCsv } from './csv.ts';
+import type { Dataset } from './dataset.ts';
+import { readLibsvm } from './libsvm.ts';
+
+export { makeDataset, selectRows, type Dataset } from './dataset.ts';
+export {
+  readArrow,
+  writeArrow,
+  encodeArrow,
+  arrowBytesToDataset,
+  tableToDataset,
+  datasetToTable,
+  datasetSchema,
+  makeBatch,
+  checkIpcFraming,
+  formatForPath,
+  type ArrowFormat,
+  type ReadOptions,
+} from './arrow.ts';
+export { readCsv, parseCsv, csvRecords, UNLABELED_MARKERS } from './csv.ts';
+export { readLibsvm, parseLibsvm, type LibsvmOptions } from './libsvm.ts';
+export { validateDataset, requireLabelColumn, requireClasses, classCounts } from './validate.ts';
+export { MinMaxScaler, type MinMaxScalerJSON } from './scaler.ts';
+export { splitDataset, stratifiedCounts, type SplitOptions, type Split } from './split.ts';
+export {
+  writeSynthetic,
+  syntheticBatches,
+  syntheticDataset,
+  writeBatchesStreaming,
+  type SyntheticOptions,
+  type SyntheticSummary,
+  type SyntheticBatch,
+} from './synthetic.ts';
+export { withAtomicFile, withAtomicFiles, writeFileAtomic, tempPathFor } from './atomic.ts';
+
+/** The input formats {@link readDataset} knows, by lower-case extension. */
+export const FORMAT_BY_EXTENSION: Readonly<Record<string, 'arrow' | 'csv' | 'libsvm'>> = {
+  '.arrow': 'arrow',
+  '.feather': 'arrow',
+  '.arrows': 'arrow',
+  '.ipc': 'arrow',
+  '.csv': 'csv',
+  '.libsvm': 'libsvm',
+  '.svm': 'libsvm',
+  '.txt': 'libsvm',
+  '.t': 'libsvm',
+};
+
+/** Options of {@link readDataset}: those of every reader. */
+export interface ReadDatasetOptions extends ReadOptions {
+  /** LIBSVM only: number of features (default: the largest index in the file). */
+  features?: number;
+}
+
+/**
+ * The input format of `path` by its extension, or a UsageError listing the known ones.
+ *
+ * @example
+ * formatOf('a9a.t');        // 'libsvm'
+ * formatOf('train.arrows'); // 'arrow'
+ */
+export function formatOf(path: string): 'arrow' | 'csv' | 'libsvm' {
+  const ext = extname(path).toLowerCase();
+  const format = FORMAT_BY_EXTENSION[ext];
+  if (!format) {
+    throw new UsageError(
+      `${path}: unknown file type '${ext || '(no extension)'}'; expected one of ${Object.keys(FORMAT_BY_EXTENSION).join(' ')}`,
+    );
+  }
+  return format;
+}
+
+/**
+ * Reads any supported file into a validated {@link Dataset}, choosing the
+ * reader by extension: `.arrow .feather .arrows .ipc` → Arrow IPC (file or
+ * stream), `.csv` → CSV with header, `.libsvm .svm .txt .t` → LIBSVM.
+ *
+ * @example
+ * const ds = await readDataset('data/spam.arrow');
+ * const raw = await readDataset('a9a.t', { features: 123 });
+ * const csv = await readDataset('train.csv', { labelColumn: 'y' });
+ */
+export async function readDataset(path: string, opts: ReadDatasetOptions = {}): Promise<Dataset> {
+  switch (formatOf(path)) {
+    case 'arrow':
+      return readArrow(path, opts);
+    case 'csv':
+      return readCsv(path, opts);
+    case 'libsvm':
+      return readLibsvm(path, { ...(opts.features !== undefined ? { features: opts.features } : {}), ...(opts.labelColumn !== undefined ? { labelColumn: opts.labelColumn } : {}) });
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * Strict parsing of numbers written as text (CSV cells, LIBSVM tokens).
+ * `Number()` is too lenient for data files: it reads `''` and `' '` as 0,
+ * `'0x1F'` as 31 and `'Infinity'` as a number. Here only plain decimal
+ * notation is accepted, and the reason for a rejection is put in words.
+ */
+
+const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+const NON_FINITE = /^[+-]?(?:nan|inf|infinity)$/i;
+
+/**
+ * The finite number `text` spells in decimal notation, or `undefined`.
+ *
+ * @example
+ * parseFiniteNumber('-1.5e3'); // -1500
+ * parseFiniteNumber('NaN');    // undefined
+ * parseFiniteNumber('1e999');  // undefined (overflows to Infinity)
+ */
+export function parseFiniteNumber(text: string): number | undefined {
+  if (!DECIMAL.test(text)) return undefined;
+  const v = Number(text);
+  return Number.isFinite(v) ? v : undefined;
+}
+
+/**
+ * Why `text` is not a finite number, as the tail of an error message.
+ *
+ * @example
+ * whyNotFinite('inf');  // "value is inf (not finite); features must be finite numbers"
+ * whyNotFinite('abc');  // "value 'abc' is not a number"
+ */
+export function whyNotFinite(text: string, what = 'features'): string {
+  if (text === '') return `value is missing; ${what} must be numbers`;
+  if (NON_FINITE.test(text) || (DECIMAL.test(text) && !Number.isFinite(Number(text)))) {
+    return `value is ${text} (not finite); ${what} must be finite numbers`;
+  }
+  return `value '${text.length > 40 ? text.slice(0, 40) + '…' : text}' is not a number`;
+}

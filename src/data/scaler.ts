@@ -1,0 +1,157 @@
+/**
+ * Min-max scaling of every feature to [0, 1], as the papers do before
+ * training. The range is fitted on the training rows only (labeled and
+ * unlabeled alike — both are training data in semi-supervised learning) and
+ * kept with the model, so prediction applies the very same map.
+ *
+ * Choices, stated once:
+ * - A constant column (max = min on the training rows) maps to 0 everywhere,
+ *   also for new data that differs from the constant: the model never learned
+ *   anything about that feature.
+ * - New data outside the fitted range is NOT clipped: it maps outside [0, 1]
+ *   (e.g. -0.1 or 1.3). The Gaussian kernel is defined on all of R^d, and
+ *   clipping would silently merge distinct points; a caller that wants
+ *   clipping can clamp the output.
+ */
+import { DataError, ModelError } from '../errors.ts';
+import { makeDataset, type Dataset } from './dataset.ts';
+
+/** The JSON form of a fitted {@link MinMaxScaler}, as stored in a model file. */
+export interface MinMaxScalerJSON {
+  kind: 'minmax';
+  featureNames: string[];
+  min: number[];
+  max: number[];
+}
+
+/**
+ * A fitted per-feature affine map `x ↦ (x - min) / (max - min)` (0 when `max = min`).
+ *
+ * @example
+ * const scaler = MinMaxScaler.fit(train);
+ * const trainScaled = scaler.transform(train);
+ * const testScaled = scaler.transform(test);   // same map, fitted on train only
+ * const again = MinMaxScaler.fromJSON(JSON.parse(JSON.stringify(scaler)));
+ */
+export class MinMaxScaler {
+  /** Per-feature minimum over the training rows. */
+  readonly min: Float64Array;
+  /** Per-feature maximum over the training rows. */
+  readonly max: Float64Array;
+  /** Names of the features, in order (for dimension and name checks). */
+  readonly featureNames: readonly string[];
+  /** `1 / (max - min)`, or 0 for a constant feature. */
+  private readonly inv: Float64Array;
+
+  constructor(min: ArrayLike<number>, max: ArrayLike<number>, featureNames: readonly string[]) {
+    if (min.length !== max.length || min.length !== featureNames.length) {
+      throw new RangeError(`MinMaxScaler: ${min.length} minima, ${max.length} maxima, ${featureNames.length} names`);
+    }
+    this.min = Float64Array.from(min);
+    this.max = Float64Array.from(max);
+    this.featureNames = [...featureNames];
+    this.inv = new Float64Array(this.min.length);
+    for (let k = 0; k < this.min.length; k++) {
+      const range = this.max[k] - this.min[k];
+      if (!(range >= 0)) throw new RangeError(`MinMaxScaler: feature ${k + 1} has max ${this.max[k]} < min ${this.min[k]}`);
+      this.inv[k] = range > 0 ? 1 / range : 0;
+    }
+  }
+
+  /** Number of features the scaler was fitted on. */
+  get d(): number {
+    return this.min.length;
+  }
+
+  /**
+   * Fits on `ds`, or on only the rows listed in `rows` (e.g. the training rows).
+   *
+   * @example
+   * const scaler = MinMaxScaler.fit(ds, trainIndices);
+   */
+  static fit(ds: Dataset, rows?: ArrayLike<number>): MinMaxScaler {
+    const { d, X } = ds;
+    const count = rows ? rows.length : ds.n;
+    if (count === 0) throw new DataError('cannot fit feature scaling on zero rows', { file: ds.source });
+    const min = new Float64Array(d).fill(Infinity);
+    const max = new Float64Array(d).fill(-Infinity);
+    for (let r = 0; r < count; r++) {
+      const base = (rows ? rows[r] : r) * d;
+      for (let k = 0; k < d; k++) {
+        const v = X[base + k];
+        if (v < min[k]) min[k] = v;
+        if (v > max[k]) max[k] = v;
+      }
+    }
+    return new MinMaxScaler(min, max, ds.featureNames);
+  }
+
+  /**
+   * Scales one row `x` (length `d`) into `out` (may be `x` itself).
+   *
+   * @example
+   * scaler.transformRow(x, x); // in place
+   */
+  transformRow(x: ArrayLike<number>, out: Float64Array, xOffset = 0, outOffset = 0): Float64Array {
+    const { min, inv } = this;
+    for (let k = 0; k < min.length; k++) out[outOffset + k] = (x[xOffset + k] - min[k]) * inv[k];
+    return out;
+  }
+
+  /**
+   * Scales a row-major block of rows (`X.length` a multiple of `d`) in place.
+   *
+   * @example
+   * scaler.transformInPlace(batchX);
+   */
+  transformInPlace(X: Float64Array): Float64Array {
+    const d = this.d;
+    if (d === 0 ? X.length !== 0 : X.length % d !== 0) throw new RangeError(`MinMaxScaler: ${X.length} values are not rows of ${d} features`);
+    for (let base = 0; base < X.length; base += d) this.transformRow(X, X, base, base);
+    return X;
+  }
+
+  /**
+   * A scaled copy of `ds` (labels and mask unchanged). Throws a DataError when
+   * `ds` has a different number of features than the scaler was fitted on.
+   *
+   * @example
+   * const scaled = scaler.transform(test);
+   */
+  transform(ds: Dataset): Dataset {
+    if (ds.d !== this.d) {
+      throw new DataError(`data has ${ds.d} features but the scaling was fitted on ${this.d}`, { file: ds.source });
+    }
+    const X = this.transformInPlace(Float64Array.from(ds.X));
+    return makeDataset({ X, d: ds.d, y: Float64Array.from(ds.y), featureNames: ds.featureNames, labelName: ds.labelName, ...(ds.source !== undefined ? { source: ds.source } : {}) });
+  }
+
+  /**
+   * Plain-JSON form (numbers survive `JSON.stringify` exactly: doubles round-trip).
+   *
+   * @example
+   * JSON.stringify(scaler); // '{"kind":"minmax","featureNames":[...],"min":[...],"max":[...]}'
+   */
+  toJSON(): MinMaxScalerJSON {
+    return { kind: 'minmax', featureNames: [...this.featureNames], min: Array.from(this.min), max: Array.from(this.max) };
+  }
+
+  /**
+   * Rebuilds a scaler from {@link MinMaxScaler.toJSON} output, checking its shape
+   * (a ModelError when it is not one).
+   *
+   * @example
+   * const scaler = MinMaxScaler.fromJSON(model.scaler);
+   */
+  static fromJSON(json: unknown): MinMaxScaler {
+    const j = json as Partial<MinMaxScalerJSON> | null;
+    const ok =
+      j !== null && typeof j === 'object' && j.kind === 'minmax' &&
+      Array.isArray(j.min) && Array.isArray(j.max) && Array.isArray(j.featureNames) &&
+      j.min.every((v) => typeof v === 'number' && Number.isFinite(v)) &&
+      j.max.every((v) => typeof v === 'number' && Number.isFinite(v)) &&
+      j.featureNames.every((v) => typeof v === 'string');
+    if (!ok) throw new ModelError('feature scaling in the model is not a min-max scaler ({kind:"minmax", featureNames, min, max} with finite numbers)');
+    return new MinMaxScaler(j.min!, j.max!, j.featureNames!);
+  }
+}

@@ -1,0 +1,252 @@
+/**
+ * A seeded generator of large semi-supervised binary problems, streamed to an
+ * Arrow file batch by batch so memory stays flat however many rows are asked for.
+ *
+ * The problem ("noisy XOR of Gaussian blobs"): the first two features are
+ * informative. Class +1 lives in two blobs centred at (¼, ¼) and (¾, ¾),
+ * class −1 in two blobs at (¼, ¾) and (¾, ¼); each coordinate is the centre
+ * plus `N(0, spread²)`, reflected at 0 and 1 into [0, 1]. The remaining
+ * `dim − 2` features are uniform noise on [0, 1]. Labels are then flipped
+ * with probability `labelNoise`. A linear model cannot beat chance on it (its
+ * AUC is ~0.5); a Gaussian-kernel model gets close to the Bayes rate.
+ *
+ * Counts are exact, not just expected: `round(rows · positiveFraction)` rows
+ * carry the observed label +1, and exactly `labeled` rows keep their label,
+ * stratified by class (largest-remainder rounding, see `split.ts`), all chosen
+ * by sequential selection sampling so no row index set is ever held. The
+ * other rows are written with a null label (= unlabeled). To get a labeled
+ * test set from the same distribution, generate again with another seed and
+ * `labeled = rows`.
+ *
+ * Rows are drawn from one `seedrandom.alea` stream in row order, so the same
+ * options give the same rows and the same file bytes.
+ */
+import { open } from 'node:fs/promises';
+import seedrandom from 'seedrandom';
+import { RecordBatchFileWriter, RecordBatchStreamWriter, type RecordBatch } from 'apache-arrow';
+import { withAtomicFile } from './atomic.ts';
+import { datasetSchema, formatForPath, makeBatch, type ArrowFormat } from './arrow.ts';
+import { makeDataset, type Dataset } from './dataset.ts';
+import { stratifiedCounts } from './split.ts';
+
+/** Options of the synthetic generator; defaults in brackets. */
+export interface SyntheticOptions {
+  /** Number of rows. */
+  rows: number;
+  /** Number of features, ≥ 2 (the first two are informative) [10]. */
+  dim?: number;
+  /** Fraction of rows with the observed label +1 [0.5]. */
+  positiveFraction?: number;
+  /** Number of rows that keep their label; the rest are unlabeled [min(rows, 1000)]. */
+  labeled?: number;
+  /** Seed [0]. */
+  seed?: number | string;
+  /** Probability that a row's label is flipped [0.05]. */
+  labelNoise?: number;
+  /** Standard deviation of the blobs around their centres [0.12]. */
+  spread?: number;
+  /** Rows per Arrow record batch [65536]. */
+  batchRows?: number;
+  /** Name of the label column ['label']. */
+  labelColumn?: string;
+}
+
+/** What was generated (exact counts). */
+export interface SyntheticSummary {
+  rows: number;
+  dim: number;
+  positives: number;
+  labeled: number;
+  labeledPositives: number;
+  batches: number;
+}
+
+/** One generated batch, column-major: `label` (NaN = unlabeled) and `columns[k]`. */
+export interface SyntheticBatch {
+  label: Float64Array;
+  columns: Float64Array[];
+}
+
+interface Resolved {
+  rows: number;
+  dim: number;
+  positives: number;
+  labeledPos: number;
+  labeledNeg: number;
+  seed: string;
+  labelNoise: number;
+  spread: number;
+  batchRows: number;
+  labelColumn: string;
+}
+
+function resolve(opts: SyntheticOptions): Resolved {
+  const rows = opts.rows;
+  const dim = opts.dim ?? 10;
+  const p = opts.positiveFraction ?? 0.5;
+  const labeled = opts.labeled ?? Math.min(rows, 1000);
+  const labelNoise = opts.labelNoise ?? 0.05;
+  const spread = opts.spread ?? 0.12;
+  const batchRows = opts.batchRows ?? 65536;
+  if (!Number.isInteger(rows) || rows < 1) throw new RangeError(`synthetic: rows must be a whole number ≥ 1, got ${rows}`);
+  if (!Number.isInteger(dim) || dim < 2) throw new RangeError(`synthetic: dim must be a whole number ≥ 2, got ${dim}`);
+  if (!(p > 0 && p < 1)) throw new RangeError(`synthetic: positiveFraction must be in (0, 1), got ${p}`);
+  if (!Number.isInteger(labeled) || labeled < 0 || labeled > rows) throw new RangeError(`synthetic: labeled must be a whole number in [0, rows], got ${labeled}`);
+  if (!(labelNoise >= 0 && labelNoise < 0.5)) throw new RangeError(`synthetic: labelNoise must be in [0, 0.5), got ${labelNoise}`);
+  if (!(spread > 0)) throw new RangeError(`synthetic: spread must be > 0, got ${spread}`);
+  if (!Number.isInteger(batchRows) || batchRows < 1) throw new RangeError(`synthetic: batchRows must be a whole number ≥ 1, got ${batchRows}`);
+  const positives = Math.round(rows * p);
+  const [labeledNeg, labeledPos] = stratifiedCounts([rows - positives, positives], labeled);
+  return { rows, dim, positives, labeledPos, labeledNeg, seed: String(opts.seed ?? 0), labelNoise, spread, batchRows, labelColumn: opts.labelColumn ?? 'label' };
+}
+
+/** Reflects `x` into [0, 1] (mirror at 0 and at 1, as often as needed). */
+function reflect(x: number): number {
+  let v = Math.abs(x) % 2;
+  if (v > 1) v = 2 - v;
+  return v;
+}
+
+/**
+ * The generated rows, batch by batch (see the module comment). Pure and lazy:
+ * holds one batch at a time.
+ *
+ * @example
+ * for (const { label, columns } of syntheticBatches({ rows: 1e6, dim: 10, labeled: 500, seed: 1 })) {
+ *   // label.length ≤ 65536 rows per batch, columns.length = 10
+ * }
+ */
+export function* syntheticBatches(opts: SyntheticOptions): Generator<SyntheticBatch> {
+  const r = resolve(opts);
+  const rng = seedrandom.alea(r.seed);
+  let posLeft = r.positives;
+  let labPosLeft = r.labeledPos;
+  let labNegLeft = r.labeledNeg;
+  let negLeft = r.rows - r.positives;
+  for (let start = 0; start < r.rows; start += r.batchRows) {
+    const len = Math.min(r.batchRows, r.rows - start);
+    const label = new Float64Array(len);
+    const columns = Array.from({ length: r.dim }, () => new Float64Array(len));
+    for (let i = 0; i < len; i++) {
+      // Observed class (exact count of positives via selection sampling).
+      const isPos = rng() * (posLeft + negLeft) < posLeft;
+      let keep: boolean;
+      if (isPos) {
+        keep = rng() * posLeft < labPosLeft;
+        posLeft--;
+        if (keep) labPosLeft--;
+      } else {
+        keep = rng() * negLeft < labNegLeft;
+        negLeft--;
+        if (keep) labNegLeft--;
+      }
+      const y = isPos ? 1 : -1;
+      label[i] = keep ? y : NaN;
+      // True class: the observed one, flipped with probability labelNoise.
+      const truth = rng() < r.labelNoise ? -y : y;
+      const blob = rng() < 0.5 ? 0 : 1;
+      const cu = blob === 0 ? 0.25 : 0.75;
+      const cv = truth > 0 ? cu : 1 - cu;
+      // Box–Muller: two standard normals from two uniforms.
+      const u1 = 1 - rng();
+      const u2 = rng();
+      const rad = Math.sqrt(-2 * Math.log(u1));
+      columns[0][i] = reflect(cu + r.spread * rad * Math.cos(2 * Math.PI * u2));
+      columns[1][i] = reflect(cv + r.spread * rad * Math.sin(2 * Math.PI * u2));
+      for (let k = 2; k < r.dim; k++) columns[k][i] = rng();
+    }
+    yield { label, columns };
+  }
+}
+
+/** Feature names of a generated dataset: `x1 … x<dim>`. */
+function names(dim: number): string[] {
+  return Array.from({ length: dim }, (_, k) => `x${k + 1}`);
+}
+
+/**
+ * The generated rows in memory, as a {@link Dataset} (for tests and small runs).
+ *
+ * @example
+ * const ds = syntheticDataset({ rows: 2000, dim: 4, labeled: 100, seed: 3 });
+ */
+export function syntheticDataset(opts: SyntheticOptions): Dataset {
+  const r = resolve(opts);
+  const X = new Float64Array(r.rows * r.dim);
+  const y = new Float64Array(r.rows);
+  let row = 0;
+  for (const { label, columns } of syntheticBatches(opts)) {
+    for (let i = 0; i < label.length; i++, row++) {
+      y[row] = label[i];
+      for (let k = 0; k < r.dim; k++) X[row * r.dim + k] = columns[k][i];
+    }
+  }
+  return makeDataset({ X, d: r.dim, y, featureNames: names(r.dim), labelName: r.labelColumn });
+}
+
+/**
+ * Streams the generated rows to an Arrow IPC file (format from the extension:
+ * `.arrows` → stream, else file), one record batch at a time, through a
+ * temporary file renamed at the end. Memory stays at about one batch.
+ *
+ * @example
+ * const summary = await writeSynthetic('big.arrow', { rows: 2_000_000, dim: 10, labeled: 1000, seed: 1 });
+ * summary.positives; // 1000000
+ */
+export async function writeSynthetic(path: string, opts: SyntheticOptions, format: ArrowFormat = formatForPath(path)): Promise<SyntheticSummary> {
+  const r = resolve(opts);
+  const schema = datasetSchema(r.labelColumn, names(r.dim));
+  const batches = (function* (): Generator<RecordBatch> {
+    for (const { label, columns } of syntheticBatches(opts)) yield makeBatch(schema, label, columns);
+  })();
+  const count = await writeBatchesStreaming(path, batches, format);
+  return { rows: r.rows, dim: r.dim, positives: r.positives, labeled: r.labeledPos + r.labeledNeg, labeledPositives: r.labeledPos, batches: count };
+}
+
+/**
+ * Writes record batches to an Arrow IPC file one at a time, awaiting the disk
+ * after each (real back-pressure: the writer's byte queue is emptied before the
+ * next batch is made), atomically. Returns the number of batches written.
+ *
+ * @example
+ * await writeBatchesStreaming('out.arrow', myBatchGenerator(), 'file');
+ */
+export async function writeBatchesStreaming(path: string, batches: Iterable<RecordBatch>, format: ArrowFormat): Promise<number> {
+  return withAtomicFile(path, async (tmp) => {
+    const writer = format === 'stream' ? new RecordBatchStreamWriter() : new RecordBatchFileWriter();
+    const fh = await open(tmp, 'w');
+    let count = 0;
+    try {
+      const it = writer[Symbol.asyncIterator]();
+      const IDLE = Symbol('idle');
+      let pending: Promise<IteratorResult<Uint8Array>> | null = null;
+      // Writes every chunk the writer has queued; with `untilDone`, waits for the end.
+      const drain = async (untilDone: boolean): Promise<void> => {
+        for (;;) {
+          const next: Promise<IteratorResult<Uint8Array>> = pending ?? it.next();
+          pending = null;
+          // A queued chunk resolves `next` already; racing it against an
+          // already-resolved IDLE tells "queue empty" apart without waiting.
+          const got = untilDone ? await next : await Promise.race([next, Promise.resolve(IDLE)]);
+          if (got === IDLE) {
+            pending = next;
+            return;
+          }
+          const res = got as IteratorResult<Uint8Array>;
+          if (res.done) return;
+          await fh.write(res.value);
+        }
+      };
+      for (const batch of batches) {
+        writer.write(batch);
+        count++;
+        await drain(false);
+      }
+      writer.close(); // footer (file) or end-of-stream marker (stream)
+      await drain(true);
+    } finally {
+      await fh.close();
+    }
+    return count;
+  });
+}

@@ -1,0 +1,104 @@
+/**
+ * Checks applied to every dataset at the boundary, in one place. Readers call
+ * {@link validateDataset} before handing a {@link Dataset} out; learners call
+ * {@link requireClasses} for the task they solve. Every failure is a
+ * {@link DataError} naming the file, the column and the 1-based row.
+ */
+import { DataError } from '../errors.ts';
+import type { Dataset } from './dataset.ts';
+
+/**
+ * Throws unless every feature value is finite and every label is finite or
+ * `NaN` (= unlabeled). Rows are reported 1-based.
+ *
+ * @example
+ * validateDataset(makeDataset({ X: new Float64Array([0, Infinity]), d: 2, y: new Float64Array([1]), source: 'a.csv' }));
+ * // DataError: "a.csv: column 'x2', row 1: value is Infinity; features must be finite numbers"
+ */
+export function validateDataset(ds: Dataset): void {
+  const { n, d, X, y } = ds;
+  for (let i = 0; i < n; i++) {
+    const base = i * d;
+    for (let k = 0; k < d; k++) {
+      const v = X[base + k];
+      if (!Number.isFinite(v)) {
+        throw new DataError(`value is ${v}; features must be finite numbers`, {
+          file: ds.source,
+          column: ds.featureNames[k],
+          row: i + 1,
+        });
+      }
+    }
+    const label = y[i];
+    if (label === Infinity || label === -Infinity) {
+      throw new DataError(`label is ${label}; labels must be finite numbers (or missing for unlabeled rows)`, {
+        file: ds.source,
+        column: ds.labelName,
+        row: i + 1,
+      });
+    }
+  }
+}
+
+/**
+ * Throws when `name` is not among `columns`, listing what is there.
+ *
+ * @example
+ * requireLabelColumn(['x1', 'x2'], 'label', 'train.csv');
+ * // DataError: "train.csv: column 'label': label column not found (columns: x1, x2); choose one with --label"
+ */
+export function requireLabelColumn(columns: readonly string[], name: string, file?: string): void {
+  if (!columns.includes(name)) {
+    const shown = columns.length > 12 ? [...columns.slice(0, 12), '…'] : columns;
+    throw new DataError(`label column not found (columns: ${shown.join(', ') || 'none'}); choose one with --label`, {
+      file,
+      column: name,
+    });
+  }
+}
+
+/**
+ * Counts of labeled rows per label value, in ascending label order.
+ *
+ * @example
+ * classCounts(ds); // Map { -1 => 2788, 1 => 1813 }
+ */
+export function classCounts(ds: Dataset): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (let i = 0; i < ds.n; i++) {
+    if (ds.labeled[i]) counts.set(ds.y[i], (counts.get(ds.y[i]) ?? 0) + 1);
+  }
+  return new Map([...counts.entries()].sort((a, b) => a[0] - b[0]));
+}
+
+/**
+ * Throws unless every labeled row carries one of `classes` and every class has
+ * at least one labeled row — what a binary (`[-1, 1]`) or ordinal (`[1..k]`)
+ * learner needs before it can start.
+ *
+ * @example
+ * requireClasses(ds, [-1, 1]);
+ * // DataError: "spam.arrow: column 'label': class 1 has no labeled rows (labeled rows per class: -1: 20, 1: 0)"
+ */
+export function requireClasses(ds: Dataset, classes: readonly number[]): void {
+  const allowed = new Set(classes);
+  for (let i = 0; i < ds.n; i++) {
+    if (ds.labeled[i] && !allowed.has(ds.y[i])) {
+      throw new DataError(`label ${ds.y[i]} is not one of the expected classes ${classes.join(', ')}`, {
+        file: ds.source,
+        column: ds.labelName,
+        row: i + 1,
+      });
+    }
+  }
+  const counts = classCounts(ds);
+  const missing = classes.filter((c) => !counts.has(c));
+  if (missing.length > 0) {
+    const summary = classes.map((c) => `${c}: ${counts.get(c) ?? 0}`).join(', ');
+    const what = missing.length === 1 ? `class ${missing[0]} has` : `classes ${missing.join(', ')} have`;
+    throw new DataError(`${what} no labeled rows (labeled rows per class: ${summary})`, {
+      file: ds.source,
+      column: ds.labelName,
+    });
+  }
+}

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { DataError, ModelError } from '../src/errors.ts';
+import { makeDataset } from '../src/data/dataset.ts';
+import { readArrow } from '../src/data/arrow.ts';
+import { MinMaxScaler } from '../src/data/scaler.ts';
+import { splitDataset, stratifiedCounts } from '../src/data/split.ts';
+import { classCounts, requireClasses, validateDataset } from '../src/data/validate.ts';
+
+const spamPath = new URL('../data/spam.arrow', import.meta.url).pathname;
+const diabetesPath = new URL('../data/diabetes.arrow', import.meta.url).pathname;
+
+describe('MinMaxScaler', () => {
+  const train = makeDataset({ X: new Float64Array([0, 5, 10, 5, 4, 5]), d: 2, y: new Float64Array([1, NaN, -1]), featureNames: ['a', 'c'] });
+  const test = makeDataset({ X: new Float64Array([-10, 5, 20, 6]), d: 2, y: new Float64Array([1, -1]), featureNames: ['a', 'c'] });
+
+  it('maps the training rows onto [0, 1] (all rows, labeled or not), a constant column to 0', () => {
+    const s = MinMaxScaler.fit(train);
+    expect(Array.from(s.transform(train).X)).toEqual([0, 0, 1, 0, 0.4, 0]);
+  });
+
+  it('transforms new data with the training range only, without clipping', () => {
+    const s = MinMaxScaler.fit(train);
+    expect(Array.from(s.transform(test).X)).toEqual([-1, 0, 2, 0]);
+    // Fitting on the test rows would give another map: fit-on-train is what is used.
+    expect(Array.from(MinMaxScaler.fit(test).transform(test).X)).not.toEqual([-1, 0, 2, 0]);
+  });
+
+  it('fits on the listed rows only', () => {
+    const s = MinMaxScaler.fit(train, [0, 1]);
+    expect(Array.from(s.min)).toEqual([0, 5]);
+    expect(Array.from(s.max)).toEqual([10, 5]);
+  });
+
+  it('round-trips through JSON exactly and rejects malformed JSON with a ModelError', async () => {
+    const spam = await readArrow(spamPath);
+    const s = MinMaxScaler.fit(spam);
+    const back = MinMaxScaler.fromJSON(JSON.parse(JSON.stringify(s)));
+    expect(Array.from(back.transform(spam).X)).toEqual(Array.from(s.transform(spam).X));
+    expect(back.featureNames).toEqual(spam.featureNames);
+    expect(() => MinMaxScaler.fromJSON({ kind: 'minmax', min: [0], max: ['x'], featureNames: ['a'] })).toThrow(ModelError);
+  });
+
+  it('refuses data with another number of features (DataError naming the file)', () => {
+    const s = MinMaxScaler.fit(train);
+    const other = makeDataset({ X: new Float64Array(3), d: 3, y: new Float64Array([1]), source: 'pred.arrow' });
+    expect(() => s.transform(other)).toThrow(DataError);
+    expect(() => s.transform(other)).toThrow(/pred\.arrow: data has 3 features but the scaling was fitted on 2/);
+  });
+});
+
+describe('validation', () => {
+  it('names file, column and row for a non-finite feature and an infinite label', () => {
+    const bad = makeDataset({ X: new Float64Array([1, 2, 3, NaN]), d: 2, y: new Float64Array([1, 1]), featureNames: ['p', 'q'], source: 'v.arrow' });
+    expect(() => validateDataset(bad)).toThrow("v.arrow: column 'q', row 2: value is NaN");
+    const badLabel = makeDataset({ X: new Float64Array([1]), d: 1, y: new Float64Array([Infinity]), source: 'v.arrow' });
+    expect(() => validateDataset(badLabel)).toThrow("v.arrow: column 'label', row 1: label is Infinity");
+  });
+
+  it('requireClasses: a class without labeled rows, or a stray label, is a DataError', () => {
+    const ds = makeDataset({ X: new Float64Array(3), d: 1, y: new Float64Array([-1, -1, NaN]), source: 'c.arrow' });
+    expect(() => requireClasses(ds, [-1, 1])).toThrow(DataError);
+    expect(() => requireClasses(ds, [-1, 1])).toThrow("c.arrow: column 'label': class 1 has no labeled rows (labeled rows per class: -1: 2, 1: 0)");
+    const stray = makeDataset({ X: new Float64Array(2), d: 1, y: new Float64Array([1, 0]), source: 'c.arrow' });
+    expect(() => requireClasses(stray, [-1, 1])).toThrow("c.arrow: column 'label', row 2: label 0 is not one of the expected classes -1, 1");
+    expect(() => requireClasses(makeDataset({ X: new Float64Array(2), d: 1, y: new Float64Array([1, -1]) }), [-1, 1])).not.toThrow();
+  });
+});
+
+describe('stratifiedCounts', () => {
+  it('is proportional, sums exactly, and gives each class one pick when it can', () => {
+    expect(stratifiedCounts([90, 10], 10)).toEqual([9, 1]);
+    expect(stratifiedCounts([99, 1], 2)).toEqual([1, 1]);
+    expect(stratifiedCounts([2788, 1813], 100)).toEqual([61, 39]);
+    expect(stratifiedCounts([5, 5, 5], 7).reduce((a, b) => a + b)).toBe(7);
+  });
+});
+
+describe('splitDataset on the spam data', async () => {
+  const spam = await readArrow(spamPath);
+
+  it('keeps exactly N labels stratified by class, holds out a stratified labeled test set', () => {
+    const { train, test, trainRows, testRows } = splitDataset(spam, { labeled: 100, test: 0.2, seed: 7 });
+    expect(test!.n).toBe(920); // round(0.2 · 4601)
+    expect(train.n).toBe(4601 - 920);
+    expect([...classCounts(test!)]).toEqual([[-1, 557], [1, 363]]); // 2788/4601 and 1813/4601 of 920
+    expect([...classCounts(train)]).toEqual([[-1, 61], [1, 39]]);
+    let labeled = 0;
+    for (const v of train.labeled) labeled += v;
+    expect(labeled).toBe(100);
+    // Disjoint, and together every row once.
+    const all = new Set([...trainRows, ...testRows!]);
+    expect(all.size).toBe(4601);
+    // Features travel with their rows.
+    const i = trainRows[123];
+    expect(Array.from(train.X.subarray(123 * 57, 124 * 57))).toEqual(Array.from(spam.X.subarray(i * 57, (i + 1) * 57)));
+  });
+
+  it('is deterministic in the seed and changes with it', () => {
+    const a = splitDataset(spam, { labeled: 50, test: 300, seed: 1 });
+    const b = splitDataset(spam, { labeled: 50, test: 300, seed: 1 });
+    const c = splitDataset(spam, { labeled: 50, test: 300, seed: 2 });
+    expect(Array.from(a.train.y)).toEqual(Array.from(b.train.y));
+    expect(Array.from(a.testRows!)).toEqual(Array.from(b.testRows!));
+    expect(Array.from(a.testRows!)).not.toEqual(Array.from(c.testRows!));
+    expect(a.test!.n).toBe(300);
+  });
+
+  it('keeps every ordinal class among the labeled rows', async () => {
+    const diabetes = await readArrow(diabetesPath);
+    const { train } = splitDataset(diabetes, { labeled: 10, seed: 3 });
+    expect([...classCounts(train)]).toEqual([[1, 2], [2, 2], [3, 2], [4, 2], [5, 2]]);
+    expect(train.n).toBe(442);
+  });
+
+  it('refuses more labeled rows than remain, naming the file', () => {
+    expect(() => splitDataset(spam, { labeled: 4000, test: 0.2 })).toThrow(DataError);
+    expect(() => splitDataset(spam, { labeled: 4000, test: 0.2 })).toThrow(/spam\.arrow: asked for 4000 labeled training rows but only 3681 labeled rows remain after holding out 920 test rows/);
+  });
+});
