@@ -1,0 +1,311 @@
+// Random-feature evaluation kernel, WebAssembly SIMD (f64x2), AssemblyScript.
+//
+// For points x_p (row-major, d per row) and a block of m frequencies stored
+// transposed (W[k*m + j] = component k of ω_j):
+//   z_pj = ω_j·x_p
+//   accumulate: out[p] += Σ_j A[j]·cos(z_pj) + A[m+j]·sin(z_pj)
+//   project:    G[j] = Σ_p w_p·cos(z_pj),  G[m+j] = Σ_p w_p·sin(z_pj)
+//
+// Every pointer is a byte offset into this module's memory, which the host
+// (src/engine/kernel.ts) lays out and grows. `m` here must be a multiple of
+// JW = 4 features (the host pads the block when the caller's m is not).
+//
+// Bit-reproducibility: a point's z is summed in the order k = 0..d-1 with a
+// separate multiply and add (no FMA), exactly like the plain reference; its
+// sincos and its sum over j use the same operation sequence whichever tile the
+// point sits in (the 4-point tiles and the 1-point tail run the same code per
+// point), so a point's result never depends on the other points in the call.
+//
+// sincos: Cody–Waite reduction by π (q = round(z/π) via the 1.5·2^52 trick,
+// π split in a 32-bit head and a tail, so q·PI_HI is exact for |q| < 2^21),
+// r = z − qπ ∈ [−π/2, π/2], then minimax polynomials of degree 17 (sin) and 18
+// (cos) in r (fitted for this file, max error ~2e-16 before rounding);
+// cos z = (−1)^q cos r, sin z = (−1)^q sin r, and the sign (q's parity bit
+// shifted into the sign bit) is applied with one xor to the whole weighted term.
+// Measured max |error| vs Math.sin/Math.cos: 3.4e-16 for |z| ≤ 6.5e6. Beyond
+// that the reduction is no longer exact and the error is about half an ulp of
+// z (as uncertain as z itself); for |z| ≥ 2^51 the result is meaningless (as is
+// sin/cos of such a double); NaN and ±Infinity give NaN.
+
+const INV_PI: f64 = 0.3183098861837907;
+const MAGIC: f64 = 6755399441055744.0; // 1.5 * 2^52
+const PI_HI: f64 = 3.1415926534682512; // π with 32 significant bits
+const PI_LO: f64 = 1.2154201013012384e-10; // π − PI_HI
+
+// sin r ≈ r + r·s·(S1 + s·(S2 + … + s·S7)), s = r², |r| ≤ π/2
+const S1: f64 = -0.1666666666666581;
+const S2: f64 = 0.008333333333262883;
+const S3: f64 = -0.00019841269820095053;
+const S4: f64 = 2.755731607709908e-6;
+const S5: f64 = -2.5051851502125142e-8;
+const S6: f64 = 1.6047301339757652e-10;
+const S7: f64 = -7.364648034682983e-13;
+// cos r ≈ 1 + s·(C1 + s·(C2 + … + s·C8))
+const C1: f64 = -0.49999999999999983;
+const C2: f64 = 0.04166666666666437;
+const C3: f64 = -0.0013888888888785665;
+const C4: f64 = 2.4801587279150815e-5;
+const C5: f64 = -2.7557316525379904e-7;
+const C6: f64 = 2.087656774817959e-9;
+const C7: f64 = -1.146303954483838e-11;
+const C8: f64 = 4.6102959119446173e-14;
+
+// @ts-ignore: decorator
+@inline function K(c: f64): v128 {
+  return f64x2.splat(c);
+}
+
+/** u = z/π + 1.5·2^52: q = u − MAGIC is round(z/π) and u's low bit is q's parity. */
+// @ts-ignore: decorator
+@inline function quot(z: v128): v128 {
+  return f64x2.add(f64x2.mul(z, K(INV_PI)), K(MAGIC));
+}
+
+/** r = z − q·π for the q held in u. */
+// @ts-ignore: decorator
+@inline function rem(z: v128, u: v128): v128 {
+  const q = f64x2.sub(u, K(MAGIC));
+  return f64x2.sub(f64x2.sub(z, f64x2.mul(q, K(PI_HI))), f64x2.mul(q, K(PI_LO)));
+}
+
+/** Sign bit set where q is odd. */
+// @ts-ignore: decorator
+@inline function sgn(u: v128): v128 {
+  return i64x2.shl(u, 63);
+}
+
+// @ts-ignore: decorator
+@inline function sinPoly(r: v128, s: v128): v128 {
+  let p = K(S7);
+  p = f64x2.add(f64x2.mul(p, s), K(S6));
+  p = f64x2.add(f64x2.mul(p, s), K(S5));
+  p = f64x2.add(f64x2.mul(p, s), K(S4));
+  p = f64x2.add(f64x2.mul(p, s), K(S3));
+  p = f64x2.add(f64x2.mul(p, s), K(S2));
+  p = f64x2.add(f64x2.mul(p, s), K(S1));
+  return f64x2.add(r, f64x2.mul(f64x2.mul(r, s), p));
+}
+
+// @ts-ignore: decorator
+@inline function cosPoly(s: v128): v128 {
+  let p = K(C8);
+  p = f64x2.add(f64x2.mul(p, s), K(C7));
+  p = f64x2.add(f64x2.mul(p, s), K(C6));
+  p = f64x2.add(f64x2.mul(p, s), K(C5));
+  p = f64x2.add(f64x2.mul(p, s), K(C4));
+  p = f64x2.add(f64x2.mul(p, s), K(C3));
+  p = f64x2.add(f64x2.mul(p, s), K(C2));
+  p = f64x2.add(f64x2.mul(p, s), K(C1));
+  return f64x2.add(K(1.0), f64x2.mul(s, p));
+}
+
+/** a_c·cos z + a_s·sin z for two features at once. */
+// @ts-ignore: decorator
+@inline function term(z: v128, ac: v128, as: v128): v128 {
+  const u = quot(z);
+  const r = rem(z, u);
+  const s = f64x2.mul(r, r);
+  const t = f64x2.add(f64x2.mul(ac, cosPoly(s)), f64x2.mul(as, sinPoly(r, s)));
+  return v128.xor(t, sgn(u));
+}
+
+/** Horizontal sum in a fixed order: lane 0 + lane 1. */
+// @ts-ignore: decorator
+@inline function hsum(v: v128): f64 {
+  return f64x2.extract_lane(v, 0) + f64x2.extract_lane(v, 1);
+}
+
+/**
+ * sin x through the kernel's vector code (lane 0), for accuracy checks.
+ * @example sinFast(1.0) // ≈ Math.sin(1.0), within 4e-16
+ */
+export function sinFast(x: f64): f64 {
+  const z = f64x2.splat(x);
+  const u = quot(z);
+  const r = rem(z, u);
+  const s = f64x2.mul(r, r);
+  return f64x2.extract_lane(v128.xor(sinPoly(r, s), sgn(u)), 0);
+}
+
+/**
+ * cos x through the kernel's vector code (lane 0), for accuracy checks.
+ * @example cosFast(1.0) // ≈ Math.cos(1.0), within 4e-16
+ */
+export function cosFast(x: f64): f64 {
+  const z = f64x2.splat(x);
+  const u = quot(z);
+  const r = rem(z, u);
+  const s = f64x2.mul(r, r);
+  return f64x2.extract_lane(v128.xor(cosPoly(s), sgn(u)), 0);
+}
+
+/**
+ * Copies a rows×m matrix into a rows×mp one (mp ≥ m), zero-filling columns
+ * m..mp-1. Used to pad a block whose m is not a multiple of 4.
+ * @example padColumns(omega, omegaPad, d, 3, 4) // d rows of 3 → d rows of 4
+ */
+export function padColumns(src: usize, dst: usize, rows: i32, m: i32, mp: i32): void {
+  for (let k = 0; k < rows; k++) {
+    const s = src + ((<usize>k * <usize>m) << 3);
+    const t = dst + ((<usize>k * <usize>mp) << 3);
+    for (let j = 0; j < m; j++) store<f64>(t + (<usize>j << 3), load<f64>(s + (<usize>j << 3)));
+    for (let j = m; j < mp; j++) store<f64>(t + (<usize>j << 3), 0.0);
+  }
+}
+
+/**
+ * out[p] += Σ_j A[j] cos(z_pj) + A[m+j] sin(z_pj) for p < n (m a multiple of 4).
+ * Points go in 4-point register tiles × 4 features (two f64x2 per point), the
+ * remaining 0–3 points one at a time through the same per-point operations.
+ * @example accumulate(X, 256, 8, W, A, 128, out)
+ */
+export function accumulate(X: usize, n: i32, d: i32, W: usize, A: usize, m: i32, out: usize): void {
+  const row: usize = <usize>d << 3;
+  const wStride: usize = <usize>m << 3;
+  const aS: usize = A + wStride;
+  const zero = f64x2.splat(0.0);
+  let p = 0;
+  for (; p + 4 <= n; p += 4) {
+    const x0 = X + <usize>p * row;
+    const x1 = x0 + row;
+    const x2 = x1 + row;
+    const x3 = x2 + row;
+    let acc0 = zero, acc1 = zero, acc2 = zero, acc3 = zero;
+    for (let j = 0; j < m; j += 4) {
+      const jo: usize = <usize>j << 3;
+      let z00 = zero, z01 = zero, z10 = zero, z11 = zero;
+      let z20 = zero, z21 = zero, z30 = zero, z31 = zero;
+      let w = W + jo;
+      for (let k: usize = 0; k < row; k += 8) {
+        const w0 = v128.load(w);
+        const w1 = v128.load(w, 16);
+        let b = v128.load64_splat(x0 + k);
+        z00 = f64x2.add(z00, f64x2.mul(w0, b));
+        z01 = f64x2.add(z01, f64x2.mul(w1, b));
+        b = v128.load64_splat(x1 + k);
+        z10 = f64x2.add(z10, f64x2.mul(w0, b));
+        z11 = f64x2.add(z11, f64x2.mul(w1, b));
+        b = v128.load64_splat(x2 + k);
+        z20 = f64x2.add(z20, f64x2.mul(w0, b));
+        z21 = f64x2.add(z21, f64x2.mul(w1, b));
+        b = v128.load64_splat(x3 + k);
+        z30 = f64x2.add(z30, f64x2.mul(w0, b));
+        z31 = f64x2.add(z31, f64x2.mul(w1, b));
+        w += wStride;
+      }
+      const ac0 = v128.load(A + jo), ac1 = v128.load(A + jo, 16);
+      const as0 = v128.load(aS + jo), as1 = v128.load(aS + jo, 16);
+      acc0 = f64x2.add(acc0, term(z00, ac0, as0));
+      acc0 = f64x2.add(acc0, term(z01, ac1, as1));
+      acc1 = f64x2.add(acc1, term(z10, ac0, as0));
+      acc1 = f64x2.add(acc1, term(z11, ac1, as1));
+      acc2 = f64x2.add(acc2, term(z20, ac0, as0));
+      acc2 = f64x2.add(acc2, term(z21, ac1, as1));
+      acc3 = f64x2.add(acc3, term(z30, ac0, as0));
+      acc3 = f64x2.add(acc3, term(z31, ac1, as1));
+    }
+    const o = out + (<usize>p << 3);
+    store<f64>(o, load<f64>(o) + hsum(acc0));
+    store<f64>(o, load<f64>(o, 8) + hsum(acc1), 8);
+    store<f64>(o, load<f64>(o, 16) + hsum(acc2), 16);
+    store<f64>(o, load<f64>(o, 24) + hsum(acc3), 24);
+  }
+  // Tail: one point at a time, the same per-point operation sequence.
+  for (; p < n; p++) {
+    const x0 = X + <usize>p * row;
+    let acc0 = zero;
+    for (let j = 0; j < m; j += 4) {
+      const jo: usize = <usize>j << 3;
+      let z00 = zero, z01 = zero;
+      let w = W + jo;
+      for (let k: usize = 0; k < row; k += 8) {
+        const b = v128.load64_splat(x0 + k);
+        z00 = f64x2.add(z00, f64x2.mul(v128.load(w), b));
+        z01 = f64x2.add(z01, f64x2.mul(v128.load(w, 16), b));
+        w += wStride;
+      }
+      acc0 = f64x2.add(acc0, term(z00, v128.load(A + jo), v128.load(aS + jo)));
+      acc0 = f64x2.add(acc0, term(z01, v128.load(A + jo, 16), v128.load(aS + jo, 16)));
+    }
+    const o = out + (<usize>p << 3);
+    store<f64>(o, load<f64>(o) + hsum(acc0));
+  }
+}
+
+/**
+ * G[j] = Σ_p wt[p]·cos(z_pj), G[m+j] = Σ_p wt[p]·sin(z_pj) (overwrites G),
+ * summed over p in increasing order (m a multiple of 4).
+ * @example project(X, 256, 8, W, weights, 128, G)
+ */
+export function project(X: usize, n: i32, d: i32, W: usize, wt: usize, m: i32, G: usize): void {
+  const row: usize = <usize>d << 3;
+  const wStride: usize = <usize>m << 3;
+  const zero = f64x2.splat(0.0);
+  for (let j = 0; j < m; j += 4) {
+    const jo: usize = <usize>j << 3;
+    let gc0 = zero, gc1 = zero, gs0 = zero, gs1 = zero;
+    let p = 0;
+    for (; p + 2 <= n; p += 2) {
+      const x0 = X + <usize>p * row;
+      const x1 = x0 + row;
+      let z00 = zero, z01 = zero, z10 = zero, z11 = zero;
+      let w = W + jo;
+      for (let k: usize = 0; k < row; k += 8) {
+        const w0 = v128.load(w);
+        const w1 = v128.load(w, 16);
+        let b = v128.load64_splat(x0 + k);
+        z00 = f64x2.add(z00, f64x2.mul(w0, b));
+        z01 = f64x2.add(z01, f64x2.mul(w1, b));
+        b = v128.load64_splat(x1 + k);
+        z10 = f64x2.add(z10, f64x2.mul(w0, b));
+        z11 = f64x2.add(z11, f64x2.mul(w1, b));
+        w += wStride;
+      }
+      const wp = wt + (<usize>p << 3);
+      let wv = v128.load64_splat(wp);
+      let u = quot(z00), r = rem(z00, u), s = f64x2.mul(r, r), ws = v128.xor(wv, sgn(u));
+      gc0 = f64x2.add(gc0, f64x2.mul(ws, cosPoly(s)));
+      gs0 = f64x2.add(gs0, f64x2.mul(ws, sinPoly(r, s)));
+      u = quot(z01); r = rem(z01, u); s = f64x2.mul(r, r); ws = v128.xor(wv, sgn(u));
+      gc1 = f64x2.add(gc1, f64x2.mul(ws, cosPoly(s)));
+      gs1 = f64x2.add(gs1, f64x2.mul(ws, sinPoly(r, s)));
+      wv = v128.load64_splat(wp + 8);
+      u = quot(z10); r = rem(z10, u); s = f64x2.mul(r, r); ws = v128.xor(wv, sgn(u));
+      gc0 = f64x2.add(gc0, f64x2.mul(ws, cosPoly(s)));
+      gs0 = f64x2.add(gs0, f64x2.mul(ws, sinPoly(r, s)));
+      u = quot(z11); r = rem(z11, u); s = f64x2.mul(r, r); ws = v128.xor(wv, sgn(u));
+      gc1 = f64x2.add(gc1, f64x2.mul(ws, cosPoly(s)));
+      gs1 = f64x2.add(gs1, f64x2.mul(ws, sinPoly(r, s)));
+    }
+    for (; p < n; p++) {
+      const x0 = X + <usize>p * row;
+      let z00 = zero, z01 = zero;
+      let w = W + jo;
+      for (let k: usize = 0; k < row; k += 8) {
+        const b = v128.load64_splat(x0 + k);
+        z00 = f64x2.add(z00, f64x2.mul(v128.load(w), b));
+        z01 = f64x2.add(z01, f64x2.mul(v128.load(w, 16), b));
+        w += wStride;
+      }
+      const wv = v128.load64_splat(wt + (<usize>p << 3));
+      let u = quot(z00), r = rem(z00, u), s = f64x2.mul(r, r), ws = v128.xor(wv, sgn(u));
+      gc0 = f64x2.add(gc0, f64x2.mul(ws, cosPoly(s)));
+      gs0 = f64x2.add(gs0, f64x2.mul(ws, sinPoly(r, s)));
+      u = quot(z01); r = rem(z01, u); s = f64x2.mul(r, r); ws = v128.xor(wv, sgn(u));
+      gc1 = f64x2.add(gc1, f64x2.mul(ws, cosPoly(s)));
+      gs1 = f64x2.add(gs1, f64x2.mul(ws, sinPoly(r, s)));
+    }
+    v128.store(G + jo, gc0);
+    v128.store(G + jo, gc1, 16);
+    v128.store(G + wStride + jo, gs0);
+    v128.store(G + wStride + jo, gs1, 16);
+  }
+}
+
+/**
+ * First byte the host may use: past the module's static data, 16-aligned.
+ * @example const base = heapBase() // host lays its buffers out from here
+ */
+export function heapBase(): usize {
+  return (__heap_base + 15) & ~<usize>15;
+}
