@@ -1,0 +1,61 @@
+/**
+ * Coordinator-side work on ONE block: building the newest block from the
+ * batch's weights (step 4 of the loop) and adding one block's contribution to
+ * cached values (incremental validation). Both O(points · m · d), on the
+ * calling thread, with the same wasm kernel the workers use.
+ */
+import { RffKernel } from './kernel.ts';
+import { FrequencySource } from './frequency-source.ts';
+import type { RandomFeatures } from './random-features.ts';
+
+/**
+ * Single-block operations with a private kernel instance.
+ *
+ * @example
+ * const ops = new BlockOps();
+ * const g = ops.project(rf, t - 1, X, n, w); // g = Σ_p w_p φ_{t-1}(x_p), length 2m
+ */
+export class BlockOps {
+  private readonly kernel = RffKernel.create();
+  private readonly frequencies = new FrequencySource(0);
+
+  /**
+   * `Σ_p w_p φ_i(x_p)` (with the `m^{-1/2}` of φ), a new array of length `2m`.
+   *
+   * @example
+   * const alpha = ops.project(rf, i, X, n, w).map((g) => -eta * g);
+   */
+  project(rf: RandomFeatures, i: number, X: Float64Array, nPoints: number, w: Float64Array): Float64Array {
+    const k = this.load(rf, i, X, nPoints);
+    k.weights().set(w.subarray(0, nPoints));
+    k.project(nPoints);
+    const g = k.grad().slice(0, 2 * rf.m);
+    const inv = 1 / Math.sqrt(rf.m);
+    for (let j = 0; j < g.length; j++) g[j] *= inv;
+    return g;
+  }
+
+  /**
+   * `f[p] += α·φ_i(x_p)` for the true coefficients `alpha` (length `2m`) of block `i`.
+   *
+   * @example
+   * ops.accumulate(rf, i, alpha, Xval, nVal, fVal);
+   */
+  accumulate(rf: RandomFeatures, i: number, alpha: Float64Array, X: Float64Array, nPoints: number, f: Float64Array): void {
+    const k = this.load(rf, i, X, nPoints);
+    k.alpha().set(alpha.subarray(0, 2 * rf.m));
+    k.clearOut(nPoints);
+    k.accumulate(nPoints);
+    const out = k.out();
+    const inv = 1 / Math.sqrt(rf.m);
+    for (let p = 0; p < nPoints; p++) f[p] += inv * out[p];
+  }
+
+  private load(rf: RandomFeatures, i: number, X: Float64Array, nPoints: number): RffKernel {
+    const k = this.kernel;
+    k.reserve(Math.max(1, nPoints), rf.d, rf.m);
+    k.points().set(X.subarray(0, nPoints * rf.d));
+    this.frequencies.fill(rf, i, k.omega());
+    return k;
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Fixed chunking of the history: chunk `c` holds blocks `[c·S, (c+1)·S)`.
+ * Boundaries depend on the chunk size `S` only — never on the thread count —
+ * and partial sums are added in chunk order, which is what makes a model
+ * bit-identical on 1 or 56 threads.
+ */
+
+/** Default blocks per chunk: small enough to balance 56 threads at a few thousand blocks, large enough that per-chunk costs vanish. */
+export const DEFAULT_CHUNK_SIZE = 16;
+
+/**
+ * Chunk indices `[c0, c1)` that intersect blocks `[first, last)`.
+ *
+ * @example
+ * chunkSpan(5, 40, 16); // { c0: 0, c1: 3 }
+ */
+export function chunkSpan(first: number, last: number, chunkSize: number): { c0: number; c1: number } {
+  if (last <= first) return { c0: 0, c1: 0 };
+  return { c0: Math.floor(first / chunkSize), c1: Math.ceil(last / chunkSize) };
+}
+
+/**
+ * Splits chunks `[c0, c1)` into at most `parts` contiguous runs of near-equal size.
+ * (Which thread computes a chunk never changes its partial sum.)
+ *
+ * @example
+ * splitChunks(0, 10, 3); // [[0,4],[4,7],[7,10]]
+ */
+export function splitChunks(c0: number, c1: number, parts: number): Array<[number, number]> {
+  const n = c1 - c0;
+  const k = Math.max(1, Math.min(parts, n));
+  const runs: Array<[number, number]> = [];
+  let start = c0;
+  for (let r = 0; r < k; r++) {
+    const len = Math.floor(n / k) + (r < n % k ? 1 : 0);
+    runs.push([start, start + len]);
+    start += len;
+  }
+  return runs;
+}
+
+/**
+ * Adds the per-chunk partial sums `results[c][p]` (rows `0..nChunks-1`) into `out` in chunk order.
+ *
+ * @example
+ * reduceChunks(results, nChunks, nPoints, out); // out[p] = ((0 + r0[p]) + r1[p]) + …
+ */
+export function reduceChunks(results: Float64Array, nChunks: number, nPoints: number, out: Float64Array): void {
+  out.fill(0, 0, nPoints);
+  for (let c = 0; c < nChunks; c++) {
+    const row = c * nPoints;
+    for (let p = 0; p < nPoints; p++) out[p] += results[row + p];
+  }
+}

@@ -1,0 +1,158 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import seedrandom from 'seedrandom';
+import { Evaluator } from '../src/engine/evaluator.ts';
+import { History } from '../src/engine/history.ts';
+import { EvaluatorPool } from '../src/engine/pool.ts';
+import { referenceEvaluate } from '../src/engine/reference-evaluator.ts';
+import type { RandomFeatures } from '../src/engine/random-features.ts';
+
+const rf: RandomFeatures = { kernel: { kind: 'rbf', sigma: 2 }, seed: 1234, d: 9, m: 24 };
+
+/** A history of `t` random blocks with shrinking applied the way the training loop does. */
+function randomHistory(t: number, seed: string): History {
+  const rng = seedrandom(seed);
+  const h = new History({ m: rf.m, capacity: t });
+  for (let i = 1; i <= t; i++) {
+    h.append(Float64Array.from({ length: 2 * rf.m }, () => rng() - 0.5));
+    h.shrink(1 - 0.9 / (i + 1));
+  }
+  return h;
+}
+
+function randomPoints(n: number, d: number, seed: string): Float64Array {
+  const rng = seedrandom(seed);
+  return Float64Array.from({ length: n * d }, () => rng());
+}
+
+const bits = (a: Float64Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+describe('Evaluator', () => {
+  const history = randomHistory(203, 'hist');
+  const X = randomPoints(37, rf.d, 'pts');
+  const pools: EvaluatorPool[] = [];
+  afterAll(async () => {
+    await Promise.all(pools.map((p) => p.close()));
+  });
+
+  it('matches the plain reference evaluator', async () => {
+    const ev = new Evaluator(history, rf, { threads: 1 });
+    const fast = await ev.evaluate(X, 37);
+    const ref = referenceEvaluate(history, rf, X, 37);
+    let worst = 0;
+    for (let p = 0; p < 37; p++) worst = Math.max(worst, Math.abs(fast[p] - ref[p]) / (Math.abs(ref[p]) + 1e-3));
+    expect(worst).toBeLessThan(1e-10);
+  });
+
+  it('gives bit-identical results with 1, 2, 3 and 4 threads', async () => {
+    const results: Float64Array[] = [];
+    for (const threads of [1, 2, 3, 4]) {
+      const pool = threads > 1 ? new EvaluatorPool(threads) : undefined;
+      if (pool) pools.push(pool);
+      // parallelMinWork 0: every call goes to the workers when there are any.
+      const ev = new Evaluator(history, rf, { threads, parallelMinWork: 0, ...(pool ? { pool } : {}) });
+      results.push(await ev.evaluate(X, 37));
+    }
+    for (const r of results.slice(1)) expect(bits(r).equals(bits(results[0]))).toBe(true);
+  });
+
+  it('gives identical results with the frequency cache on, off, and too small', async () => {
+    const pool = new EvaluatorPool(2);
+    pools.push(pool);
+    const plain = await new Evaluator(history, rf, { pool, parallelMinWork: 0 }).evaluate(X, 37);
+    const cachedEv = new Evaluator(history, rf, { pool, parallelMinWork: 0, cacheBytes: 64 << 20 });
+    const cold = await cachedEv.evaluate(X, 37);
+    const warm = await cachedEv.evaluate(X, 37);
+    const partial = await new Evaluator(history, rf, { threads: 1, cacheBytes: 8 * rf.d * rf.m * 10 }).evaluate(X, 37);
+    for (const r of [cold, warm, partial]) expect(bits(r).equals(bits(plain))).toBe(true);
+  });
+
+  it("a point's value does not depend on the other points in the call", async () => {
+    const ev = new Evaluator(history, rf, { threads: 1 });
+    const all = await ev.evaluate(X, 37);
+    const single = await ev.evaluate(X.subarray(20 * rf.d, 21 * rf.d), 1);
+    expect(single[0]).toBe(all[20]);
+  });
+
+  it('a failing worker rejects the call with a clear error instead of hanging', async () => {
+    const pool = new EvaluatorPool(2);
+    pools.push(pool);
+    const bad = {
+      history: history.buffer,
+      features: rf,
+      points: new SharedArrayBuffer(8),
+      nPoints: 37,
+      results: new SharedArrayBuffer(8 * 37 * 20),
+      resultBase: 0,
+      chunkSize: 16,
+      chunkFrom: 0,
+      chunkTo: 2,
+      firstBlock: 0,
+      lastBlock: 32,
+      cacheBytes: 0,
+    };
+    await expect(pool.run(bad)).rejects.toThrow(/evaluation worker failed: .*points buffer/);
+    // The pool still works afterwards.
+    const ev = new Evaluator(history, rf, { pool, parallelMinWork: 0 });
+    expect((await ev.evaluate(X, 37)).length).toBe(37);
+    await pool.close();
+    await expect(pool.run(bad)).rejects.toThrow(/closed/);
+  });
+});
+
+describe('History lazy scaling', () => {
+  it('equals literal shrinking over a long random run, through renormalisations and exact zeros', () => {
+    const m = 3;
+    const rng = seedrandom('lazy');
+    const lazy = new History({ m, capacity: 3000 });
+    const literal: Float64Array[] = [];
+    let renormalisations = 0;
+    let zeros = 0;
+    for (let t = 1; t <= 3000; t++) {
+      const alpha = Float64Array.from({ length: 2 * m }, () => rng() - 0.5);
+      lazy.append(alpha);
+      literal.push(Float64Array.from(alpha));
+      // Mostly contracting factors (forcing renormalisation), some negative, and a few exact zeros.
+      const u = rng();
+      const factor = t % 1000 === 0 && t < 3000 ? 0 : u < 0.05 ? -0.5 : 0.4 + 0.3 * u;
+      if (factor === 0) zeros++;
+      const before = lazy.scale;
+      lazy.shrink(factor);
+      if (factor !== 0 && lazy.scale === 1 && before !== 1) renormalisations++;
+      for (const a of literal) for (let j = 0; j < 2 * m; j++) a[j] *= factor;
+    }
+    expect(zeros).toBe(2);
+    expect(renormalisations).toBeGreaterThanOrEqual(5);
+    // Blocks before the last exact zero are exactly zero; the others agree to rounding
+    // wherever the literal product has not underflowed into denormals.
+    let worst = 0;
+    let compared = 0;
+    const lastZero = 2000; // blocks 0..1999 were appended before the zero at t = 2000
+    for (let i = 0; i < 3000; i++) {
+      const got = lazy.coefficients(i);
+      for (let j = 0; j < 2 * m; j++) {
+        const want = literal[i][j];
+        if (i < lastZero) {
+          expect(got[j]).toBe(0);
+        } else if (Math.abs(want) > 1e-290) {
+          worst = Math.max(worst, Math.abs(got[j] - want) / Math.abs(want));
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(1000);
+    expect(worst).toBeLessThan(1e-12);
+  });
+
+  it('a factor of exactly 0 (t = θλ) drops every earlier block; a negative factor is kept', () => {
+    const h = new History({ m: 1, capacity: 4 });
+    h.append([1, 2]);
+    h.shrink(-0.5);
+    expect(Array.from(h.coefficients(0))).toEqual([-0.5, -1]);
+    h.append([3, 4]);
+    h.shrink(0);
+    expect(h.firstLive).toBe(2);
+    expect(Array.from(h.coefficients(1))).toEqual([0, 0]);
+    h.append([5, 6]);
+    expect(Array.from(h.coefficients(2))).toEqual([5, 6]);
+  });
+});
