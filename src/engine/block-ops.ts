@@ -5,7 +5,8 @@
  * calling thread, with the same wasm kernel the workers use.
  */
 import { RffKernel } from './kernel.ts';
-import { FrequencySource } from './frequency-source.ts';
+import { sampleBlockOmega } from '../features/spectral.ts';
+import type { FrequencyStore } from './frequency-store.ts';
 import type { RandomFeatures } from './random-features.ts';
 
 /**
@@ -17,7 +18,6 @@ import type { RandomFeatures } from './random-features.ts';
  */
 export class BlockOps {
   private readonly kernel = RffKernel.create();
-  private readonly frequencies = new FrequencySource(0);
 
   /**
    * `Σ_p w_p φ_i(x_p)` (with the `m^{-1/2}` of φ), a new array of length `2m`.
@@ -25,8 +25,8 @@ export class BlockOps {
    * @example
    * const alpha = ops.project(rf, i, X, n, w).map((g) => -eta * g);
    */
-  project(rf: RandomFeatures, i: number, X: Float64Array, nPoints: number, w: Float64Array): Float64Array {
-    const k = this.load(rf, i, X, nPoints);
+  project(rf: RandomFeatures, i: number, X: Float64Array, nPoints: number, w: Float64Array, store?: FrequencyStore): Float64Array {
+    const k = this.load(rf, i, X, nPoints, store);
     k.weights().set(w.subarray(0, nPoints));
     k.project(nPoints);
     const g = k.grad().slice(0, 2 * rf.m);
@@ -41,8 +41,8 @@ export class BlockOps {
    * @example
    * ops.accumulate(rf, i, alpha, Xval, nVal, fVal);
    */
-  accumulate(rf: RandomFeatures, i: number, alpha: Float64Array, X: Float64Array, nPoints: number, f: Float64Array): void {
-    const k = this.load(rf, i, X, nPoints);
+  accumulate(rf: RandomFeatures, i: number, alpha: Float64Array, X: Float64Array, nPoints: number, f: Float64Array, store?: FrequencyStore): void {
+    const k = this.load(rf, i, X, nPoints, store);
     k.alpha().set(alpha.subarray(0, 2 * rf.m));
     k.clearOut(nPoints);
     k.accumulate(nPoints);
@@ -51,11 +51,12 @@ export class BlockOps {
     for (let p = 0; p < nPoints; p++) f[p] += inv * out[p];
   }
 
-  private load(rf: RandomFeatures, i: number, X: Float64Array, nPoints: number): RffKernel {
+  private load(rf: RandomFeatures, i: number, X: Float64Array, nPoints: number, store?: FrequencyStore): RffKernel {
     const k = this.kernel;
     k.reserve(Math.max(1, nPoints), rf.d, rf.m);
     k.points().set(X.subarray(0, nPoints * rf.d));
-    this.frequencies.fill(rf, i, k.omega());
+    if (store !== undefined) store.fill(i, k.omega());
+    else sampleBlockOmega(rf.kernel, rf.seed, i, rf.d, rf.m, k.omega());
     return k;
   }
 }

@@ -4,7 +4,7 @@
  * path run, so a chunk's partial sum is the same bits whoever computes it.
  */
 import { RffKernel } from './kernel.ts';
-import { FrequencySource } from './frequency-source.ts';
+import { FrequencyStore } from './frequency-store.ts';
 import { History } from './history.ts';
 import type { RandomFeatures } from './random-features.ts';
 
@@ -26,8 +26,8 @@ export interface EvalTask {
   /** Only blocks in `[firstBlock, lastBlock)` count (dropped blocks and blocks appended after the call began are excluded). */
   readonly firstBlock: number;
   readonly lastBlock: number;
-  /** Frequency-cache budget of the thread that runs the task, in bytes. */
-  readonly cacheBytes: number;
+  /** The shared frequency store (see frequency-store.ts); blocks it lacks are regenerated. */
+  readonly frequencies: SharedArrayBuffer;
 }
 
 /**
@@ -39,7 +39,7 @@ export interface EvalTask {
  */
 export class ChunkRunner {
   private readonly kernel = RffKernel.create();
-  private readonly frequencies = new FrequencySource(0);
+  private store: FrequencyStore | undefined;
 
   /**
    * Evaluates the task's chunks and writes one row of partial sums per chunk.
@@ -60,7 +60,8 @@ export class ChunkRunner {
     const results = new Float64Array(task.results);
     if (results.length < (task.chunkTo - task.resultBase) * nPoints) throw new RangeError('evaluation task: results buffer too small');
 
-    this.frequencies.setBudget(task.cacheBytes);
+    if (this.store?.buffer !== task.frequencies) this.store = new FrequencyStore(rf, task.frequencies);
+    const store = this.store;
     const kernel = this.kernel;
     kernel.reserve(Math.max(1, nPoints), d, m);
     kernel.points().set(new Float64Array(task.points, 0, nPoints * d));
@@ -75,7 +76,7 @@ export class ChunkRunner {
       const to = Math.min((c + 1) * chunkSize, task.lastBlock);
       kernel.clearOut(nPoints);
       for (let i = from; i < to; i++) {
-        this.frequencies.fill(rf, i, omega);
+        store.fill(i, omega);
         alpha.set(stored.subarray(i * width, (i + 1) * width));
         kernel.accumulate(nPoints);
       }

@@ -11,6 +11,7 @@ import { ChunkRunner, type EvalTask } from './chunk-runner.ts';
 import { chunkSpan, DEFAULT_CHUNK_SIZE, reduceChunks, splitChunks } from './chunks.ts';
 import type { History } from './history.ts';
 import { defaultThreads, EvaluatorPool } from './pool.ts';
+import { FrequencyStore } from './frequency-store.ts';
 import { checkRandomFeatures, type RandomFeatures } from './random-features.ts';
 
 /**
@@ -20,13 +21,24 @@ import { checkRandomFeatures, type RandomFeatures } from './random-features.ts';
  */
 export const DEFAULT_PARALLEL_MIN_WORK = 4_000_000;
 
+/**
+ * Default frequency-store budget: 256 MiB holds every block of, e.g., T = 2,000
+ * blocks of m = 128 features in d = 128 dimensions; beyond it blocks are
+ * regenerated, as in the papers. Regenerating costs about as much as a third
+ * of the evaluation at d = 30 (bench/scaling.ts measures both).
+ */
+export const DEFAULT_CACHE_BYTES = 256 * 2 ** 20;
+
 /** How an {@link Evaluator} runs. None of these options changes a result. */
 export interface EvaluatorOptions {
   /** Evaluation threads; 1 evaluates on the calling thread only. Default: available cores. */
   threads?: number;
   /** Blocks per chunk. Part of the model's arithmetic (summation order): keep it fixed for reproducible bits. Default 16. */
   chunkSize?: number;
-  /** Frequency cache per thread, bytes; 0 regenerates every block every call (the papers' way). Default 0. */
+  /**
+   * Shared frequency store, bytes (one copy for all threads); 0 regenerates
+   * every block on every call (the papers' way). Default {@link DEFAULT_CACHE_BYTES}.
+   */
   cacheBytes?: number;
   /** Work below which a call stays on the calling thread. */
   parallelMinWork?: number;
@@ -52,6 +64,8 @@ export class Evaluator {
   private readonly runner = new ChunkRunner();
   private pool: EvaluatorPool | undefined;
   private readonly ownsPool: boolean;
+  /** The shared frequency store all threads read (also filled by the training loop's new blocks). */
+  readonly frequencies: FrequencyStore;
   private points = new SharedArrayBuffer(8);
   private results = new SharedArrayBuffer(8);
 
@@ -63,8 +77,8 @@ export class Evaluator {
     if (!Number.isInteger(this.threads) || this.threads < 1) throw new RangeError(`threads must be a positive integer, got ${this.threads}`);
     this.chunkSize = opts.chunkSize ?? DEFAULT_CHUNK_SIZE;
     if (!Number.isInteger(this.chunkSize) || this.chunkSize < 1) throw new RangeError(`chunkSize must be a positive integer, got ${this.chunkSize}`);
-    this.cacheBytes = opts.cacheBytes ?? 0;
-    if (!(this.cacheBytes >= 0)) throw new RangeError(`cacheBytes must be >= 0, got ${this.cacheBytes}`);
+    this.cacheBytes = opts.cacheBytes ?? DEFAULT_CACHE_BYTES;
+    this.frequencies = FrequencyStore.forBudget(features, this.cacheBytes, history.capacity);
     this.parallelMinWork = opts.parallelMinWork ?? DEFAULT_PARALLEL_MIN_WORK;
     this.pool = opts.pool;
     this.ownsPool = opts.pool === undefined;
@@ -143,7 +157,7 @@ export class Evaluator {
       chunkTo: c1,
       firstBlock,
       lastBlock,
-      cacheBytes: this.cacheBytes,
+      frequencies: this.frequencies.buffer,
     };
     return { task, work: (lastBlock - firstBlock) * nPoints * m * (d + 8) };
   }

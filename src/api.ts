@@ -1,0 +1,171 @@
+/**
+ * The public surface of dsgkit for Node scripts: `train`, `Model`, `load`.
+ *
+ * @example
+ * import { train, load } from 'dsgkit';
+ * const model = await train({ learner: 'qsg-s2auc', data: 'data/spam-train.arrow', threads: 8 });
+ * console.log(await model.score(test));
+ * await model.save('spam.dsg');
+ */
+import { UsageError } from './errors.ts';
+import type { Dataset } from './data/dataset.ts';
+import { readDataset, type ReadDatasetOptions } from './data/index.ts';
+import { MinMaxScaler } from './data/scaler.ts';
+import { DEFAULT_CHUNK_SIZE } from './engine/chunks.ts';
+import { Evaluator } from './engine/evaluator.ts';
+import { checkRandomFeatures, type RandomFeatures } from './engine/random-features.ts';
+import { checkKernelSpec, type KernelSpec } from './features/kernel-spec.ts';
+import { runLoop, type Progress } from './coordinator/loop.ts';
+import { DEFAULTS } from './learners/defaults.ts';
+import { MARGIN_LOSSES, SupervisedDsg, type MarginLoss } from './learners/dsg.ts';
+import type { DsgLearner } from './learners/learner.ts';
+import { QsgS2auc } from './learners/qsg-s2auc.ts';
+import { binarySources, defaultPositiveLabel } from './learners/sources.ts';
+import { checkStepSize, inverseStepWarning, type StepSize } from './learners/step-size.ts';
+import { fitThreshold } from './learners/thresholds.ts';
+import { auc } from './metrics/auc.ts';
+import { Model } from './model/model.ts';
+import type { ModelHeader } from './model/model-file.ts';
+
+export { Model, load, type PredictOptions } from './model/model.ts';
+export type { Progress } from './coordinator/loop.ts';
+
+/** Learners `train` knows. */
+export const LEARNERS = ['qsg-s2auc', 'dsg'] as const;
+export type LearnerName = (typeof LEARNERS)[number];
+
+/** Everything `train` accepts; only `learner` and `data` are required. */
+export interface TrainOptions {
+  learner: LearnerName;
+  /** A dataset (raw features) or a path to an Arrow / CSV / LIBSVM file. */
+  data: Dataset | string;
+  /** Reading options when `data` is a path (label column, feature columns). */
+  read?: ReadDatasetOptions;
+  /** Label value of the positive class (default: the larger label). */
+  positive?: number;
+  kernel?: KernelSpec['kind'];
+  /** Kernel width σ. */
+  sigma?: number;
+  lambda?: number;
+  /** QSG-S2AUC: trade-off γ. */
+  gamma?: number;
+  /** θ of η_t = θ/t (default 1.5/λ); ignored when `step` is given. */
+  theta?: number;
+  step?: StepSize;
+  /** Points per source per iteration. */
+  batchSize?: number;
+  /** Random features per block. */
+  m?: number;
+  /** Iterations. */
+  T?: number;
+  seed?: number;
+  /** Supervised DSG: margin loss. */
+  loss?: MarginLoss;
+  /** Evaluation threads (default: all cores). Never changes the model. */
+  threads?: number;
+  /** Shared frequency-store budget in bytes (default 256 MiB; 0 = regenerate, as the papers do). Never changes the model. */
+  cacheBytes?: number;
+  /** Held-out labeled rows scored (AUC) every `validateEvery` iterations. */
+  validation?: Dataset;
+  validateEvery?: number;
+  onProgress?: (p: Progress) => void;
+  onWarning?: (message: string) => void;
+  signal?: AbortSignal;
+}
+
+/**
+ * Trains a model; resolves when the last iteration is done.
+ *
+ * @example
+ * const model = await train({ learner: 'qsg-s2auc', data: trainSet, T: 400, threads: 2, seed: 7 });
+ */
+export async function train(opts: TrainOptions): Promise<Model> {
+  if (!LEARNERS.includes(opts.learner)) throw new UsageError(`unknown learner '${opts.learner}' (expected one of ${LEARNERS.join(', ')})`);
+  const raw = typeof opts.data === 'string' ? await readDataset(opts.data, opts.read) : opts.data;
+  const scaler = MinMaxScaler.fit(raw);
+  const ds = scaler.transform(raw);
+  const positive = opts.positive ?? defaultPositiveLabel(raw);
+  const { P, N } = binarySources(raw, positive);
+  const negative = raw.y[N[0]];
+  void P;
+
+  const lambda = opts.lambda ?? DEFAULTS.lambda;
+  const step = checkStepSize(opts.step ?? { kind: 'inverse', theta: opts.theta ?? DEFAULTS.thetaLambda / lambda });
+  const warning = inverseStepWarning(step, lambda);
+  if (warning) (opts.onWarning ?? ((m: string) => process.emitWarning(m)))(warning);
+  const kernel = checkKernelSpec({ kind: opts.kernel ?? 'rbf', sigma: opts.sigma ?? DEFAULTS.sigma });
+  const features: RandomFeatures = checkRandomFeatures({ kernel, seed: opts.seed ?? DEFAULTS.seed, d: ds.d, m: opts.m ?? DEFAULTS.m });
+  const T = opts.T ?? DEFAULTS.T;
+  const batchSize = opts.batchSize ?? DEFAULTS.batchSize;
+
+  let learner: DsgLearner;
+  let hyperparameters: Record<string, unknown>;
+  if (opts.learner === 'qsg-s2auc') {
+    const gamma = opts.gamma ?? DEFAULTS.gamma;
+    learner = new QsgS2auc(ds, positive, { lambda, gamma, batchSize, step });
+    hyperparameters = { lambda, gamma, batchSize, step, T };
+  } else {
+    const loss = opts.loss ?? DEFAULTS.loss;
+    if (!MARGIN_LOSSES.includes(loss)) throw new UsageError(`unknown loss '${loss}' (expected one of ${MARGIN_LOSSES.join(', ')})`);
+    learner = new SupervisedDsg(ds, positive, { lambda, loss, batchSize, step });
+    hyperparameters = { lambda, loss, batchSize, step, T };
+  }
+
+  const engine = { threads: opts.threads, cacheBytes: opts.cacheBytes, chunkSize: DEFAULT_CHUNK_SIZE };
+  const val = opts.validation ? scaler.transform(opts.validation) : undefined;
+  const result = await runLoop(learner, {
+    features,
+    T,
+    engine,
+    ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(val
+      ? {
+          validation: {
+            X: val.X,
+            nPoints: val.n,
+            every: opts.validateEvery ?? Math.max(1, Math.floor(T / 20)),
+            name: 'AUC',
+            metric: (f: Float64Array) => auc(val.y, f, { positive }),
+          },
+        }
+      : {}),
+  });
+
+  // Threshold for predict(): fitted on the labeled training rows (QS3ORAO's one-sided squared loss, k = 2).
+  const labeledRows: number[] = [];
+  for (let i = 0; i < ds.n; i++) if (ds.labeled[i]) labeledRows.push(i);
+  const XL = new Float64Array(labeledRows.length * ds.d);
+  labeledRows.forEach((i, r) => XL.set(ds.X.subarray(i * ds.d, (i + 1) * ds.d), r * ds.d));
+  const evaluator = new Evaluator(result.history, features, engine);
+  let fL: Float64Array;
+  try {
+    fL = await evaluator.evaluate(XL, labeledRows.length);
+  } finally {
+    await evaluator.close();
+  }
+  const high = Uint8Array.from(labeledRows, (i) => (ds.y[i] === positive ? 1 : 0));
+  const threshold = fitThreshold(fL, high);
+
+  const header: ModelHeader = {
+    format: 'dsgkit-model',
+    version: 1,
+    learner: opts.learner,
+    hyperparameters,
+    features,
+    chunkSize: DEFAULT_CHUNK_SIZE,
+    task: { kind: 'binary', positive, negative, threshold },
+    scaler: scaler.toJSON(),
+    featureNames: [...raw.featureNames],
+    labelName: raw.labelName,
+    history: { t: result.history.t, firstLive: result.history.firstLive, scale: result.history.scale },
+    training: {
+      rows: raw.n,
+      labeledRows: labeledRows.length,
+      elapsedMs: Math.round(result.elapsedMs),
+      ...(result.trace.length ? { validation: result.trace } : {}),
+      ...(typeof opts.data === 'string' ? { data: opts.data } : {}),
+    },
+  };
+  return new Model(header, result.history);
+}

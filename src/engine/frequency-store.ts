@@ -1,0 +1,89 @@
+/**
+ * Where a thread gets block `i`'s frequencies: from a store in shared memory
+ * that every thread reads, or regenerated from the seed (the papers' way,
+ * zero memory) for blocks beyond the store's budget. The store holds exactly
+ * the bits the generator produces, so it never changes a result.
+ *
+ * One store serves all threads: a block is generated once (usually by the
+ * coordinator, which needs `ω_t` to build block `t`) and read by every worker
+ * afterwards, instead of each worker caching — and regenerating — its own copy.
+ */
+import { sampleBlockOmega } from '../features/spectral.ts';
+import type { RandomFeatures } from './random-features.ts';
+
+/**
+ * Frequencies of blocks `0 … capacity−1` in a SharedArrayBuffer, filled on first use.
+ *
+ * Layout: `capacity` Int32 flags (1 = block present), padded to 8 bytes, then
+ * `capacity × d·m` Float64 values (transposed blocks).
+ *
+ * @example
+ * const store = FrequencyStore.forBudget(rf, 256 << 20, T);
+ * store.fill(12, kernel.omega()); // ω of block 12: copied if stored, else generated (and stored)
+ */
+export class FrequencyStore {
+  readonly features: RandomFeatures;
+  /** Blocks the store can hold (0 = pure regeneration). */
+  readonly capacity: number;
+  readonly buffer: SharedArrayBuffer;
+  private readonly flags: Int32Array;
+  private readonly values: Float64Array;
+  private readonly width: number;
+
+  constructor(features: RandomFeatures, buffer: SharedArrayBuffer) {
+    this.features = features;
+    this.width = features.d * features.m;
+    this.buffer = buffer;
+    const flagBytes = (capacity: number) => Math.ceil((4 * capacity) / 8) * 8;
+    // capacity from the buffer size: flagBytes(c) + 8·width·c = byteLength
+    let capacity = Math.floor(buffer.byteLength / (8 * this.width + 4));
+    while (capacity > 0 && flagBytes(capacity) + 8 * this.width * capacity > buffer.byteLength) capacity--;
+    this.capacity = capacity;
+    this.flags = new Int32Array(buffer, 0, capacity);
+    this.values = new Float64Array(buffer, flagBytes(capacity), capacity * this.width);
+  }
+
+  /**
+   * A store for up to `maxBlocks` blocks within `budgetBytes` (0 → a store that holds nothing).
+   *
+   * @example
+   * const store = FrequencyStore.forBudget(rf, 64 << 20, 1000);
+   */
+  static forBudget(features: RandomFeatures, budgetBytes: number, maxBlocks: number): FrequencyStore {
+    if (!(budgetBytes >= 0) || !Number.isFinite(budgetBytes)) throw new RangeError(`frequency cache budget must be a finite number of bytes >= 0, got ${budgetBytes}`);
+    const width = features.d * features.m;
+    const capacity = Math.max(0, Math.min(maxBlocks, Math.floor(budgetBytes / (8 * width + 4))));
+    const bytes = Math.ceil((4 * capacity) / 8) * 8 + 8 * width * capacity;
+    return new FrequencyStore(features, new SharedArrayBuffer(bytes));
+  }
+
+  /** Bytes of shared memory the store occupies. */
+  get bytes(): number {
+    return this.buffer.byteLength;
+  }
+
+  /**
+   * Writes block `i`'s transposed frequencies (`d·m` values) into `target`.
+   * Two threads filling the same block at once write the same bits.
+   *
+   * @example
+   * store.fill(0, omega);
+   */
+  fill(i: number, target: Float64Array): void {
+    const { width } = this;
+    if (i < this.capacity) {
+      const row = this.values.subarray(i * width, (i + 1) * width);
+      if (Atomics.load(this.flags, i) === 1) {
+        target.set(row);
+        return;
+      }
+      const rf = this.features;
+      sampleBlockOmega(rf.kernel, rf.seed, i, rf.d, rf.m, target);
+      row.set(target.subarray(0, width));
+      Atomics.store(this.flags, i, 1);
+      return;
+    }
+    const rf = this.features;
+    sampleBlockOmega(rf.kernel, rf.seed, i, rf.d, rf.m, target);
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * QSG-S2AUC: semi-supervised AUC maximisation by quadruply stochastic
+ * gradients (positives, negatives, unlabeled points, random features).
+ * See ALGORITHMS.md § QSG-S2AUC and papers/qsg-s2auc.md.
+ *
+ * Risk `R = γ R_PN + (1-γ)(R_PU + R_NU − ½)` with the pairwise square loss
+ * `l(u, v) = (1 − u + v)²`; objective `R + (λ/2)‖f‖²`. Every iteration draws
+ * `B` points from each of P, N and U and uses ALL pairs inside the batch
+ * (an unbiased U-statistic); with the square loss the pair sums have closed
+ * forms, so the weights cost O(B), not O(B²).
+ */
+import type { Dataset } from '../data/dataset.ts';
+import type { Batch, DsgLearner, Rng } from './learner.ts';
+import { binarySources, drawRows, type BinarySources } from './sources.ts';
+import type { StepSize } from './step-size.ts';
+
+/** Hyperparameters of QSG-S2AUC (the loop's T, m, σ, seed live with the trainer). */
+export interface QsgS2aucParams {
+  /** Regularisation λ. */
+  readonly lambda: number;
+  /** Trade-off γ ∈ [0, 1] between the PN risk and the PU + NU risks. */
+  readonly gamma: number;
+  /** Points drawn per source per iteration (B). */
+  readonly batchSize: number;
+  readonly step: StepSize;
+}
+
+/**
+ * The closed-form weights `w = ∂R̂/∂f` at every point of three sets for the
+ * all-pairs empirical risk over those sets:
+ *
+ *   w_p = −2γ/|P| (1 − f_p + f̄_N) − 2(1−γ)/|P| (1 − f_p + f̄_U)
+ *   w_n =  2γ/|N| (1 − f̄_P + f_n) + 2(1−γ)/|N| (1 − f̄_U + f_n)
+ *   w_u =  2(1−γ)/|U| ((1 − f̄_P + f_u) − (1 − f_u + f̄_N))
+ *
+ * (the per-triplet weights of ALGORITHMS.md summed over all pairs, divided by
+ * the number of pairs). Used on mini-batches by the learner and on the whole
+ * training set by the exact solver. `fU`/`wU` may be empty when γ = 1.
+ *
+ * @example
+ * qsgS2aucWeights(0.5, fP, fN, fU, wP, wN, wU);
+ */
+export function qsgS2aucWeights(
+  gamma: number,
+  fP: Float64Array,
+  fN: Float64Array,
+  fU: Float64Array,
+  wP: Float64Array,
+  wN: Float64Array,
+  wU: Float64Array,
+): void {
+  const nP = fP.length;
+  const nN = fN.length;
+  const nU = fU.length;
+  const meanP = mean(fP);
+  const meanN = mean(fN);
+  const meanU = nU > 0 ? mean(fU) : 0;
+  const g1 = 1 - gamma;
+  for (let i = 0; i < nP; i++) {
+    const fp = fP[i];
+    wP[i] = (-2 * gamma * (1 - fp + meanN) - (nU > 0 ? 2 * g1 * (1 - fp + meanU) : 0)) / nP;
+  }
+  for (let i = 0; i < nN; i++) {
+    const fn = fN[i];
+    wN[i] = (2 * gamma * (1 - meanP + fn) + (nU > 0 ? 2 * g1 * (1 - meanU + fn) : 0)) / nN;
+  }
+  for (let i = 0; i < nU; i++) {
+    const fu = fU[i];
+    wU[i] = (2 * g1 * (1 - meanP + fu - (1 - fu + meanN))) / nU;
+  }
+}
+
+function mean(a: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i];
+  return s / a.length;
+}
+
+/**
+ * The QSG-S2AUC learner on a binary semi-supervised dataset (features already scaled).
+ *
+ * @example
+ * const learner = new QsgS2auc(ds, 1, { lambda: 0.125, gamma: 0.5, batchSize: 256, step: { kind: 'inverse', theta: 12 } });
+ */
+export class QsgS2auc implements DsgLearner {
+  readonly name = 'qsg-s2auc';
+  readonly d: number;
+  readonly lambda: number;
+  readonly step: StepSize;
+  readonly gamma: number;
+  readonly batchSize: number;
+  readonly sources: BinarySources;
+  private readonly ds: Dataset;
+  private readonly X: Float64Array;
+  private readonly B: number;
+  private readonly BU: number;
+
+  constructor(ds: Dataset, positive: number, params: QsgS2aucParams) {
+    if (!(params.gamma >= 0 && params.gamma <= 1)) throw new RangeError(`gamma must be in [0, 1], got ${params.gamma}`);
+    if (!(params.lambda > 0) || !Number.isFinite(params.lambda)) throw new RangeError(`lambda must be positive, got ${params.lambda}`);
+    if (!Number.isInteger(params.batchSize) || params.batchSize < 1) throw new RangeError(`batch size must be a positive integer, got ${params.batchSize}`);
+    this.ds = ds;
+    this.d = ds.d;
+    this.lambda = params.lambda;
+    this.step = params.step;
+    this.gamma = params.gamma;
+    this.batchSize = params.batchSize;
+    this.sources = binarySources(ds, positive);
+    if (this.sources.U.length === 0 && params.gamma < 1) {
+      throw new RangeError('QSG-S2AUC with gamma < 1 needs unlabeled rows (rows with a null label); use gamma = 1 for labeled-only data');
+    }
+    this.B = params.batchSize;
+    this.BU = params.gamma < 1 ? params.batchSize : 0;
+    this.X = new Float64Array((2 * this.B + this.BU) * ds.d);
+  }
+
+  /** Draws B positives, B negatives and B unlabeled points, in that order. */
+  sample(rng: Rng): Batch {
+    const { B, BU, X, ds } = this;
+    drawRows(ds, this.sources.P, B, rng, X, 0);
+    drawRows(ds, this.sources.N, B, rng, X, B);
+    if (BU > 0) drawRows(ds, this.sources.U, BU, rng, X, 2 * B);
+    return { X, nPoints: 2 * B + BU };
+  }
+
+  /** Closed-form all-pairs weights of the batch. */
+  weights(f: Float64Array, w: Float64Array): void {
+    const { B, BU } = this;
+    qsgS2aucWeights(
+      this.gamma,
+      f.subarray(0, B),
+      f.subarray(B, 2 * B),
+      f.subarray(2 * B, 2 * B + BU),
+      w.subarray(0, B),
+      w.subarray(B, 2 * B),
+      w.subarray(2 * B, 2 * B + BU),
+    );
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Thresholds on a ranking function, fitted after training.
+ *
+ * For a split of labeled rows into "low" (negatives, or `y ≤ j` in QS3ORAO)
+ * and "high" (positives, `y > j`), the threshold `b` minimises the one-sided
+ * squared loss of ALGORITHMS.md § QS3ORAO:
+ *
+ *   Σ_{low} max(0, f(x) − b)² + Σ_{high} max(0, b − f(x))²
+ *
+ * a convex piecewise quadratic in `b`, solved exactly by sorting. Binary
+ * models use it too (QS3ORAO with k = 2), so `predict` has a threshold that
+ * was fitted, not assumed to be 0.
+ */
+
+/**
+ * The exact minimiser `b` of the one-sided squared loss; when the two groups
+ * are perfectly separated (zero loss on an interval) it returns the middle of
+ * that interval.
+ *
+ * @example
+ * // low scores 0, 1; high scores 2, 3 → separated, b = 1.5
+ * fitThreshold(new Float64Array([0, 1, 2, 3]), new Uint8Array([0, 0, 1, 1])); // 1.5
+ */
+export function fitThreshold(f: Float64Array, high: Uint8Array): number {
+  const n = f.length;
+  if (high.length !== n) throw new RangeError(`fitThreshold: ${n} scores, ${high.length} flags`);
+  if (n === 0) throw new RangeError('fitThreshold: no labeled rows');
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => f[a] - f[b]);
+  // Active set on the interval (v[k-1], v[k]): high rows among the first k (they
+  // lie below b) and low rows among the rest (they lie above b).
+  let lowCount = 0;
+  let lowSum = 0;
+  for (let i = 0; i < n; i++) {
+    if (!high[i]) {
+      lowCount++;
+      lowSum += f[i];
+    }
+  }
+  let highCount = 0;
+  let highSum = 0;
+  for (let k = 0; k <= n; k++) {
+    const lo = k === 0 ? -Infinity : f[order[k - 1]];
+    const hi = k === n ? Infinity : f[order[k]];
+    const count = highCount + lowCount;
+    if (count === 0) {
+      // Zero loss anywhere in [lo, hi]: take the middle (or the finite end).
+      if (Number.isFinite(lo) && Number.isFinite(hi)) return (lo + hi) / 2;
+      return Number.isFinite(lo) ? lo : hi;
+    }
+    const b = (highSum + lowSum) / count;
+    if (b >= lo && b <= hi) return b;
+    if (k < n) {
+      const i = order[k];
+      if (high[i]) {
+        highCount++;
+        highSum += f[i];
+      } else {
+        lowCount--;
+        lowSum -= f[i];
+      }
+    }
+  }
+  // Unreachable for a convex objective; kept as a loud failure rather than a silent value.
+  throw new Error('fitThreshold: no stationary point found');
+}
