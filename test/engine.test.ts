@@ -58,7 +58,7 @@ describe('Evaluator', () => {
   it('gives identical results with the frequency cache on, off, and too small', async () => {
     const pool = new EvaluatorPool(2);
     pools.push(pool);
-    const plain = await new Evaluator(history, rf, { pool, parallelMinWork: 0 }).evaluate(X, 37);
+    const plain = await new Evaluator(history, rf, { pool, parallelMinWork: 0, cacheBytes: 0 }).evaluate(X, 37);
     const cachedEv = new Evaluator(history, rf, { pool, parallelMinWork: 0, cacheBytes: 64 << 20 });
     const cold = await cachedEv.evaluate(X, 37);
     const warm = await cachedEv.evaluate(X, 37);
@@ -88,7 +88,7 @@ describe('Evaluator', () => {
       chunkTo: 2,
       firstBlock: 0,
       lastBlock: 32,
-      cacheBytes: 0,
+      frequencies: new SharedArrayBuffer(0),
     };
     await expect(pool.run(bad)).rejects.toThrow(/evaluation worker failed: .*points buffer/);
     // The pool still works afterwards.

@@ -54,6 +54,9 @@ export interface LoopResult {
   readonly elapsedMs: number;
 }
 
+/** How often (ms) the loop lets the event loop run, so cancel messages and progress reach their listeners. */
+const YIELD_EVERY_MS = 25;
+
 /**
  * The sampling stream of a run: seeded by the model seed, separate from the feature seeds.
  *
@@ -86,8 +89,15 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
   let f = new Float64Array(0);
   let w = new Float64Array(0);
   let metric: Progress['metric'];
+  let lastYield = start;
   try {
     for (let t = 1; t <= T; t++) {
+      // A serial run never leaves the microtask queue on its own; yield now and then so
+      // an abort sent from another thread (the Comlink handle) or a timer can be seen.
+      if (performance.now() - lastYield > YIELD_EVERY_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        lastYield = performance.now();
+      }
       if (opts.signal?.aborted) throw new CancelledError(`training cancelled after ${t - 1} of ${T} iterations`);
       const batch = learner.sample(rng, t);
       if (f.length < batch.nPoints) {
