@@ -16,10 +16,14 @@ import { checkRandomFeatures, type RandomFeatures } from './random-features.ts';
 
 /**
  * Below this much work (blocks × points × m × (d + 8)) a call runs on the
- * calling thread: a round trip to the pool costs more than the work. Measured
- * by `bench/crossover.ts` on the 2-core development machine.
+ * calling thread: a round trip to the pool (≈ 0.2 ms) costs more than it
+ * saves. Measured by `bench/crossover.ts` on the 2-core development machine
+ * (m = 64, d = 28): the pool wins from 2 chunks on, e.g. 96 points × 32 blocks
+ * (work 7.1e6): 1.01 ms on the pool against 1.38 ms on the calling thread.
+ * A call that covers a single chunk always stays on the calling thread: one
+ * chunk is one thread's work whoever runs it.
  */
-export const DEFAULT_PARALLEL_MIN_WORK = 4_000_000;
+export const DEFAULT_PARALLEL_MIN_WORK = 5_000_000;
 
 /**
  * Default frequency-store budget: 256 MiB holds every block of, e.g., T = 2,000
@@ -94,7 +98,8 @@ export class Evaluator {
   async evaluate(X: Float64Array, nPoints: number, out: Float64Array = new Float64Array(nPoints)): Promise<Float64Array> {
     const plan = this.plan(X, nPoints);
     if (plan === undefined) return out.fill(0, 0, nPoints);
-    if (this.threads === 1 || plan.work < this.parallelMinWork) {
+    const chunks = plan.task.chunkTo - plan.task.chunkFrom;
+    if (this.threads === 1 || chunks < 2 || plan.work < this.parallelMinWork) {
       this.runner.run(plan.task);
     } else {
       const pool = this.ensurePool();
