@@ -90,8 +90,9 @@ const meta = {
 console.log(`evaluation of ${BLOCKS} blocks × ${POINTS} points, m = ${rf.m}, d = ${rf.d}; ${cores} cores (${meta.machine.cpu}); load ${meta.machine.loadavg.map((l) => l.toFixed(2)).join(' ')}`);
 console.log(markdownTable(rows.map((r) => ({ mode: r.mode, threads: r.threads, 'seconds/call': r.seconds, 'Mfeat/s': r.mfeatPerS, speedup: r.speedup, efficiency: r.efficiency })), { digits: 3 }));
 const svg = lineChartSvg({
-  title: `Evaluation speedup, ${BLOCKS} blocks × ${POINTS} points (m=${rf.m}, d=${rf.d}), ${cores} cores`,
+  title: `Evaluation speedup: ${BLOCKS} blocks × ${POINTS} points, m=${rf.m}, d=${rf.d}, ${cores} cores`,
   xLabel: 'evaluation threads',
+  xIntegers: true,
   yLabel: 'speedup over 1 thread',
   series: ['frequency store', 'regenerate (papers)'].map((mode) => ({ name: mode, points: rows.filter((r) => r.mode === mode).map((r) => [r.threads, r.speedup] as [number, number]) })),
   referenceLine: { name: 'ideal (one per core)', points: threadCounts.map((t) => [t, Math.min(t, cores)] as [number, number]) },

@@ -205,3 +205,14 @@ describe('lineChartSvg: bad input', () => {
     }
   });
 });
+
+describe('lineChartSvg layout', () => {
+  it('keeps a long title inside the picture and gives whole-number ticks when asked', () => {
+    const title = 'A rather long benchmark title that would not fit at sixteen pixels in seven hundred';
+    const svg = lineChartSvg({ title, xLabel: 'threads', yLabel: 'speedup', xIntegers: true, series: [{ name: 's', points: [[1, 1], [2, 1.9], [3, 2]] }] });
+    const size = Number(/font-size="(\d+)" font-weight="bold"/.exec(svg)?.[1]);
+    expect(size * 0.58 * title.length).toBeLessThanOrEqual(760);
+    expect(svg).not.toMatch(/>1\.5</);
+    expect(svg).toMatch(/>2</);
+  });
+});

@@ -42,6 +42,8 @@ export interface LineChart {
    * one side of it and come within 20% of their extreme (e.g. throughput).
    */
   yDomain?: readonly [number, number];
+  /** Whole-number x ticks only (thread counts, sizes). Default false. */
+  xIntegers?: boolean;
   /** Picture width in px. Default 760. */
   width?: number;
   /** Picture height in px. Default 460. */
@@ -100,7 +102,7 @@ export function lineChartSvg(chart: LineChart): string {
   const ys = all.flatMap((s) => s.points.map((p) => p[1]));
   if (xs.length === 0) throw new RangeError(`lineChartSvg: '${chart.title}' has no data points`);
 
-  const xAxis = makeAxis(chart.xDomain ?? extent(xs), chart.logX ?? false, chart.xDomain !== undefined, 'x');
+  const xAxis = makeAxis(chart.xDomain ?? extent(xs), chart.logX ?? false, chart.xDomain !== undefined, 'x', chart.xIntegers ?? false);
   const yAxis = makeAxis(chart.yDomain ?? extent(ys), chart.logY ?? false, chart.yDomain !== undefined, 'y');
 
   // Layout: y tick labels and y label on the left, legend on the right, outside the plot.
@@ -149,7 +151,9 @@ export function lineChartSvg(chart: LineChart): string {
   out.push('</g>');
 
   // Title and axis labels.
-  out.push(`<text x="${f(left + plotW / 2)}" y="28" font-size="16" font-weight="bold" text-anchor="middle" fill="#111111">${esc(chart.title)}</text>`);
+  // Centred on the picture, shrunk (never below 11 px) so a long title stays inside it.
+  const titleSize = Math.max(11, Math.min(16, Math.floor((width - 20) / (chart.title.length * CHAR_W))));
+  out.push(`<text x="${f(width / 2)}" y="28" font-size="${titleSize}" font-weight="bold" text-anchor="middle" fill="#111111">${esc(chart.title)}</text>`);
   out.push(`<text x="${f(left + plotW / 2)}" y="${height - 14}" font-size="13" text-anchor="middle" fill="#111111">${esc(chart.xLabel)}${chart.logX ? ' (log scale)' : ''}</text>`);
   const yLabelX = 16;
   const yLabelY = top + plotH / 2;
@@ -227,13 +231,13 @@ function frac(axis: Axis, v: number): number {
 }
 
 /** Builds an axis: a padded or "nice" range and readable ticks. */
-function makeAxis([lo, hi]: readonly [number, number], log: boolean, fixed: boolean, which: string): Axis {
+function makeAxis([lo, hi]: readonly [number, number], log: boolean, fixed: boolean, which: string, integers = false): Axis {
   if (!(Number.isFinite(lo) && Number.isFinite(hi) && lo <= hi)) throw new RangeError(`lineChartSvg: ${which} range [${lo}, ${hi}] is not a finite interval`);
   if (log && lo <= 0) throw new RangeError(`lineChartSvg: ${which} range starts at ${lo}, not allowed on a log axis`);
-  return log ? logAxis(lo, hi, fixed) : linearAxis(lo, hi, fixed);
+  return log ? logAxis(lo, hi, fixed) : linearAxis(lo, hi, fixed, integers);
 }
 
-function linearAxis(lo: number, hi: number, fixed: boolean): Axis {
+function linearAxis(lo: number, hi: number, fixed: boolean, integers = false): Axis {
   if (lo === hi) {
     const pad = lo === 0 ? 1 : Math.abs(lo) * 0.1;
     lo -= pad;
@@ -248,7 +252,7 @@ function linearAxis(lo: number, hi: number, fixed: boolean): Axis {
     lo -= pad;
     hi += pad;
   }
-  const step = niceStep((hi - lo) / 7);
+  const step = integers ? Math.max(1, niceStep((hi - lo) / 7)) : niceStep((hi - lo) / 7);
   const ticks: number[] = [];
   for (let k = Math.ceil(lo / step - 1e-9); k * step <= hi + step * 1e-9; k++) ticks.push(clean(k * step));
   const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
