@@ -3,6 +3,7 @@
  * doubly / quadruply stochastic functional gradients, on every core.
  */
 export { train, load, Model, LEARNERS, type TrainOptions, type LearnerName, type PredictOptions, type Progress } from './api.ts';
+export { startTraining, type TrainingHandle, type TrainingHooks } from './trainer-handle.ts';
 export * from './data/index.ts';
 export * from './metrics/index.ts';
 export { DataError, UsageError, ModelError, CancelledError } from './errors.ts';

@@ -1,14 +1,13 @@
 /**
  * The worker pool that evaluates history chunks: a thin wrapper over Piscina
- * that finds the worker entry point both in the compiled package (`dist/`) and
- * when running from TypeScript sources (tests, `tsx`), and turns a dead or
- * throwing worker into a rejected promise, never a hang.
+ * (entry point found by worker-location.ts, from `dist/` or from TypeScript
+ * sources) that turns a dead or throwing worker into a rejected promise, never
+ * a hang.
  */
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import type { EvalTask } from './chunk-runner.ts';
+import { workerLocation } from './worker-location.ts';
 
 /**
  * Default number of evaluation threads: the cores Node reports as available.
@@ -18,16 +17,6 @@ import type { EvalTask } from './chunk-runner.ts';
  */
 export function defaultThreads(): number {
   return availableParallelism();
-}
-
-/** Worker entry point next to this module, in the same flavour (.ts or .js) as this module. */
-function workerLocation(): { filename: string; execArgv: string[] } {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const filename = new URL(`../../workers/evaluate.${fromSource ? 'ts' : 'js'}`, import.meta.url).href;
-  // From sources the worker needs tsx's loader (a dev dependency); resolve it here so the
-  // worker does not depend on the cwd. (`import.meta.resolve` is not available under vitest.)
-  const execArgv = fromSource ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href] : [];
-  return { filename, execArgv };
 }
 
 /**
@@ -46,9 +35,9 @@ export class EvaluatorPool {
   constructor(threads: number) {
     if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`threads must be a positive integer, got ${threads}`);
     this.threads = threads;
-    const { filename, execArgv } = workerLocation();
+    const { url, execArgv } = workerLocation('evaluate');
     this.piscina = new Piscina({
-      filename,
+      filename: url.href,
       execArgv,
       minThreads: threads,
       maxThreads: threads,

@@ -1,0 +1,88 @@
+/**
+ * The trainer thread behind `startTraining` (src/trainer-handle.ts): runs the
+ * whole coordinator — `train()` with its own evaluation pool — off the
+ * caller's thread, and talks to the caller through Comlink. Progress goes back
+ * through a proxied callback, at most ~10 calls a second plus the last one; the
+ * model comes back as its file bytes (transferred, not copied); errors come
+ * back as plain records so the caller can rebuild DataError, UsageError, … with
+ * their fields.
+ */
+import { parentPort, type MessagePort, type Worker } from 'node:worker_threads';
+import * as Comlink from 'comlink';
+import { train, type Progress } from '../src/api.ts';
+import { CancelledError, UsageError } from '../src/errors.ts';
+import type { SerializedError, TrainerApi, TrainOutcome, WorkerTrainOptions } from '../src/trainer-handle.ts';
+// Comlink's Node adapter ships without types for its ESM build (GoogleChromeLabs/comlink#508, PR #675).
+// @ts-expect-error TS7016: no declaration file for comlink/dist/esm/node-adapter.mjs
+import untypedNodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
+const nodeEndpoint = untypedNodeEndpoint as (port: Worker | MessagePort) => Comlink.Endpoint;
+
+/** Least time between two progress messages (ms): ≤ 10 a second reach the caller. */
+export const PROGRESS_INTERVAL_MS = 100;
+
+/**
+ * An error as a structured-cloneable record: name, message, stack and, for a
+ * DataError, where in the data it sits.
+ *
+ * @example
+ * serializeError(new DataError('not found', { file: 'a.arrow' }));
+ * // { name: 'DataError', message: 'a.arrow: not found', stack: '…', file: 'a.arrow' }
+ */
+export function serializeError(err: unknown): SerializedError {
+  if (!(err instanceof Error)) return { name: 'Error', message: String(err) };
+  const out: { -readonly [K in keyof SerializedError]: SerializedError[K] } = { name: err.name, message: err.message };
+  if (err.stack !== undefined) out.stack = err.stack;
+  const located = err as Error & { file?: unknown; column?: unknown; row?: unknown };
+  if (typeof located.file === 'string') out.file = located.file;
+  if (typeof located.column === 'string') out.column = located.column;
+  if (typeof located.row === 'number') out.row = located.row;
+  return out;
+}
+
+/** The only copy of `bytes` that may be handed over: a view of a whole, non-shared buffer. */
+function transferable(bytes: Uint8Array): Uint8Array {
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+  return whole ? bytes : bytes.slice();
+}
+
+let running = false;
+const controller = new AbortController();
+
+const api: TrainerApi = {
+  async train(options: WorkerTrainOptions, onProgress, onWarning): Promise<TrainOutcome> {
+    try {
+      if (running) throw new UsageError('this trainer thread is already running a training job (start one handle per run)');
+      running = true;
+      let lastSent = -Infinity;
+      // Calls to the caller are fire-and-forget, except that the last one is awaited before
+      // the outcome is returned: the caller then always sees t = T before `result` resolves.
+      let lastCall: Promise<void> = Promise.resolve();
+      const send = (p: Progress): void => {
+        const now = performance.now();
+        if (p.t !== p.T && now - lastSent < PROGRESS_INTERVAL_MS) return;
+        lastSent = now;
+        lastCall = Promise.resolve(onProgress(p)).catch(() => {});
+      };
+      const model = await train({
+        ...options,
+        onProgress: send,
+        onWarning: (message) => void Promise.resolve(onWarning(message)).catch(() => {}),
+        signal: controller.signal,
+      });
+      // The request may land after the loop's last check (threshold fitting); honour it anyway.
+      if (controller.signal.aborted) throw new CancelledError(`training cancelled after all ${model.history.t} iterations, before the model was returned`);
+      await lastCall;
+      const bytes = transferable(model.toBytes());
+      return Comlink.transfer({ ok: true, bytes }, [bytes.buffer]);
+    } catch (err) {
+      return { ok: false, error: serializeError(err) };
+    }
+  },
+
+  cancel(): void {
+    controller.abort();
+  },
+};
+
+if (!parentPort) throw new Error('workers/trainer is a worker_threads entry point; start it with startTraining()');
+Comlink.expose(api, nodeEndpoint(parentPort));
