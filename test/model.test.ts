@@ -104,3 +104,23 @@ describe('models', () => {
     expect(negBelow / (labeled.n - pos)).toBeGreaterThan(0.6);
   });
 });
+
+describe('training feedback', () => {
+  it('warns when θλ is outside (1, 2) and stays quiet inside it', async () => {
+    const warnings: string[] = [];
+    await train({ ...small, T: 3, threads: 1, lambda: 0.5, theta: 1, onWarning: (m) => warnings.push(m) });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/θλ = 0.5 is outside \(1, 2\)/);
+    await train({ ...small, T: 3, threads: 1, lambda: 0.5, theta: 3, onWarning: (m) => warnings.push(m) });
+    expect(warnings).toHaveLength(1);
+  });
+
+  it('the incremental validation AUC equals the AUC of a full evaluation of the final model', async () => {
+    const seen: number[] = [];
+    const model = await train({ ...small, T: 40, threads: 1, validation: test, validateEvery: 10, onProgress: (p) => p.metric && seen.push(p.metric.t) });
+    const trace = model.header.training.validation as Array<[number, number]>;
+    expect(trace.map(([t]) => t)).toEqual([10, 20, 30, 40]);
+    expect(new Set(seen)).toEqual(new Set([10, 20, 30, 40]));
+    expect(trace[3][1]).toBeCloseTo(await model.score(test!, { threads: 1 }), 10);
+  });
+});
