@@ -3,6 +3,8 @@
  * option value become {@link UsageError}s (exit code 2) with a message that
  * names the option.
  */
+import { stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../errors.ts';
 
@@ -25,7 +27,7 @@ export interface ParsedArgs {
 export function parseCommandArgs(argv: readonly string[], options: OptionSpecs): ParsedArgs {
   try {
     const { values, positionals } = parseArgs({
-      args: [...argv],
+      args: joinNegativeNumbers(argv, options),
       options: { help: { type: 'boolean', short: 'h' }, ...options },
       allowPositionals: true,
       strict: true,
@@ -36,6 +38,27 @@ export function parseCommandArgs(argv: readonly string[], options: OptionSpecs):
     if (typeof e.code === 'string' && e.code.startsWith('ERR_PARSE_ARGS')) throw new UsageError(e.message.replace(/\.? ?To specify a positional argument.*$/s, ''));
     throw err;
   }
+}
+
+/**
+ * `--name -1` → `--name=-1` for string options, so negative numbers need no `=`
+ * (parseArgs alone rejects a value that starts with a dash as ambiguous).
+ */
+function joinNegativeNumbers(argv: readonly string[], options: OptionSpecs): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = argv[i + 1];
+    if (a === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    if (a.startsWith('--') && !a.includes('=') && options[a.slice(2)]?.type === 'string' && next !== undefined && /^-(\d|\.\d)/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
 }
 
 /**
@@ -120,5 +143,46 @@ export function requireArrowOutput(path: string, option: string): string {
   if (!ARROW_OUTPUT_EXTENSIONS.some((ext) => lower.endsWith(ext))) {
     throw new UsageError(`--${option} must name an Arrow file (${ARROW_OUTPUT_EXTENSIONS.join(' ')}; .arrows writes the stream format), got '${path}'`);
   }
+  return path;
+}
+
+/**
+ * A real-number option that must be `> 0` (and finite).
+ *
+ * @example
+ * const lambda = positiveNumberOption(values, 'lambda'); // UsageError "--lambda must be a positive number, got 'x'"
+ */
+export function positiveNumberOption(values: ParsedArgs['values'], name: string): number | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  const n = toNumber(String(v));
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${name} must be a positive number, got '${v}'`);
+  return n;
+}
+
+/**
+ * A string option that must be one of `choices`.
+ *
+ * @example
+ * const kernel = choiceOption(values, 'kernel', ['rbf', 'laplacian']); // UsageError "--kernel must be one of rbf, laplacian, got 'poly'"
+ */
+export function choiceOption<C extends string>(values: ParsedArgs['values'], name: string, choices: readonly C[]): C | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || !(choices as readonly string[]).includes(v)) throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got '${String(v)}'`);
+  return v as C;
+}
+
+/**
+ * Checks, before any long work, that the directory an output goes to exists
+ * (the atomic write would otherwise fail only at the very end).
+ *
+ * @example
+ * await requireOutputDirectory('models/spam.dsg', 'out'); // UsageError "--out: directory 'models' does not exist"
+ */
+export async function requireOutputDirectory(path: string, option: string): Promise<string> {
+  const dir = dirname(path);
+  const info = await stat(dir).catch(() => undefined);
+  if (!info?.isDirectory()) throw new UsageError(`--${option}: directory '${dir}' does not exist`);
   return path;
 }

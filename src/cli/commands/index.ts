@@ -7,6 +7,10 @@ import { convert } from './convert.ts';
 import { describe } from './describe.ts';
 import { generate } from './generate.ts';
 import { split } from './split.ts';
+import { trainCommand } from './train.ts';
+import { predict } from './predict.ts';
+import { evaluate } from './evaluate.ts';
+import { compare } from './compare.ts';
 
 export type { Command } from './command.ts';
 
@@ -16,6 +20,10 @@ export const COMMANDS: readonly Command[] = [
   split,
   describe,
   generate,
+  trainCommand,
+  predict,
+  evaluate,
+  compare,
 ];
 
 /**
