@@ -21,7 +21,7 @@ import { MARGIN_LOSSES, SupervisedDsg, type MarginLoss } from './learners/dsg.ts
 import type { DsgLearner } from './learners/learner.ts';
 import { QsgS2auc } from './learners/qsg-s2auc.ts';
 import { binarySources, defaultPositiveLabel } from './learners/sources.ts';
-import { checkStepSize, inverseStepWarning, type StepSize } from './learners/step-size.ts';
+import { checkStepSize, defaultStepSize, inverseStepWarning, type StepSize } from './learners/step-size.ts';
 import { fitThreshold } from './learners/thresholds.ts';
 import { auc } from './metrics/auc.ts';
 import { Model } from './model/model.ts';
@@ -49,8 +49,9 @@ export interface TrainOptions {
   lambda?: number;
   /** QSG-S2AUC: trade-off γ. */
   gamma?: number;
-  /** θ of η_t = θ/t (default 1.5/λ); ignored when `step` is given. */
+  /** θ of the papers' η_t = θ/t; given alone it selects that schedule. Ignored when `step` is given. */
   theta?: number;
+  /** The step schedule. Default: θ/(t + t₀) with θ = 1.5/λ and η_1 ≤ 0.5 (see `defaultStepSize`). */
   step?: StepSize;
   /** Points per source per iteration. */
   batchSize?: number;
@@ -90,7 +91,7 @@ export async function train(opts: TrainOptions): Promise<Model> {
   void P;
 
   const lambda = opts.lambda ?? DEFAULTS.lambda;
-  const step = checkStepSize(opts.step ?? { kind: 'inverse', theta: opts.theta ?? DEFAULTS.thetaLambda / lambda });
+  const step = checkStepSize(opts.step ?? (opts.theta !== undefined ? { kind: 'inverse', theta: opts.theta } : defaultStepSize(lambda, DEFAULTS.thetaLambda)));
   const warning = inverseStepWarning(step, lambda);
   if (warning) (opts.onWarning ?? ((m: string) => process.emitWarning(m)))(warning);
   const kernel = checkKernelSpec({ kind: opts.kernel ?? 'rbf', sigma: opts.sigma ?? DEFAULTS.sigma });

@@ -9,6 +9,7 @@
  * (an unbiased U-statistic); with the square loss the pair sums have closed
  * forms, so the weights cost O(B), not O(B²).
  */
+import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
 import type { Batch, DsgLearner, Rng } from './learner.ts';
 import { binarySources, drawRows, type BinarySources } from './sources.ts';
@@ -107,7 +108,10 @@ export class QsgS2auc implements DsgLearner {
     this.batchSize = params.batchSize;
     this.sources = binarySources(ds, positive);
     if (this.sources.U.length === 0 && params.gamma < 1) {
-      throw new RangeError('QSG-S2AUC with gamma < 1 needs unlabeled rows (rows with a null label); use gamma = 1 for labeled-only data');
+      throw new DataError(
+        `QSG-S2AUC with γ = ${params.gamma} needs unlabeled rows (a null label), and every row is labeled: hide labels with \`dsgkit split --labeled N\`, or use γ = 1 for labeled-only data`,
+        ds.source !== undefined ? { file: ds.source, column: ds.labelName } : { column: ds.labelName },
+      );
     }
     this.B = params.batchSize;
     this.BU = params.gamma < 1 ? params.batchSize : 0;

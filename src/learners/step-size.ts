@@ -28,17 +28,42 @@ export function stepAt(schedule: StepSize, t: number): number {
   }
 }
 
+/** Largest first step of the default schedule (see {@link defaultStepSize}). */
+export const DEFAULT_MAX_STEP = 0.5;
+
 /**
- * A warning when `θ/t` steps sit outside the theorems' range `θλ ∈ (1, 2)` (integers allowed), else undefined.
+ * The default schedule: the papers' `η_t = θ/t` with `θ = θλ/λ`, shifted to
+ * `η_t = θ/(t + t₀)` so the first step is at most {@link DEFAULT_MAX_STEP}:
+ * written as `η_0/(1 + η_1 t)` with `η_0 = min(0.5, θ)` and `η_1 = η_0/θ`.
+ * Asymptotically it is `θ/t` with the same `θλ` (the theorems' O(1/T) rate);
+ * early on it avoids the overshoot of the unshifted schedule, whose first step
+ * `θ = 1.5/λ` is 12 at λ = 2⁻³ against a pairwise square loss of curvature
+ * ≈ 4 (held-out AUC 0.69 against the exact solution's 0.98 on breast cancer).
+ * The literal papers' schedule is `{ kind: 'inverse', theta }`.
+ *
+ * @example
+ * defaultStepSize(0.01, 1.5); // { kind: 'decay', eta0: 0.5, eta1: 0.00333… }  (θ = 150, t₀ = 300)
+ */
+export function defaultStepSize(lambda: number, thetaLambda: number): StepSize {
+  const theta = thetaLambda / lambda;
+  const eta0 = Math.min(DEFAULT_MAX_STEP, theta);
+  return { kind: 'decay', eta0, eta1: eta0 / theta };
+}
+
+/**
+ * A warning when a `1/t`-type schedule (`θ/t`, or `η_0/(1+η_1 t)` whose
+ * asymptotic `θ` is `η_0/η_1`) has `θλ` outside the theorems' range `(1, 2)`
+ * (integers allowed), else undefined. Constant steps get no warning.
  *
  * @example
  * inverseStepWarning({ kind: 'inverse', theta: 1 }, 0.5); // "θλ = 0.5 is outside (1, 2): …"
  */
 export function inverseStepWarning(schedule: StepSize, lambda: number): string | undefined {
-  if (schedule.kind !== 'inverse') return undefined;
-  const tl = schedule.theta * lambda;
-  if ((tl > 1 && tl < 2) || (Number.isInteger(tl) && tl > 0)) return undefined;
-  return `θλ = ${tl} is outside (1, 2): the O(1/T) convergence guarantee of η_t = θ/t does not hold (set θ ≈ 1.5/λ)`;
+  if (schedule.kind === 'constant' || (schedule.kind === 'decay' && schedule.eta1 === 0)) return undefined;
+  const theta = schedule.kind === 'inverse' ? schedule.theta : schedule.eta0 / schedule.eta1;
+  const tl = theta * lambda;
+  if ((tl > 1 && tl < 2) || (Number.isInteger(tl) && tl > 0) || Math.abs(tl - Math.round(tl)) < 1e-9) return undefined;
+  return `θλ = ${Number(tl.toPrecision(6))} is outside (1, 2): the O(1/T) convergence guarantee of a θ/t step does not hold (use θ ≈ 1.5/λ)`;
 }
 
 /**
