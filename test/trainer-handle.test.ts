@@ -21,6 +21,7 @@ function modelParts(model: Model) {
 }
 
 /** Live MessagePorts of this process: a handle's ports must all be gone once it is done. */
+// Counted for the whole process: under vitest a fork may still be closing an earlier file's pools.
 const messagePorts = () => process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length;
 
 describe('startTraining (Comlink trainer handle)', () => {
@@ -37,7 +38,7 @@ describe('startTraining (Comlink trainer handle)', () => {
     expect(remote.history.scale).toBe(local.history.scale);
     expect(typeof a.elapsedMs).toBe('number');
     await job.close();
-    expect(messagePorts()).toBe(portsBefore);
+    expect(messagePorts()).toBeLessThanOrEqual(portsBefore); // ports of earlier test files may still be closing; none may be added
   });
 
   it('reports progress on the caller thread, throttled, increasing, ending at t = T', async () => {
@@ -86,7 +87,7 @@ describe('startTraining (Comlink trainer handle)', () => {
     expect(cancelled).toBeDefined();
     await cancelled;
     expect(performance.now() - cancelAt).toBeLessThan(3000);
-    expect(messagePorts()).toBe(portsBefore);
+    expect(messagePorts()).toBeLessThanOrEqual(portsBefore); // ports of earlier test files may still be closing; none may be added
   });
 
   it('an AbortSignal cancels the run; close() stops one at once', async () => {
