@@ -1,7 +1,8 @@
 /**
  * Crossover benchmark: below how much work is a call cheaper on the calling
- * thread than on the worker pool? Times one evaluation on the calling thread
- * and on a pool of all cores, for histories of 1 … 256 blocks and two batch
+ * thread alone than split with the worker pool? Times one evaluation on the
+ * calling thread and on all cores (calling thread + pool, chunks of one block
+ * so that work alone decides), for histories of 1 … 256 blocks and two batch
  * sizes, and reports the smallest work (blocks × points × m × (d + 8), the
  * unit of `DEFAULT_PARALLEL_MIN_WORK` in src/engine/evaluator.ts) from which
  * the pool wins every time.
@@ -27,7 +28,7 @@ const cores = availableParallelism();
 const rng = seedrandom('crossover');
 const history = new History({ m: rf.m, capacity: 256 });
 for (let i = 0; i < 256; i++) history.append(Float64Array.from({ length: 2 * rf.m }, () => rng() - 0.5));
-const pool = new EvaluatorPool(cores);
+const pool = new EvaluatorPool(Math.max(1, cores - 1)); // with the calling thread: `cores` threads
 
 /** Median seconds of one call with `blocks` live blocks. */
 async function time(ev: Evaluator, X: Float64Array, n: number): Promise<number> {
@@ -46,8 +47,9 @@ for (const n of POINTS) {
   const X = Float64Array.from({ length: n * rf.d }, () => rng());
   for (const blocks of BLOCKS) {
     const h = History.restore({ m: rf.m, t: blocks, scale: 1, firstLive: 0, stored: history.stored });
-    const serial = new Evaluator(h, rf, { threads: 1 });
-    const parallel = new Evaluator(h, rf, { pool, parallelMinWork: 0 });
+    // Chunks of one block, so the chunk count never keeps a call off the pool: work alone decides.
+    const serial = new Evaluator(h, rf, { threads: 1, chunkSize: 1 });
+    const parallel = new Evaluator(h, rf, { pool, parallelMinWork: 0, chunkSize: 1 });
     const s = await time(serial, X, n);
     const p = await time(parallel, X, n);
     rows.push({ points: n, blocks, work: blocks * n * rf.m * (rf.d + 8), serialMs: s * 1e3, poolMs: p * 1e3, poolWins: p < s });

@@ -46,7 +46,7 @@ interface Row {
 }
 
 async function measure(threads: number, cacheBytes: number): Promise<{ seconds: number; f: Float64Array }> {
-  const pool = threads > 1 ? new EvaluatorPool(threads) : undefined;
+  const pool = threads > 1 ? new EvaluatorPool(threads - 1) : undefined;
   const ev = new Evaluator(history, rf, { threads, cacheBytes, parallelMinWork: 0, ...(pool ? { pool } : {}) });
   try {
     let f = await ev.evaluate(X, POINTS); // warm-up: starts workers, fills the store

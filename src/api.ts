@@ -11,8 +11,9 @@ import { UsageError } from './errors.ts';
 import type { Dataset } from './data/dataset.ts';
 import { readDataset, type ReadDatasetOptions } from './data/index.ts';
 import { MinMaxScaler } from './data/scaler.ts';
-import { DEFAULT_CHUNK_SIZE } from './engine/chunks.ts';
-import { Evaluator } from './engine/evaluator.ts';
+import { chunkSizeFor } from './engine/chunks.ts';
+import { Evaluator, type EvaluatorOptions } from './engine/evaluator.ts';
+import { defaultThreads, EvaluatorPool } from './engine/pool.ts';
 import { checkRandomFeatures, type RandomFeatures } from './engine/random-features.ts';
 import { checkKernelSpec, type KernelSpec } from './features/kernel-spec.ts';
 import { runLoop, type Progress } from './coordinator/loop.ts';
@@ -86,9 +87,7 @@ export async function train(opts: TrainOptions): Promise<Model> {
   const scaler = MinMaxScaler.fit(raw);
   const ds = scaler.transform(raw);
   const positive = opts.positive ?? defaultPositiveLabel(raw);
-  const { P, N } = binarySources(raw, positive);
-  const negative = raw.y[N[0]];
-  void P;
+  const negative = raw.y[binarySources(raw, positive).N[0]];
 
   const lambda = opts.lambda ?? DEFAULTS.lambda;
   const step = checkStepSize(opts.step ?? (opts.theta !== undefined ? { kind: 'inverse', theta: opts.theta } : defaultStepSize(lambda, DEFAULTS.thetaLambda)));
@@ -112,7 +111,34 @@ export async function train(opts: TrainOptions): Promise<Model> {
     hyperparameters = { lambda, loss, batchSize, step, T };
   }
 
-  const engine = { threads: opts.threads, cacheBytes: opts.cacheBytes, chunkSize: DEFAULT_CHUNK_SIZE };
+  // One pool for the whole call (loop and threshold): its workers start now, while the
+  // first, small iterations run on this thread, and start only once.
+  const threads = opts.threads ?? defaultThreads();
+  const pool = threads > 1 ? new EvaluatorPool(threads - 1) : undefined;
+  try {
+    return await trainWith(opts, { ds, raw, scaler, positive, negative, learner, hyperparameters, features, T, engine: { threads, cacheBytes: opts.cacheBytes, chunkSize: chunkSizeFor(T), ...(pool ? { pool } : {}) } });
+  } finally {
+    await pool?.close();
+  }
+}
+
+/** The part of {@link train} that runs on the engine, given everything prepared. */
+async function trainWith(
+  opts: TrainOptions,
+  prep: {
+    ds: Dataset;
+    raw: Dataset;
+    scaler: MinMaxScaler;
+    positive: number;
+    negative: number;
+    learner: DsgLearner;
+    hyperparameters: Record<string, unknown>;
+    features: RandomFeatures;
+    T: number;
+    engine: EvaluatorOptions;
+  },
+): Promise<Model> {
+  const { ds, raw, scaler, positive, negative, learner, hyperparameters, features, T, engine } = prep;
   const val = opts.validation ? scaler.transform(opts.validation) : undefined;
   const result = await runLoop(learner, {
     features,
@@ -154,7 +180,7 @@ export async function train(opts: TrainOptions): Promise<Model> {
     learner: opts.learner,
     hyperparameters,
     features,
-    chunkSize: DEFAULT_CHUNK_SIZE,
+    chunkSize: engine.chunkSize ?? chunkSizeFor(T),
     task: { kind: 'binary', positive, negative, threshold },
     scaler: scaler.toJSON(),
     featureNames: [...raw.featureNames],

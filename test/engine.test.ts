@@ -46,10 +46,11 @@ describe('Evaluator', () => {
   it('gives bit-identical results with 1, 2, 3 and 4 threads', async () => {
     const results: Float64Array[] = [];
     for (const threads of [1, 2, 3, 4]) {
-      const pool = threads > 1 ? new EvaluatorPool(threads) : undefined;
+      const pool = threads > 1 ? new EvaluatorPool(threads - 1) : undefined;
       if (pool) pools.push(pool);
       // parallelMinWork 0: every call goes to the workers when there are any.
       const ev = new Evaluator(history, rf, { threads, parallelMinWork: 0, ...(pool ? { pool } : {}) });
+      expect(ev.threads).toBe(threads);
       results.push(await ev.evaluate(X, 37));
     }
     for (const r of results.slice(1)) expect(bits(r).equals(bits(results[0]))).toBe(true);

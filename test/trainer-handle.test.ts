@@ -24,6 +24,12 @@ function modelParts(model: Model) {
 // Counted for the whole process: under vitest a fork may still be closing an earlier file's pools.
 const messagePorts = () => process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length;
 
+/** Ports close asynchronously after a thread exits: the count must come back down within 2 s (a leak never does). */
+async function portsSettleTo(before: number): Promise<number> {
+  for (let i = 0; i < 40 && messagePorts() > before; i++) await new Promise((r) => setTimeout(r, 50));
+  return messagePorts();
+}
+
 describe('startTraining (Comlink trainer handle)', () => {
   it('trains off-thread a model bit-identical to one trained in-process', async () => {
     const portsBefore = messagePorts();
@@ -38,7 +44,7 @@ describe('startTraining (Comlink trainer handle)', () => {
     expect(remote.history.scale).toBe(local.history.scale);
     expect(typeof a.elapsedMs).toBe('number');
     await job.close();
-    expect(messagePorts()).toBeLessThanOrEqual(portsBefore); // ports of earlier test files may still be closing; none may be added
+    expect(await portsSettleTo(portsBefore)).toBeLessThanOrEqual(portsBefore); // ports of earlier test files may still be closing; none may be added
   });
 
   it('reports progress on the caller thread, throttled, increasing, ending at t = T', async () => {
@@ -87,7 +93,7 @@ describe('startTraining (Comlink trainer handle)', () => {
     expect(cancelled).toBeDefined();
     await cancelled;
     expect(performance.now() - cancelAt).toBeLessThan(3000);
-    expect(messagePorts()).toBeLessThanOrEqual(portsBefore); // ports of earlier test files may still be closing; none may be added
+    expect(await portsSettleTo(portsBefore)).toBeLessThanOrEqual(portsBefore); // ports of earlier test files may still be closing; none may be added
   });
 
   it('an AbortSignal cancels the run; close() stops one at once', async () => {

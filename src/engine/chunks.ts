@@ -5,8 +5,26 @@
  * bit-identical on 1 or 56 threads.
  */
 
-/** Default blocks per chunk: small enough to balance 56 threads at a few thousand blocks, large enough that per-chunk costs vanish. */
+/** Blocks per chunk when nothing else is known (an evaluator built by hand). */
 export const DEFAULT_CHUNK_SIZE = 16;
+
+/** Most chunks a training run's history is cut into (bounds the per-call partial-sum buffer). */
+export const MAX_CHUNKS = 2048;
+
+/**
+ * Blocks per chunk for a run of `T` iterations: as small as possible (a
+ * thread's share differs from another's by at most one chunk, so small chunks
+ * balance threads; 4 at T = 400) while the history never has more than
+ * {@link MAX_CHUNKS} chunks. A function of `T` only — never of the thread
+ * count — and stored in the model, since it fixes the order of summation.
+ *
+ * @example
+ * chunkSizeFor(400);     // 4
+ * chunkSizeFor(100_000); // 49
+ */
+export function chunkSizeFor(T: number): number {
+  return Math.max(4, Math.ceil(T / MAX_CHUNKS));
+}
 
 /**
  * Chunk indices `[c0, c1)` that intersect blocks `[first, last)`.

@@ -3,9 +3,9 @@
  * batch of points: step 2 of every DSG iteration, the O(t) part.
  *
  * The history is cut into fixed chunks (see chunks.ts); each chunk's partial
- * sum is computed by one thread — a worker, or the calling thread for small
- * calls — and the partial sums are added in chunk order. The result is the
- * same bits for any thread count.
+ * sum is computed by one thread — a worker or the calling thread, which takes
+ * a share of every parallel call and all of a small one — and the partial sums
+ * are added in chunk order. The result is the same bits for any thread count.
  */
 import { ChunkRunner, type EvalTask } from './chunk-runner.ts';
 import { chunkSpan, DEFAULT_CHUNK_SIZE, reduceChunks, splitChunks } from './chunks.ts';
@@ -16,14 +16,14 @@ import { checkRandomFeatures, type RandomFeatures } from './random-features.ts';
 
 /**
  * Below this much work (blocks × points × m × (d + 8)) a call runs on the
- * calling thread: a round trip to the pool (≈ 0.2 ms) costs more than it
- * saves. Measured by `bench/crossover.ts` on the 2-core development machine
- * (m = 64, d = 28): the pool wins from 2 chunks on, e.g. 96 points × 32 blocks
- * (work 7.1e6): 1.01 ms on the pool against 1.38 ms on the calling thread.
- * A call that covers a single chunk always stays on the calling thread: one
- * chunk is one thread's work whoever runs it.
+ * calling thread alone: handing a share to the pool costs a message round
+ * trip (≈ 0.1–0.3 ms) that the split does not win back. Measured by
+ * `bench/crossover.ts` on the 2-core development machine (m = 64, d = 28):
+ * from 96 points × 16 blocks (work 3.5e6) on, calling thread + pool beat the
+ * calling thread alone (0.51 ms against 0.70 ms); below about 2e6 they do not.
+ * A call that covers a single chunk always stays on the calling thread.
  */
-export const DEFAULT_PARALLEL_MIN_WORK = 5_000_000;
+export const DEFAULT_PARALLEL_MIN_WORK = 3_000_000;
 
 /**
  * Default frequency-store budget: 256 MiB holds every block of, e.g., T = 2,000
@@ -35,7 +35,12 @@ export const DEFAULT_CACHE_BYTES = 256 * 2 ** 20;
 
 /** How an {@link Evaluator} runs. None of these options changes a result. */
 export interface EvaluatorOptions {
-  /** Evaluation threads; 1 evaluates on the calling thread only. Default: available cores. */
+  /**
+   * Evaluation threads, the calling thread included: a parallel call is split
+   * into `threads` runs of chunks, the calling thread computes the first while
+   * a pool of `threads − 1` workers computes the others. 1 = the calling thread
+   * only. Default: available cores.
+   */
   threads?: number;
   /** Blocks per chunk. Part of the model's arithmetic (summation order): keep it fixed for reproducible bits. Default 16. */
   chunkSize?: number;
@@ -46,7 +51,7 @@ export interface EvaluatorOptions {
   cacheBytes?: number;
   /** Work below which a call stays on the calling thread. */
   parallelMinWork?: number;
-  /** An existing pool to use (not closed by this evaluator). */
+  /** An existing pool to use (not closed by this evaluator); `threads` is then its size + 1. */
   pool?: EvaluatorPool;
 }
 
@@ -77,7 +82,7 @@ export class Evaluator {
     this.features = checkRandomFeatures(features);
     if (history.m !== features.m) throw new RangeError(`history has m = ${history.m}, features have m = ${features.m}`);
     this.history = history;
-    this.threads = opts.pool?.threads ?? opts.threads ?? defaultThreads();
+    this.threads = opts.pool !== undefined ? opts.pool.threads + 1 : (opts.threads ?? defaultThreads());
     if (!Number.isInteger(this.threads) || this.threads < 1) throw new RangeError(`threads must be a positive integer, got ${this.threads}`);
     this.chunkSize = opts.chunkSize ?? DEFAULT_CHUNK_SIZE;
     if (!Number.isInteger(this.chunkSize) || this.chunkSize < 1) throw new RangeError(`chunkSize must be a positive integer, got ${this.chunkSize}`);
@@ -103,8 +108,16 @@ export class Evaluator {
       this.runner.run(plan.task);
     } else {
       const pool = this.ensurePool();
-      const runs = splitChunks(plan.task.chunkFrom, plan.task.chunkTo, pool.threads);
-      await Promise.all(runs.map(([from, to]) => pool.run({ ...plan.task, chunkFrom: from, chunkTo: to })));
+      const [mine, ...theirs] = splitChunks(plan.task.chunkFrom, plan.task.chunkTo, pool.threads + 1);
+      // Dispatch the workers' runs first, then compute this thread's run while they work.
+      const pending = Promise.all(theirs.map(([from, to]) => pool.run({ ...plan.task, chunkFrom: from, chunkTo: to })));
+      try {
+        this.runner.run({ ...plan.task, chunkFrom: mine[0], chunkTo: mine[1] });
+      } catch (err) {
+        await pending.catch(() => undefined);
+        throw err;
+      }
+      await pending;
     }
     return this.finish(plan.task, out);
   }
@@ -134,7 +147,7 @@ export class Evaluator {
   }
 
   private ensurePool(): EvaluatorPool {
-    this.pool ??= new EvaluatorPool(this.threads);
+    this.pool ??= new EvaluatorPool(this.threads - 1);
     return this.pool;
   }
 

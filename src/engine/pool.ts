@@ -20,7 +20,9 @@ export function defaultThreads(): number {
 }
 
 /**
- * A fixed-size pool of evaluation threads.
+ * A fixed-size pool of evaluation worker threads. An evaluator that uses a
+ * pool of `k` workers computes on `k + 1` threads: the calling thread takes a
+ * share too.
  *
  * @example
  * const pool = new EvaluatorPool(4);
