@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import seedrandom from 'seedrandom';
 import { exactKernel, featureMap, sampleBlockOmega, type KernelSpec } from '../src/features/index.ts';
+import { logLogSlope } from './support/log-log-slope.ts';
 
 /** Mean absolute error of φ(x)·φ(x') against k(x,x') over fixed pairs, using `blocks` blocks of m features. */
 function approximationError(spec: KernelSpec, d: number, m: number, blocks: number, seed: number): number {
@@ -24,21 +25,6 @@ function approximationError(spec: KernelSpec, d: number, m: number, blocks: numb
   let err = 0;
   for (let p = 0; p < pairs; p++) err += Math.abs(approx[p] - exactKernel(spec, X, 2 * p * d, X, (2 * p + 1) * d, d));
   return err / pairs;
-}
-
-/** Least-squares slope of log(err) against log(features). */
-function logLogSlope(features: number[], errors: number[]): number {
-  const lx = features.map(Math.log);
-  const ly = errors.map(Math.log);
-  const mx = lx.reduce((a, b) => a + b) / lx.length;
-  const my = ly.reduce((a, b) => a + b) / ly.length;
-  let num = 0;
-  let den = 0;
-  for (let i = 0; i < lx.length; i++) {
-    num += (lx[i] - mx) * (ly[i] - my);
-    den += (lx[i] - mx) ** 2;
-  }
-  return num / den;
 }
 
 describe('random features approximate the kernel', () => {

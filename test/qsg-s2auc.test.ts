@@ -6,23 +6,9 @@ import { runLoop } from '../src/coordinator/loop.ts';
 import { exactQsgS2auc, evaluateExpansion } from '../src/learners/exact.ts';
 import { QsgS2auc, qsgS2aucWeights } from '../src/learners/qsg-s2auc.ts';
 import { auc } from '../src/metrics/auc.ts';
+import { logLogSlope } from './support/log-log-slope.ts';
 
 const breastCancer = await readDataset('data/breast_cancer.arrow');
-
-/** Least-squares slope of log(y) on log(x). */
-function logLogSlope(x: number[], y: number[]): number {
-  const lx = x.map(Math.log);
-  const ly = y.map(Math.log);
-  const mx = lx.reduce((a, b) => a + b) / lx.length;
-  const my = ly.reduce((a, b) => a + b) / ly.length;
-  let num = 0;
-  let den = 0;
-  for (let i = 0; i < lx.length; i++) {
-    num += (lx[i] - mx) * (ly[i] - my);
-    den += (lx[i] - mx) ** 2;
-  }
-  return num / den;
-}
 
 describe('QSG-S2AUC weights', () => {
   it('equal the brute-force all-pairs gradient of the mini-batch risk', () => {

@@ -88,6 +88,11 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     io.stderr.write(`dsgkit: ${what}\ncommands: ${COMMANDS.map((c) => c.name).join(', ')}. Run 'dsgkit --help' for usage.\n`);
     return 2;
   }
+  // `--help` anywhere after the command wins over everything else on the line.
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout.write(command.help);
+    return 0;
+  }
   try {
     return await command.run(rest, io);
   } catch (err) {

@@ -91,10 +91,6 @@ export const compare: Command = {
       json: { type: 'boolean' },
       ...TRAINING_OPTION_SPECS,
     });
-    if (values.help) {
-      io.stdout.write(HELP);
-      return 0;
-    }
     const dataPath = requireString(values, 'data');
     const labeled = intOption(values, 'labeled', { min: 2, fallback: DEFAULT_LABELED })!;
     const test = numberOption(values, 'test', { min: 0, openMin: true, fallback: DEFAULT_TEST })!;

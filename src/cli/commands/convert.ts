@@ -39,10 +39,6 @@ export const convert: Command = {
       label: { type: 'string' },
       features: { type: 'string' },
     });
-    if (values.help) {
-      io.stdout.write(HELP);
-      return 0;
-    }
     const input = onePositional(positionals, 'input file');
     const out = requireArrowOutput(requireString(values, 'out'), 'out');
     const features = intOption(values, 'features', { min: 1 });

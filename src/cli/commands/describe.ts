@@ -107,10 +107,6 @@ export const describe: Command = {
       features: { type: 'string' },
       json: { type: 'boolean' },
     });
-    if (values.help) {
-      io.stdout.write(HELP);
-      return 0;
-    }
     const input = onePositional(positionals, 'input file');
     const features = intOption(values, 'features', { min: 1 });
     const ds = await readDataset(input, {

@@ -105,10 +105,6 @@ export const evaluate: Command = {
       threads: { type: 'string' },
       json: { type: 'boolean' },
     });
-    if (values.help) {
-      io.stdout.write(HELP);
-      return 0;
-    }
     const modelPath = requireString(values, 'model');
     const dataPath = requireString(values, 'data');
     const threads = intOption(values, 'threads', { min: 1 });

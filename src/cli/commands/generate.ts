@@ -50,10 +50,6 @@ export const generate: Command = {
       seed: { type: 'string' },
       'batch-rows': { type: 'string' },
     });
-    if (values.help) {
-      io.stdout.write(HELP);
-      return 0;
-    }
     if (positionals.length > 0) throw new UsageError(`generate takes no positional arguments, got: ${positionals.join(' ')}`);
     const out = requireArrowOutput(requireString(values, 'out'), 'out');
     if (values.rows === undefined) throw new UsageError('missing required option --rows');

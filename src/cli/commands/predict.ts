@@ -88,10 +88,6 @@ export const predict: Command = {
       label: { type: 'string' },
       threads: { type: 'string' },
     });
-    if (values.help) {
-      io.stdout.write(HELP);
-      return 0;
-    }
     const modelPath = requireString(values, 'model');
     const dataPath = requireString(values, 'data');
     const out = await requireOutputDirectory(requireArrowOutput(requireString(values, 'out'), 'out'), 'out');

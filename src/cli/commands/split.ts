@@ -48,10 +48,6 @@ export const split: Command = {
       label: { type: 'string' },
       features: { type: 'string' },
     });
-    if (values.help) {
-      io.stdout.write(HELP);
-      return 0;
-    }
     const input = onePositional(positionals, 'input file');
     const labeledValue = values.labeled;
     if (labeledValue === undefined) throw new UsageError('missing required option --labeled');

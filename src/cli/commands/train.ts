@@ -130,10 +130,6 @@ export const trainCommand: Command = {
       validation: { type: 'string' },
       ...TRAINING_OPTION_SPECS,
     });
-    if (values.help) {
-      io.stdout.write(HELP);
-      return 0;
-    }
     const learner: LearnerName | undefined = choiceOption(values, 'learner', LEARNERS);
     if (learner === undefined) throw new UsageError(`missing required option --learner (${LEARNERS.join(' or ')})`);
     const dataPath = requireString(values, 'data');
