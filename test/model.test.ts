@@ -124,3 +124,16 @@ describe('training feedback', () => {
     expect(trace[3][1]).toBeCloseTo(await model.score(test!, { threads: 1 }), 10);
   });
 });
+
+describe('scaling in place', () => {
+  it('gives the same model as scaling a copy, modifies only a Dataset that asked for it, and records where the rows came from', async () => {
+    const copy = { ...tr, X: Float64Array.from(tr.X) };
+    const before = Float64Array.from(tr.X);
+    const a = await train({ ...small, threads: 1 });
+    expect(bits(tr.X).equals(bits(before))).toBe(true); // the caller's rows are untouched by default
+    const b = await train({ ...small, data: copy, threads: 1, scaleInPlace: true });
+    expect(bits(coefficients(b)).equals(bits(coefficients(a)))).toBe(true);
+    expect(copy.X.reduce((m, v) => Math.max(m, v), -Infinity)).toBeLessThanOrEqual(1); // scaled in place, as asked
+    expect(a.header.training.data).toBe('data/spam.arrow');
+  });
+});

@@ -148,13 +148,12 @@ export const trainCommand: Command = {
       checkValidationSet(data, validation, settings.train.positive ?? defaultPositiveLabel(data));
     }
 
-    const { model: trained, wallMs } = await runTraining(
+    const { model, wallMs } = await runTraining(
       io,
-      { learner, data, ...settings.train, threads: settings.threads, ...(validation ? { validation } : {}) },
+      // The rows were read for this run alone: scale them in place (one copy of the features fewer).
+      { learner, data, scaleInPlace: true, ...settings.train, threads: settings.threads, ...(validation ? { validation } : {}) },
       { label: learner, quiet: settings.quiet },
     );
-    // Record where the rows came from (train() only knows it when given a path).
-    const model = new Model({ ...trained.header, training: { ...trained.header.training, data: dataPath } }, trained.history);
     await model.save(out);
 
     const training = model.header.training as { rows: number; labeledRows: number; validation?: Array<[number, number]> };
