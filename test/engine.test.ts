@@ -98,6 +98,13 @@ describe('Evaluator', () => {
     await pool.close();
     await expect(pool.run(bad)).rejects.toThrow(/closed/);
   });
+
+  it('a worker that dies (out of memory) rejects the call instead of hanging', async () => {
+    const pool = new EvaluatorPool(1, { resourceLimits: { maxOldGenerationSizeMb: 2, maxYoungGenerationSizeMb: 1 } });
+    pools.push(pool);
+    const ev = new Evaluator(history, rf, { pool, parallelMinWork: 0 });
+    await expect(ev.evaluate(X, 37)).rejects.toThrow(/evaluation worker failed: .*memory limit/);
+  });
 });
 
 describe('History lazy scaling', () => {

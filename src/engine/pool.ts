@@ -5,6 +5,7 @@
  * a hang.
  */
 import { availableParallelism } from 'node:os';
+import type { ResourceLimits } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { EvalTask } from './chunk-runner.ts';
 import { workerLocation } from './worker-location.ts';
@@ -34,7 +35,12 @@ export class EvaluatorPool {
   private readonly piscina: Piscina;
   private closed = false;
 
-  constructor(threads: number) {
+  /**
+   * @param threads worker threads (the evaluator's calling thread comes on top)
+   * @param opts.resourceLimits per-worker V8 limits (e.g. `{ maxOldGenerationSizeMb: 512 }`);
+   *   a worker that exceeds them dies and the call that was running on it rejects.
+   */
+  constructor(threads: number, opts: { resourceLimits?: ResourceLimits } = {}) {
     if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`threads must be a positive integer, got ${threads}`);
     this.threads = threads;
     const { url, execArgv } = workerLocation('evaluate');
@@ -45,6 +51,7 @@ export class EvaluatorPool {
       maxThreads: threads,
       concurrentTasksPerWorker: 1,
       idleTimeout: 60_000,
+      ...(opts.resourceLimits ? { resourceLimits: opts.resourceLimits } : {}),
     });
   }
 
