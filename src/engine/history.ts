@@ -79,7 +79,12 @@ export class History {
     return this.header[H_FIRST];
   }
 
-  /** Something a worker needs to attach to this history. */
+  /**
+   * Something a worker needs to attach to this history (the buffer is shared, not copied).
+   *
+   * @example
+   * const inWorker = new History(h.handle()); // same coefficients, same memory
+   */
   handle(): HistoryHandle {
     return { buffer: this.buffer };
   }
@@ -123,7 +128,12 @@ export class History {
     if (mag < RENORMALISE_BELOW || mag > 1 / RENORMALISE_BELOW) this.renormalise();
   }
 
-  /** Folds the scale into the live stored blocks and sets `s = 1`. */
+  /**
+   * Folds the scale into the live stored blocks and sets `s = 1` (true coefficients unchanged up to rounding).
+   *
+   * @example
+   * h.renormalise(); // h.scale === 1
+   */
   renormalise(): void {
     const s = this.scale;
     const width = 2 * this.m;

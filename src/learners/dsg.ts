@@ -75,13 +75,23 @@ export class SupervisedDsg implements DsgLearner {
     this.drawn = new Int32Array(this.B);
   }
 
-  /** Draws B labeled rows. */
+  /**
+   * Draws B labeled rows uniformly with replacement.
+   *
+   * @example
+   * const { X, nPoints } = learner.sample(samplingRng(seed)); // nPoints = B
+   */
   sample(rng: Rng): Batch {
     drawRows(this.ds, this.labeledRows, this.B, rng, this.X, 0, this.drawn);
     return { X: this.X, nPoints: this.B };
   }
 
-  /** `w_i = y_i l'(y_i f_i) / B`. */
+  /**
+   * `w_i = y_i l'(y_i f_i) / B` for the rows of the last sample.
+   *
+   * @example
+   * learner.weights(fAtBatch, w);
+   */
   weights(f: Float64Array, w: Float64Array): void {
     for (let r = 0; r < this.B; r++) {
       const y = this.ds.y[this.drawn[r]] === this.positive ? 1 : -1;

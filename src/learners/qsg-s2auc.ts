@@ -118,7 +118,12 @@ export class QsgS2auc implements DsgLearner {
     this.X = new Float64Array((2 * this.B + this.BU) * ds.d);
   }
 
-  /** Draws B positives, B negatives and B unlabeled points, in that order. */
+  /**
+   * Draws B positives, B negatives and B unlabeled points, in that order.
+   *
+   * @example
+   * const { X, nPoints } = learner.sample(samplingRng(seed)); // nPoints = 3B
+   */
   sample(rng: Rng): Batch {
     const { B, BU, X, ds } = this;
     drawRows(ds, this.sources.P, B, rng, X, 0);
@@ -127,7 +132,12 @@ export class QsgS2auc implements DsgLearner {
     return { X, nPoints: 2 * B + BU };
   }
 
-  /** Closed-form all-pairs weights of the batch. */
+  /**
+   * Closed-form all-pairs weights of the batch (see {@link qsgS2aucWeights}).
+   *
+   * @example
+   * learner.weights(fAtBatch, w); // then α_t = −η_t Σ_p w[p] φ_t(x_p)
+   */
   weights(f: Float64Array, w: Float64Array): void {
     const { B, BU } = this;
     qsgS2aucWeights(
