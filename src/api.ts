@@ -197,7 +197,6 @@ async function trainWith(
     training: {
       rows: raw.n,
       labeledRows: labeledRows.length,
-      elapsedMs: Math.round(result.elapsedMs),
       ...(result.trace.length ? { validation: result.trace } : {}),
       ...(typeof opts.data === 'string' ? { data: opts.data } : raw.source !== undefined ? { data: raw.source } : {}),
     },

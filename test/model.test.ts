@@ -21,6 +21,8 @@ describe('models', () => {
     expect(bits(coefficients(two)).equals(bits(coefficients(one)))).toBe(true);
     expect(two.history.scale).toBe(one.history.scale);
     expect(two.header.task).toEqual(one.header.task);
+    // The whole model file, header included, is the same bytes: `sha256sum model.dsg` agrees across thread counts.
+    expect(Buffer.from(two.toBytes()).equals(Buffer.from(one.toBytes()))).toBe(true);
     const f1 = await one.decisionFunction(test!, { threads: 1 });
     const f2 = await two.decisionFunction(test!, { threads: 2, parallelMinWork: 0 });
     expect(bits(f2).equals(bits(f1))).toBe(true);
