@@ -123,19 +123,6 @@ export class Evaluator {
   }
 
   /**
-   * The same values as {@link evaluate}, computed on the calling thread only.
-   *
-   * @example
-   * const f = ev.evaluateSync(X, n);
-   */
-  evaluateSync(X: Float64Array, nPoints: number, out: Float64Array = new Float64Array(nPoints)): Float64Array {
-    const plan = this.plan(X, nPoints);
-    if (plan === undefined) return out.fill(0, 0, nPoints);
-    this.runner.run(plan.task);
-    return this.finish(plan.task, out);
-  }
-
-  /**
    * Stops the worker pool if this evaluator created it.
    *
    * @example

@@ -57,11 +57,6 @@ export class FrequencyStore {
     return new FrequencyStore(features, new SharedArrayBuffer(bytes));
   }
 
-  /** Bytes of shared memory the store occupies. */
-  get bytes(): number {
-    return this.buffer.byteLength;
-  }
-
   /**
    * Writes block `i`'s transposed frequencies (`d·m` values) into `target`.
    * Two threads filling the same block at once write the same bits.

@@ -80,16 +80,6 @@ export class History {
   }
 
   /**
-   * Something a worker needs to attach to this history (the buffer is shared, not copied).
-   *
-   * @example
-   * const inWorker = new History(h.handle()); // same coefficients, same memory
-   */
-  handle(): HistoryHandle {
-    return { buffer: this.buffer };
-  }
-
-  /**
    * Appends block `t` with TRUE coefficients `alpha` (length 2m); stores `alpha / s`.
    *
    * @example

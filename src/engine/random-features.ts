@@ -28,13 +28,3 @@ export function checkRandomFeatures(rf: RandomFeatures): RandomFeatures {
   if (!Number.isInteger(rf.m) || rf.m < 1) throw new RangeError(`m must be a positive integer, got ${rf.m}`);
   return rf;
 }
-
-/**
- * A string that differs whenever the frequencies could differ (cache key).
- *
- * @example
- * featuresKey(rf); // "rbf:1:7:10:64"
- */
-export function featuresKey(rf: RandomFeatures): string {
-  return `${rf.kernel.kind}:${rf.kernel.sigma}:${rf.seed}:${rf.d}:${rf.m}`;
-}
