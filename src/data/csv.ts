@@ -6,6 +6,7 @@
  * Rows in error messages are data rows, 1-based, not counting the header.
  */
 import { readFile } from 'node:fs/promises';
+import { parse } from 'csv-parse/sync';
 import { DataError } from '../errors.ts';
 import { makeDataset, type Dataset } from './dataset.ts';
 import { parseFiniteNumber, whyNotFinite } from './numbers.ts';
@@ -22,62 +23,30 @@ export interface CsvRecord {
 }
 
 /**
- * Splits CSV text into records (RFC 4180 quoting; `\n` or `\r\n` line ends;
- * blank lines skipped). Throws on a quote left open at the end of the text.
+ * Splits CSV text into records with the line each starts on (csv-parse does
+ * the RFC 4180 work: quoting, `""` escapes, newlines inside quotes, `\n`,
+ * `\r\n` or `\r` line ends, a byte-order mark). Blank lines are skipped.
+ * Throws a located DataError on a quote left open.
  *
  * @example
  * [...csvRecords('a,b\n"x,1",2\n', 'f.csv')].map((r) => r.fields); // [['a','b'], ['x,1','2']]
  */
 export function* csvRecords(text: string, file: string): Generator<CsvRecord> {
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0; // byte-order mark
-  let line = 1;
-  const len = text.length;
-  while (i < len) {
-    const start = line;
-    const fields: string[] = [];
-    let field = '';
-    let atFieldStart = true;
-    let quoted = false;
-    let ended = false;
-    while (i < len && !ended) {
-      const c = text[i];
-      if (quoted) {
-        if (c === '"') {
-          if (text[i + 1] === '"') {
-            field += '"';
-            i += 2;
-          } else {
-            quoted = false;
-            i++;
-          }
-        } else {
-          if (c === '\n') line++;
-          field += c;
-          i++;
-        }
-      } else if (c === '"' && atFieldStart) {
-        quoted = true;
-        atFieldStart = false;
-        i++;
-      } else if (c === ',') {
-        fields.push(field);
-        field = '';
-        atFieldStart = true;
-        i++;
-      } else if (c === '\n' || c === '\r') {
-        i += c === '\r' && text[i + 1] === '\n' ? 2 : 1;
-        line++;
-        ended = true;
-      } else {
-        field += c;
-        atFieldStart = false;
-        i++;
-      }
-    }
-    if (quoted) throw new DataError('a quoted field is never closed (missing ")', { file, row: start, line: true });
-    fields.push(field);
-    if (fields.length === 1 && fields[0].trim() === '') continue; // blank line
-    yield { fields, line: start };
+  let rows: Array<{ record: string[]; info: { lines: number } }>;
+  try {
+    // Blank lines are kept as records so each record's first line is the previous one's last + 1.
+    rows = parse(text, { bom: true, info: true, relax_column_count: true, skip_empty_lines: false, record_delimiter: ['\r\n', '\n', '\r'] }) as unknown as typeof rows;
+  } catch (err) {
+    const e = err as { code?: string; lines?: number; message: string };
+    if (e.code === 'CSV_QUOTE_NOT_CLOSED') throw new DataError('a quoted field is never closed (missing ")', { file, ...(e.lines !== undefined ? { row: e.lines, line: true } : {}) }, { cause: err });
+    throw new DataError(`not readable as CSV: ${e.message}`, { file }, { cause: err });
+  }
+  let previousEnd = 0;
+  for (const { record, info } of rows) {
+    const line = previousEnd + 1;
+    previousEnd = info.lines;
+    if (record.length === 1 && record[0].trim() === '') continue; // blank line
+    yield { fields: record, line };
   }
 }
 
