@@ -9,11 +9,14 @@ import {
   Float64,
   Int32,
   Int64,
+  RecordBatch,
+  RecordBatchReader,
   RecordBatchStreamWriter,
   Schema,
   Table,
   Utf8,
   tableFromArrays,
+  tableFromIPC,
   tableToIPC,
   vectorFromArray,
 } from 'apache-arrow';
@@ -170,5 +173,99 @@ describe('Arrow bad input', () => {
     const whole = join(dir, 'whole.arrows');
     await writeFile(whole, full);
     expect((await readArrow(whole)).n).toBe(ds.n);
+  });
+});
+
+describe('Arrow streaming read (readArrow reads batch by batch from disk)', () => {
+  /** Five record batches of four rows; column 'b' is null at 1-based row `nullRow` (0 = nowhere). */
+  function batchedTable(nullRow: number): Table {
+    const rows = 20;
+    const label = Array.from({ length: rows }, (_, i) => (i % 3 === 0 ? null : i % 2 === 0 ? 1 : -1));
+    const a = Array.from({ length: rows }, (_, i) => i + 0.5);
+    const b = Array.from({ length: rows }, (_, i) => (i + 1 === nullRow ? null : -i));
+    const whole = new Table({ label: vectorFromArray(label, new Float64()), a: vectorFromArray(a, new Float64()), b: vectorFromArray(b, new Float64()) });
+    const slices = [0, 4, 8, 12, 16].map((start) => whole.slice(start, start + 4));
+    return new Table(slices.flatMap((t) => t.batches));
+  }
+
+  it.each([
+    ['file', 'nb.arrow'],
+    ['stream', 'nb.arrows'],
+  ] as const)('names the dataset row (not the row within the batch) of a null feature in the 3rd batch of a %s', async (format, name) => {
+    const table = batchedTable(10);
+    const bytes = tableToIPC(table, format);
+    const path = join(dir, name);
+    await writeFile(path, bytes);
+    // The file really holds several batches, so row 10 is row 2 of batch 3.
+    expect(tableFromIPC(bytes).batches.map((bt) => bt.numRows)).toEqual([4, 4, 4, 4, 4]);
+    await expectDataError(readArrow(path), `${path}: column 'b', row 10`, 'null');
+    await expectDataError(() => arrowBytesToDataset(bytes, name), `${name}: column 'b', row 10`, 'null');
+  });
+
+  it.each([
+    ['file', 'mb.arrow'],
+    ['stream', 'mb.arrows'],
+  ] as const)('reads a multi-batch %s into the same rows, in order, with unlabeled rows kept', async (format, name) => {
+    const path = join(dir, name);
+    await writeFile(path, tableToIPC(batchedTable(0), format));
+    const ds = await readArrow(path);
+    expect(ds.n).toBe(20);
+    expect(Array.from(ds.X.subarray(0, 6))).toEqual([0.5, -0, 1.5, -1, 2.5, -2]);
+    expect(Array.from(ds.X.subarray(38))).toEqual([19.5, -19]);
+    expect(Array.from(ds.labeled).filter((v) => v === 0).length).toBe(7); // rows 0, 3, …, 18
+    expectSame(arrowBytesToDataset(await readFile(path), path), ds);
+  });
+
+  it.each(['spam', 'breast_cancer', 'diabetes'])('reads bundled %s from disk exactly as from memory, in file and multi-batch stream form', async (name) => {
+    const filePath = new URL(`../data/${name}.arrow`, import.meta.url).pathname;
+    const bytes = await readFile(filePath);
+    const fromMemory = arrowBytesToDataset(bytes, filePath);
+    const streamed = await readArrow(filePath);
+    expectSame(fromMemory, streamed);
+    // The same rows as a stream of four batches.
+    const table = tableFromIPC(bytes);
+    const size = Math.ceil(table.numRows / 4);
+    const batches: RecordBatch[] = [];
+    for (let start = 0; start < table.numRows; start += size) batches.push(...table.slice(start, start + size).batches);
+    const streamPath = join(dir, `${name}.arrows`);
+    await writeFile(streamPath, RecordBatchStreamWriter.writeAll(batches).toUint8Array(true));
+    expect(batches.length).toBe(4);
+    expectSame(fromMemory, await readArrow(streamPath));
+  });
+
+  it.each([
+    ['file', 'empty-rows.arrow'],
+    ['stream', 'empty-rows.arrows'],
+  ] as const)('reads a %s with a schema and no record batches as zero rows with the columns named', async (format, name) => {
+    const schema = new Schema([new Field('label', new Float64(), true), new Field('x', new Float64(), false)]);
+    const bytes = tableToIPC(new Table(schema), format);
+    const path = join(dir, name);
+    await writeFile(path, bytes);
+    const ds = await readArrow(path);
+    expect(ds.n).toBe(0);
+    expect(ds.featureNames).toEqual(['x']);
+    expectSame(arrowBytesToDataset(bytes, name), ds);
+  });
+
+  it('reports a file whose footer points past the data as corrupt, naming the file', async () => {
+    const bytes = Buffer.from(tableToIPC(batchedTable(0), 'file'));
+    // The footer's blocks hold each batch's offset as an int64; move the last batch's past the end of the file.
+    const footerLength = bytes.readInt32LE(bytes.length - 10);
+    const footer = bytes.subarray(bytes.length - 10 - footerLength, bytes.length - 10);
+    const reader = RecordBatchReader.from(bytes);
+    reader.open();
+    const offsets = [...reader.footer!.recordBatches()].map((block) => block.offset);
+    expect(offsets.length).toBe(5);
+    let patched = 0;
+    for (let p = 0; p + 8 <= footer.length; p += 8) {
+      if (Number(footer.readBigInt64LE(p)) === offsets[4]) {
+        footer.writeBigInt64LE(BigInt(bytes.length * 2), p);
+        patched++;
+      }
+    }
+    expect(patched).toBe(1);
+    const path = join(dir, 'bad-footer.arrow');
+    await writeFile(path, bytes);
+    await expectDataError(readArrow(path), path, 'corrupt or truncated');
   });
 });

@@ -4,21 +4,29 @@
  * Both IPC flavours are read: the *file* format (`ARROW1` magic, footer,
  * random access; usual extensions `.arrow`, `.feather`) and the *stream*
  * format (a sequence of messages closed by an end-of-stream marker; usual
- * extension `.arrows`). apache-arrow's `tableFromIPC` parses either one, but on
- * some truncations it silently returns the batches it could read; so before
- * parsing, the framing is checked here (closing magic and footer length of a
- * file, end-of-stream marker of a stream) and a short file is reported as
- * truncated instead of read half.
+ * extension `.arrows`). apache-arrow parses either one, but on some
+ * truncations it silently returns the batches it could read; so before
+ * parsing, the framing is checked (closing magic and footer length of a file,
+ * end-of-stream marker of a stream; see `ipc-layout.ts`) and a short file is
+ * reported as truncated instead of read half.
+ *
+ * {@link readArrow} streams: it reads the framing and the batches' row counts
+ * from the message headers, allocates the row-major `X` once, then copies one
+ * record batch at a time, so memory peaks at about `X` + `y` + one batch
+ * instead of file bytes + Arrow table + `X`.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { open, writeFile, type FileHandle } from 'node:fs/promises';
 import { extname } from 'node:path';
 import {
+  type AsyncRecordBatchFileReader,
+  type AsyncRecordBatchStreamReader,
   Field,
   Float,
   Float64,
   Int,
   Precision,
   RecordBatch,
+  RecordBatchReader,
   Schema,
   Struct,
   Table,
@@ -32,7 +40,10 @@ import {
 import { DataError } from '../errors.ts';
 import { withAtomicFile } from './atomic.ts';
 import { makeDataset, type Dataset } from './dataset.ts';
+import { FRAMING_HEAD, FRAMING_TAIL, fileBatchRows, ipcFraming, ipcFramingOfHandle, streamBatchRows, type ArrowFormat } from './ipc-layout.ts';
 import { requireLabelColumn, validateDataset } from './validate.ts';
+
+export type { ArrowFormat } from './ipc-layout.ts';
 
 /** Options shared by every reader. */
 export interface ReadOptions {
@@ -47,12 +58,6 @@ export interface ReadOptions {
   allowMissingLabel?: boolean;
 }
 
-/** Which IPC flavour to write. */
-export type ArrowFormat = 'file' | 'stream';
-
-const MAGIC = Buffer.from('ARROW1');
-const CONTINUATION = 0xffffffff;
-
 /**
  * Checks the IPC framing of `bytes` and throws a {@link DataError} naming
  * `file` if it is empty, not Arrow at all, or cut short. Returns the flavour.
@@ -61,30 +66,12 @@ const CONTINUATION = 0xffffffff;
  * checkIpcFraming(await readFile('train.arrow'), 'train.arrow'); // 'file'
  */
 export function checkIpcFraming(bytes: Uint8Array, file: string): ArrowFormat {
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const len = buf.length;
-  if (len === 0) throw new DataError('file is empty; expected Arrow IPC data', { file });
-  if (len >= 6 && buf.subarray(0, 6).equals(MAGIC)) {
-    // File format: magic(6) pad(2) … footer, int32 footer length, magic(6).
-    const closed = len >= 8 + 4 + 6 && buf.subarray(len - 6).equals(MAGIC);
-    const footerLength = closed ? buf.readInt32LE(len - 10) : -1;
-    if (!closed || footerLength <= 0 || footerLength > len - 8 - 10) {
-      throw new DataError('Arrow file is truncated: it does not end with a valid footer and the closing ARROW1 marker', { file });
-    }
-    return 'file';
-  }
-  if (len < 8) throw new DataError('not Arrow IPC data (file or stream): too short to hold a message', { file });
-  const first = buf.readUInt32LE(0);
-  if (first === CONTINUATION) {
-    if (buf.readUInt32LE(len - 8) !== CONTINUATION || buf.readUInt32LE(len - 4) !== 0) {
-      throw new DataError('Arrow stream is truncated: it does not end with the end-of-stream marker', { file });
-    }
-    return 'stream';
-  }
-  // Pre-1.0 ("legacy") streams start with the metadata length and end with a zero length.
-  if (first > 0 && first < len && buf.readUInt32LE(len - 4) === 0) return 'stream';
-  if (first > 0 && first < len) throw new DataError('Arrow stream is truncated: it does not end with the end-of-stream marker', { file });
-  throw new DataError('not Arrow IPC data: it starts neither with the ARROW1 magic nor with a stream message', { file });
+  const len = bytes.byteLength;
+  return ipcFraming(len, bytes.subarray(0, Math.min(len, FRAMING_HEAD)), bytes.subarray(Math.max(0, len - FRAMING_TAIL)), file);
+}
+
+function corrupt(file: string, err: unknown): DataError {
+  return new DataError(`not a readable Arrow IPC file (corrupt or truncated): ${(err as Error).message}`, { file }, { cause: err });
 }
 
 /**
@@ -100,7 +87,7 @@ export function arrowBytesToDataset(bytes: Uint8Array, file: string, opts: ReadO
   try {
     table = tableFromIPC(bytes);
   } catch (err) {
-    throw new DataError(`not a readable Arrow IPC file (corrupt or truncated): ${(err as Error).message}`, { file }, { cause: err });
+    throw corrupt(file, err);
   }
   return tableToDataset(table, file, opts);
 }
@@ -108,7 +95,8 @@ export function arrowBytesToDataset(bytes: Uint8Array, file: string, opts: ReadO
 /**
  * Reads an Arrow IPC file or stream from disk into a validated {@link Dataset}.
  * Numeric columns only (integers, floats, booleans → 0/1); a null label means
- * the row is unlabeled; a null feature is an error.
+ * the row is unlabeled; a null feature is an error. Streams the record
+ * batches: the file is never held in memory whole.
  *
  * @example
  * const ds = await readArrow('data/spam.arrow');
@@ -116,13 +104,65 @@ export function arrowBytesToDataset(bytes: Uint8Array, file: string, opts: ReadO
  * ds.d; // 57
  */
 export async function readArrow(path: string, opts: ReadOptions = {}): Promise<Dataset> {
-  let bytes: Buffer;
+  let fh: FileHandle;
   try {
-    bytes = await readFile(path);
+    fh = await open(path, 'r');
   } catch (err) {
     throw new DataError(`cannot read file: ${(err as Error).message}`, { file: path }, { cause: err });
   }
-  return arrowBytesToDataset(bytes, path, opts);
+  try {
+    return await readOpenArrow(fh, path, opts);
+  } finally {
+    await fh.close(); // the reader may have closed it already; a second close is a no-op
+  }
+}
+
+async function readOpenArrow(fh: FileHandle, file: string, opts: ReadOptions): Promise<Dataset> {
+  let framing: Awaited<ReturnType<typeof ipcFramingOfHandle>>;
+  try {
+    framing = await ipcFramingOfHandle(fh, file);
+  } catch (err) {
+    if (err instanceof DataError) throw err;
+    throw new DataError(`cannot read file: ${(err as Error).message}`, { file }, { cause: err });
+  }
+  const { format, size, dataEnd } = framing;
+  // Row counts from the message headers first, so X is allocated once at its final size.
+  let rows = format === 'stream' ? await streamBatchRows(fh, size, file) : [];
+  let reader: AsyncRecordBatchFileReader | AsyncRecordBatchStreamReader;
+  try {
+    reader = await RecordBatchReader.from(fh);
+    await reader.open({ autoDestroy: false }); // the handle is closed by readArrow
+  } catch (err) {
+    throw corrupt(file, err);
+  }
+  if (!reader.schema) throw corrupt(file, new Error('no schema message'));
+  const plan = planColumns(reader.schema, file, opts);
+  if (format === 'file') rows = await fileBatchRows(fh, reader.footer?.recordBatches() ?? [], dataEnd, file);
+  const n = rows.reduce((a, b) => a + b, 0);
+  const d = plan.featureNames.length;
+  const X = new Float64Array(n * d);
+  const y = new Float64Array(n).fill(NaN);
+  let row0 = 0;
+  let b = 0;
+  try {
+    for await (const batch of reader) {
+      // apache-arrow hands out one empty placeholder batch when there are none.
+      if (rows.length === 0 && b === 0 && batch.numRows === 0) continue;
+      if (b >= rows.length || batch.numRows !== rows[b]) {
+        throw new Error(`record batch ${b + 1} has ${batch.numRows} rows; its header says ${rows[b] ?? 'there is no such batch'}`);
+      }
+      copyBatch(batch, plan, X, y, row0, file);
+      row0 += batch.numRows;
+      b++;
+    }
+  } catch (err) {
+    if (err instanceof DataError) throw err;
+    throw corrupt(file, err);
+  }
+  if (b !== rows.length) throw corrupt(file, new Error(`read ${b} record batches of the ${rows.length} the headers list`));
+  const ds = makeDataset({ X, d, y, featureNames: plan.featureNames, labelName: plan.labelName, source: file });
+  validateDataset(ds);
+  return ds;
 }
 
 function isNumericType(type: DataType): boolean {
@@ -140,25 +180,74 @@ function typeName(type: DataType): string {
   return String(type);
 }
 
+/** Which schema columns become features and label (checked against the schema). */
+interface ColumnPlan {
+  readonly featureNames: string[];
+  /** Schema index of each feature column. */
+  readonly featureIndex: number[];
+  readonly labelName: string;
+  /** Schema index of the label column; -1 when absent or all-null typed (every row unlabeled). */
+  readonly labelIndex: number;
+}
+
+/** Checks the schema against `opts` (label present, features present and numeric) and says where each column is. */
+function planColumns(schema: Schema, file: string, opts: ReadOptions): ColumnPlan {
+  const labelName = opts.labelColumn ?? 'label';
+  const names = schema.fields.map((f) => f.name);
+  const hasLabel = names.includes(labelName);
+  if (!hasLabel && !opts.allowMissingLabel) requireLabelColumn(names, labelName, file);
+  const featureNames = opts.featureColumns ? [...opts.featureColumns] : names.filter((nm) => nm !== labelName);
+  for (const name of featureNames) {
+    if (!names.includes(name)) throw new DataError(`feature column not found (columns: ${names.join(', ')})`, { file, column: name });
+    if (name === labelName) throw new DataError('the label column cannot also be a feature column', { file, column: name });
+  }
+  const featureIndex = featureNames.map((name) => names.indexOf(name));
+  featureIndex.forEach((c, k) => {
+    const type = schema.fields[c].type;
+    if (!isNumericType(type)) {
+      throw new DataError(`column has type ${typeName(type)}; feature columns must be numeric (integer, float or boolean)`, { file, column: featureNames[k] });
+    }
+  });
+  let labelIndex = -1;
+  if (hasLabel) {
+    labelIndex = names.indexOf(labelName);
+    const type = schema.fields[labelIndex].type;
+    if (!isNumericType(type) && type.typeId !== Type.Null) {
+      throw new DataError(`label column has type ${typeName(type)}; labels must be numeric (null = unlabeled)`, { file, column: labelName });
+    }
+    if (type.typeId === Type.Null) labelIndex = -1;
+  }
+  return { featureNames, featureIndex, labelName, labelIndex };
+}
+
+/** Copies one record batch's planned columns into rows `row0 …` of `X` (row-major) and `y`. */
+function copyBatch(batch: RecordBatch, plan: ColumnPlan, X: Float64Array, y: Float64Array, row0: number, file: string): void {
+  const d = plan.featureNames.length;
+  plan.featureIndex.forEach((c, k) => copyColumn(batch.getChildAt(c)!, X, d, k, row0, 'error', file, plan.featureNames[k]));
+  if (plan.labelIndex >= 0) copyColumn(batch.getChildAt(plan.labelIndex)!, y, 1, 0, row0, 'nan', file, plan.labelName);
+}
+
 /**
- * Copies column `vec` into `out[i * stride + offset]`, converting to float64.
- * Nulls become `NaN` when `nullAs` is `'nan'`, otherwise throw naming the row.
+ * Copies column `vec` (rows `row0 …` of the dataset) into
+ * `out[(row0 + i) * stride + offset]`, converting to float64. Nulls become
+ * `NaN` when `nullAs` is `'nan'`, otherwise throw naming the dataset row.
  */
-function copyColumn(vec: Vector, out: Float64Array, stride: number, offset: number, nullAs: 'nan' | 'error', file: string, column: string): void {
+function copyColumn(vec: Vector, out: Float64Array, stride: number, offset: number, row0: number, nullAs: 'nan' | 'error', file: string, column: string): void {
   let row = 0;
   for (const data of vec.data) {
     const n = data.length;
+    const base = row0 + row;
     if (data.nullCount === 0 && isPlainNumeric(data.type)) {
       const values = data.values as ArrayLike<number>;
-      for (let i = 0; i < n; i++) out[(row + i) * stride + offset] = values[i];
+      for (let i = 0; i < n; i++) out[(base + i) * stride + offset] = values[i];
     } else {
       for (let i = 0; i < n; i++) {
         const v = vec.get(row + i) as number | bigint | boolean | null;
         if (v === null) {
-          if (nullAs === 'error') throw new DataError('value is missing (null); features must be numbers', { file, column, row: row + i + 1 });
-          out[(row + i) * stride + offset] = NaN;
+          if (nullAs === 'error') throw new DataError('value is missing (null); features must be numbers', { file, column, row: base + i + 1 });
+          out[(base + i) * stride + offset] = NaN;
         } else {
-          out[(row + i) * stride + offset] = typeof v === 'boolean' ? (v ? 1 : 0) : Number(v);
+          out[(base + i) * stride + offset] = typeof v === 'boolean' ? (v ? 1 : 0) : Number(v);
         }
       }
     }
@@ -173,35 +262,17 @@ function copyColumn(vec: Vector, out: Float64Array, stride: number, offset: numb
  * const ds = tableToDataset(tableFromArrays({ label: [1, -1], a: [0.5, 2] }), 'mem');
  */
 export function tableToDataset(table: Table, file: string, opts: ReadOptions = {}): Dataset {
-  const labelName = opts.labelColumn ?? 'label';
-  const names = table.schema.fields.map((f) => f.name);
-  const hasLabel = names.includes(labelName);
-  if (!hasLabel && !opts.allowMissingLabel) requireLabelColumn(names, labelName, file);
-  const featureNames = opts.featureColumns ? [...opts.featureColumns] : names.filter((nm) => nm !== labelName);
-  for (const name of featureNames) {
-    if (!names.includes(name)) throw new DataError(`feature column not found (columns: ${names.join(', ')})`, { file, column: name });
-    if (name === labelName) throw new DataError('the label column cannot also be a feature column', { file, column: name });
-  }
-  const fieldType = (name: string): DataType => table.schema.fields.find((f) => f.name === name)!.type;
-  for (const name of featureNames) {
-    const type = fieldType(name);
-    if (!isNumericType(type)) {
-      throw new DataError(`column has type ${typeName(type)}; feature columns must be numeric (integer, float or boolean)`, { file, column: name });
-    }
-  }
-  if (hasLabel) {
-    const type = fieldType(labelName);
-    if (!isNumericType(type) && type.typeId !== Type.Null) {
-      throw new DataError(`label column has type ${typeName(type)}; labels must be numeric (null = unlabeled)`, { file, column: labelName });
-    }
-  }
+  const plan = planColumns(table.schema, file, opts);
   const n = table.numRows;
-  const d = featureNames.length;
+  const d = plan.featureNames.length;
   const X = new Float64Array(n * d);
-  featureNames.forEach((name, k) => copyColumn(table.getChild(name)!, X, d, k, 'error', file, name));
   const y = new Float64Array(n).fill(NaN);
-  if (hasLabel && fieldType(labelName).typeId !== Type.Null) copyColumn(table.getChild(labelName)!, y, 1, 0, 'nan', file, labelName);
-  const ds = makeDataset({ X, d, y, featureNames, labelName, source: file });
+  let row0 = 0;
+  for (const batch of table.batches) {
+    copyBatch(batch, plan, X, y, row0, file);
+    row0 += batch.numRows;
+  }
+  const ds = makeDataset({ X, d, y, featureNames: plan.featureNames, labelName: plan.labelName, source: file });
   validateDataset(ds);
   return ds;
 }

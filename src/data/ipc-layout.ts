@@ -1,0 +1,196 @@
+/**
+ * Where things lie in an Arrow IPC file, found without reading the data:
+ * the framing (which flavour, and whether the file is whole) from the first
+ * and last few bytes, and the row count of every record batch from the
+ * message headers alone. {@link readArrow} uses these to check a file and
+ * size its arrays before streaming the batches, so a file is never held in
+ * memory whole.
+ *
+ * Layouts (Arrow columnar format, "IPC Streaming/File Format"):
+ * - stream: messages, each `0xFFFFFFFF`, int32 metadata length, metadata
+ *   flatbuffer (padded), body; closed by `0xFFFFFFFF 0x00000000`. Pre-1.0
+ *   ("legacy") streams omit the `0xFFFFFFFF` and close with `0x00000000`.
+ * - file: `ARROW1` + 2 padding bytes, a stream, the footer flatbuffer, int32
+ *   footer length, `ARROW1`. The footer lists each record batch's block
+ *   (offset, metadata length, body length).
+ */
+import type { FileHandle } from 'node:fs/promises';
+import { Message } from 'apache-arrow';
+import { DataError } from '../errors.ts';
+
+/** Which IPC flavour a file holds. */
+export type ArrowFormat = 'file' | 'stream';
+
+/** One record batch's place in a file, as the file format's footer lists it. */
+export interface IpcBlock {
+  /** Byte offset of the message (its continuation marker or length prefix). */
+  readonly offset: number;
+  /** Bytes of prefix + metadata flatbuffer + padding. */
+  readonly metaDataLength: number;
+  /** Bytes of the message body that follows the metadata. */
+  readonly bodyLength: number;
+}
+
+const MAGIC = Buffer.from('ARROW1');
+const CONTINUATION = 0xffffffff;
+/** Bytes of the file's start that {@link ipcFraming} looks at. */
+export const FRAMING_HEAD = 8;
+/** Bytes of the file's end that {@link ipcFraming} looks at. */
+export const FRAMING_TAIL = 10;
+
+/**
+ * The IPC flavour of a file of `size` bytes, judged from its first
+ * `min(size, FRAMING_HEAD)` bytes (`head`) and last `min(size, FRAMING_TAIL)`
+ * bytes (`tail`). Throws a {@link DataError} naming `file` if it is empty,
+ * not Arrow at all, or cut short (a file without its footer and closing
+ * `ARROW1`; a stream without its end-of-stream marker).
+ *
+ * @example
+ * const bytes = await readFile('train.arrows');
+ * ipcFraming(bytes.length, bytes.subarray(0, 8), bytes.subarray(-10), 'train.arrows'); // 'stream'
+ */
+export function ipcFraming(size: number, head: Uint8Array, tail: Uint8Array, file: string): ArrowFormat {
+  const h = Buffer.from(head.buffer, head.byteOffset, head.byteLength);
+  const t = Buffer.from(tail.buffer, tail.byteOffset, tail.byteLength);
+  /** Byte at absolute position `pos` of the last `t.length` bytes. */
+  const at = (pos: number): number => pos - (size - t.length);
+  if (size === 0) throw new DataError('file is empty; expected Arrow IPC data', { file });
+  if (size >= 6 && h.subarray(0, 6).equals(MAGIC)) {
+    // File format: magic(6) pad(2) … footer, int32 footer length, magic(6).
+    const closed = size >= 8 + 4 + 6 && t.subarray(at(size - 6)).equals(MAGIC);
+    const footerLength = closed ? t.readInt32LE(at(size - 10)) : -1;
+    if (!closed || footerLength <= 0 || footerLength > size - 8 - 10) {
+      throw new DataError('Arrow file is truncated: it does not end with a valid footer and the closing ARROW1 marker', { file });
+    }
+    return 'file';
+  }
+  if (size < 8) throw new DataError('not Arrow IPC data (file or stream): too short to hold a message', { file });
+  const first = h.readUInt32LE(0);
+  if (first === CONTINUATION) {
+    if (t.readUInt32LE(at(size - 8)) !== CONTINUATION || t.readUInt32LE(at(size - 4)) !== 0) {
+      throw new DataError('Arrow stream is truncated: it does not end with the end-of-stream marker', { file });
+    }
+    return 'stream';
+  }
+  // Pre-1.0 ("legacy") streams start with the metadata length and end with a zero length.
+  if (first > 0 && first < size && t.readUInt32LE(at(size - 4)) === 0) return 'stream';
+  if (first > 0 && first < size) throw new DataError('Arrow stream is truncated: it does not end with the end-of-stream marker', { file });
+  throw new DataError('not Arrow IPC data: it starts neither with the ARROW1 magic nor with a stream message', { file });
+}
+
+/**
+ * {@link ipcFraming} of an open file: reads only its first and last few bytes.
+ * Returns the flavour, the file's size and where its messages end (the
+ * footer's start for the file format, the size for a stream).
+ *
+ * @example
+ * const fh = await open('big.arrow');
+ * await ipcFramingOfHandle(fh, 'big.arrow'); // { format: 'file', size: 336286034, dataEnd: 336283962 }
+ */
+export async function ipcFramingOfHandle(fh: FileHandle, file: string): Promise<{ format: ArrowFormat; size: number; dataEnd: number }> {
+  const { size } = await fh.stat();
+  const head = await readExactly(fh, 0, Math.min(size, FRAMING_HEAD));
+  const tail = await readExactly(fh, Math.max(0, size - FRAMING_TAIL), Math.min(size, FRAMING_TAIL));
+  const format = ipcFraming(size, head, tail, file);
+  // For the file format ipcFraming has checked the footer length (tail bytes 0..4) is in range.
+  const dataEnd = format === 'file' ? size - FRAMING_TAIL - tail.readInt32LE(0) : size;
+  return { format, size, dataEnd };
+}
+
+function corrupt(file: string, what: string): DataError {
+  return new DataError(`not a readable Arrow IPC file (corrupt or truncated): ${what}`, { file });
+}
+
+async function readExactly(fh: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buf = Buffer.alloc(length);
+  let done = 0;
+  while (done < length) {
+    const { bytesRead } = await fh.read(buf, done, length - done, position + done);
+    if (bytesRead === 0) break;
+    done += bytesRead;
+  }
+  return done === length ? buf : buf.subarray(0, done);
+}
+
+/**
+ * Decodes the message whose prefix starts at `offset` (continuation marker or
+ * legacy length). Returns `null` at an end-of-stream marker, else the decoded
+ * metadata and where its body starts.
+ */
+async function readMessageHeader(fh: FileHandle, offset: number, end: number, file: string): Promise<{ message: Message; bodyStart: number } | null> {
+  if (offset + 4 > end) throw corrupt(file, `the message at byte ${offset} runs past the end of the data`);
+  let prefix = await readExactly(fh, offset, Math.min(8, end - offset));
+  let length = prefix.readInt32LE(0);
+  let headerLength = 4;
+  if (length === -1) {
+    if (prefix.length < 8) throw corrupt(file, `the message at byte ${offset} runs past the end of the data`);
+    length = prefix.readInt32LE(4);
+    headerLength = 8;
+  }
+  if (length === 0) return null;
+  const metaStart = offset + headerLength;
+  if (length < 0 || metaStart + length > end) throw corrupt(file, `the message at byte ${offset} has an impossible metadata length ${length}`);
+  prefix = await readExactly(fh, metaStart, length);
+  let message: Message;
+  try {
+    message = Message.decode(prefix);
+  } catch (err) {
+    throw new DataError(`not a readable Arrow IPC file (corrupt or truncated): message at byte ${offset}: ${(err as Error).message}`, { file }, { cause: err });
+  }
+  const bodyStart = metaStart + length;
+  if (!Number.isSafeInteger(message.bodyLength) || message.bodyLength < 0 || bodyStart + message.bodyLength > end) {
+    throw corrupt(file, `the message at byte ${offset} has a body of ${message.bodyLength} bytes, past the end of the data`);
+  }
+  return { message, bodyStart };
+}
+
+function batchRows(message: Message, offset: number, file: string): number {
+  const header = message.header() as { length: number } | null;
+  const rows = header?.length;
+  if (typeof rows !== 'number' || !Number.isSafeInteger(rows) || rows < 0) throw corrupt(file, `the record batch at byte ${offset} has no valid row count`);
+  return rows;
+}
+
+/**
+ * Rows of every record batch of a stream-format file of `size` bytes, in
+ * order, from the message headers only (bodies are skipped, not read). Stops
+ * at the end-of-stream marker; a message running past the end of the file is
+ * a {@link DataError}.
+ *
+ * @example
+ * await streamBatchRows(fh, size, 'big.arrows'); // [65536, 65536, …, 33920]
+ */
+export async function streamBatchRows(fh: FileHandle, size: number, file: string): Promise<number[]> {
+  const rows: number[] = [];
+  let offset = 0;
+  for (;;) {
+    const next = await readMessageHeader(fh, offset, size, file);
+    if (next === null) return rows;
+    const { message, bodyStart } = next;
+    if (message.isRecordBatch()) rows.push(batchRows(message, offset, file));
+    offset = bodyStart + message.bodyLength;
+  }
+}
+
+/**
+ * Rows of every record batch a file-format footer lists (`blocks`), from each
+ * batch's metadata only. `end` is where the footer starts: a block reaching
+ * past it is a {@link DataError}.
+ *
+ * @example
+ * const { dataEnd } = await ipcFramingOfHandle(fh, 'big.arrow');
+ * await fileBatchRows(fh, reader.footer!.recordBatches(), dataEnd, 'big.arrow');
+ */
+export async function fileBatchRows(fh: FileHandle, blocks: Iterable<IpcBlock>, end: number, file: string): Promise<number[]> {
+  const rows: number[] = [];
+  for (const block of blocks) {
+    const { offset, metaDataLength, bodyLength } = block;
+    if (!(offset >= 8 && metaDataLength > 0 && bodyLength >= 0 && offset + metaDataLength + bodyLength <= end)) {
+      throw corrupt(file, `the footer lists a record batch at byte ${offset} outside the data`);
+    }
+    const next = await readMessageHeader(fh, offset, end, file);
+    if (next === null || !next.message.isRecordBatch()) throw corrupt(file, `the footer lists a record batch at byte ${offset}, but no record batch is there`);
+    rows.push(batchRows(next.message, offset, file));
+  }
+  return rows;
+}
