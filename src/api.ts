@@ -8,7 +8,7 @@
  * await model.save('spam.dsg');
  */
 import { UsageError } from './errors.ts';
-import type { Dataset } from './data/dataset.ts';
+import { selectRows, type Dataset } from './data/dataset.ts';
 import { readDataset, type ReadDatasetOptions } from './data/index.ts';
 import { MinMaxScaler } from './data/scaler.ts';
 import { chunkSizeFor } from './engine/chunks.ts';
@@ -170,17 +170,15 @@ async function trainWith(
   // Threshold for predict(): fitted on the labeled training rows (QS3ORAO's one-sided squared loss, k = 2).
   const labeledRows: number[] = [];
   for (let i = 0; i < ds.n; i++) if (ds.labeled[i]) labeledRows.push(i);
-  const XL = new Float64Array(labeledRows.length * ds.d);
-  labeledRows.forEach((i, r) => XL.set(ds.X.subarray(i * ds.d, (i + 1) * ds.d), r * ds.d));
+  const labeled = selectRows(ds, labeledRows);
   const evaluator = new Evaluator(result.history, features, engine);
   let fL: Float64Array;
   try {
-    fL = await evaluator.evaluate(XL, labeledRows.length);
+    fL = await evaluator.evaluate(labeled.X, labeled.n);
   } finally {
     await evaluator.close();
   }
-  const high = Uint8Array.from(labeledRows, (i) => (ds.y[i] === positive ? 1 : 0));
-  const threshold = fitThreshold(fL, high);
+  const threshold = fitThreshold(fL, Uint8Array.from(labeled.y, (y) => (y === positive ? 1 : 0)));
 
   const header: ModelHeader = {
     format: 'dsgkit-model',
