@@ -25,7 +25,14 @@ import type { Progress, TrainOptions } from './api.ts';
 // Comlink's Node adapter ships without types for its ESM build (GoogleChromeLabs/comlink#508, PR #675).
 // @ts-expect-error TS7016: no declaration file for comlink/dist/esm/node-adapter.mjs
 import untypedNodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-const nodeEndpoint = untypedNodeEndpoint as (port: Worker | MessagePort) => Comlink.Endpoint;
+/**
+ * Comlink's Node adapter, typed: wraps a worker or its `parentPort` as a Comlink endpoint
+ * (used here and by workers/trainer.ts).
+ *
+ * @example
+ * const remote = Comlink.wrap<TrainerApi>(nodeEndpoint(worker));
+ */
+export const nodeEndpoint = untypedNodeEndpoint as (port: Worker | MessagePort) => Comlink.Endpoint;
 
 /** What `startTraining` sends to the trainer thread: everything `train` takes but its callbacks and signal. */
 export type WorkerTrainOptions = Omit<TrainOptions, 'onProgress' | 'signal' | 'onWarning'>;

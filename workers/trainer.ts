@@ -7,15 +7,11 @@
  * back as plain records so the caller can rebuild DataError, UsageError, … with
  * their fields.
  */
-import { parentPort, type MessagePort, type Worker } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import * as Comlink from 'comlink';
 import { train, type Progress } from '../src/api.ts';
 import { CancelledError, UsageError } from '../src/errors.ts';
-import type { SerializedError, TrainerApi, TrainOutcome, WorkerTrainOptions } from '../src/trainer-handle.ts';
-// Comlink's Node adapter ships without types for its ESM build (GoogleChromeLabs/comlink#508, PR #675).
-// @ts-expect-error TS7016: no declaration file for comlink/dist/esm/node-adapter.mjs
-import untypedNodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-const nodeEndpoint = untypedNodeEndpoint as (port: Worker | MessagePort) => Comlink.Endpoint;
+import { nodeEndpoint, type SerializedError, type TrainerApi, type TrainOutcome, type WorkerTrainOptions } from '../src/trainer-handle.ts';
 
 /** Least time between two progress messages (ms): ≤ 10 a second reach the caller. */
 export const PROGRESS_INTERVAL_MS = 100;
