@@ -21,7 +21,9 @@ import type { Dataset } from './data/dataset.ts';
 import { CancelledError, DataError, ModelError, UsageError } from './errors.ts';
 import { startWorker } from './engine/worker-location.ts';
 import { Model } from './model/model.ts';
-import type { Progress, TrainOptions } from './api.ts';
+import type { Progress, TrainRequest } from './api.ts';
+import { tableToDataset } from './data/index.ts';
+import { Table } from 'apache-arrow';
 // Comlink's Node adapter ships without types for its ESM build (GoogleChromeLabs/comlink#508, PR #675).
 // @ts-expect-error TS7016: no declaration file for comlink/dist/esm/node-adapter.mjs
 import untypedNodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
@@ -35,7 +37,7 @@ import untypedNodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 export const nodeEndpoint = untypedNodeEndpoint as (port: Worker | MessagePort) => Comlink.Endpoint;
 
 /** What `startTraining` sends to the trainer thread: everything `train` takes but its callbacks and signal. */
-export type WorkerTrainOptions = Omit<TrainOptions, 'onProgress' | 'signal' | 'onWarning'>;
+export type WorkerTrainOptions = TrainRequest;
 
 /** Callbacks and cancellation, which stay on the caller's thread. */
 export interface TrainingHooks {
@@ -244,8 +246,8 @@ export function startTraining(options: WorkerTrainOptions, hooks: TrainingHooks 
 
   const sent: WorkerTrainOptions = {
     ...options,
-    ...(typeof options.data === 'object' ? { data: compact(options.data) } : {}),
-    ...(options.validation ? { validation: compact(options.validation) } : {}),
+    ...(typeof options.data === 'object' ? { data: compact(options.data, options.read) } : {}),
+    ...(options.validation !== undefined && typeof options.validation === 'object' ? { validation: compact(options.validation, options.read) } : {}),
   };
   remote.train(sent, progressProxy, warningProxy).then(
     (outcome) => {
@@ -295,7 +297,9 @@ export function startTraining(options: WorkerTrainOptions, hooks: TrainingHooks 
 function noop(): void {}
 
 /** A dataset whose arrays own their whole buffers: a view into a larger buffer would clone all of it. */
-function compact(ds: Dataset): Dataset {
+function compact(data: Dataset | Table, read: TrainRequest['read']): Dataset {
+  if (data === null) return data;
+  const ds = data instanceof Table ? tableToDataset(data, 'table', read) : data;
   const tight = <A extends Float64Array | Uint8Array>(a: A): A => (a.buffer instanceof ArrayBuffer && a.byteLength !== a.buffer.byteLength ? (a.slice() as A) : a);
   return { ...ds, X: tight(ds.X), y: tight(ds.y), labeled: tight(ds.labeled) };
 }

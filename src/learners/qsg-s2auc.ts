@@ -11,9 +11,11 @@
  */
 import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
-import type { Batch, DsgLearner, Rng } from './learner.ts';
+import type { Batch, DsgLearner, Rng } from '../coordinator/learner.ts';
+import type { StepSize } from '../coordinator/step-size.ts';
+import { LAMBDA_PARAM, lambdaDefaultStep, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
 import { binarySources, drawRows, type BinarySources } from './sources.ts';
-import type { StepSize } from './step-size.ts';
+import type { LoopLearnerSpec } from './spec.ts';
 
 /** Hyperparameters of QSG-S2AUC (the loop's T, m, σ, seed live with the trainer). */
 export interface QsgS2aucParams {
@@ -71,6 +73,26 @@ export function qsgS2aucWeights(
   }
 }
 
+/**
+ * The all-pairs empirical risk over three sets whose gradient with respect to
+ * each `f` value is {@link qsgS2aucWeights}:
+ * `γ·mean_{P×N} l(f_p, f_n) + (1−γ)(mean_{P×U} l(f_p, f_u) + mean_{U×N} l(f_u, f_n) − ½)`,
+ * `l(u, v) = (1 − u + v)²`. O(|P|·|N| + …): for tests and the conformance suite.
+ *
+ * @example
+ * qsgS2aucRisk(0.5, fP, fN, fU); // ≥ 0 up to the −½ offset
+ */
+export function qsgS2aucRisk(gamma: number, fP: Float64Array, fN: Float64Array, fU: Float64Array): number {
+  const pairMean = (A: Float64Array, Bv: Float64Array) => {
+    let s = 0;
+    for (const a of A) for (const b of Bv) s += (1 - a + b) ** 2;
+    return s / (A.length * Bv.length);
+  };
+  const pn = pairMean(fP, fN);
+  if (fU.length === 0) return gamma * pn;
+  return gamma * pn + (1 - gamma) * (pairMean(fP, fU) + pairMean(fU, fN) - 0.5);
+}
+
 function mean(a: Float64Array): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i];
@@ -97,9 +119,6 @@ export class QsgS2auc implements DsgLearner {
   private readonly BU: number;
 
   constructor(ds: Dataset, positive: number, params: QsgS2aucParams) {
-    if (!(params.gamma >= 0 && params.gamma <= 1)) throw new RangeError(`gamma must be in [0, 1], got ${params.gamma}`);
-    if (!(params.lambda > 0) || !Number.isFinite(params.lambda)) throw new RangeError(`lambda must be positive, got ${params.lambda}`);
-    if (!Number.isInteger(params.batchSize) || params.batchSize < 1) throw new RangeError(`batch size must be a positive integer, got ${params.batchSize}`);
     this.ds = ds;
     this.d = ds.d;
     this.lambda = params.lambda;
@@ -133,6 +152,17 @@ export class QsgS2auc implements DsgLearner {
   }
 
   /**
+   * The batch's all-pairs risk at `f` (see {@link qsgS2aucRisk}); its gradient is {@link weights}.
+   *
+   * @example
+   * learner.risk(fAtBatch);
+   */
+  risk(f: Float64Array): number {
+    const { B, BU } = this;
+    return qsgS2aucRisk(this.gamma, f.subarray(0, B), f.subarray(B, 2 * B), f.subarray(2 * B, 2 * B + BU));
+  }
+
+  /**
    * Closed-form all-pairs weights of the batch (see {@link qsgS2aucWeights}).
    *
    * @example
@@ -151,3 +181,26 @@ export class QsgS2auc implements DsgLearner {
     );
   }
 }
+
+/** The trade-off γ between the PN risk and the PU + NU risks. */
+export const GAMMA_PARAM = {
+  gamma: { kind: 'number', default: 0.5, min: 0, max: 1, symbol: 'γ', doc: 'γ in [0, 1] of the risk γ·R_PN + (1 − γ)(R_PU + R_NU − ½); 1 = labeled pairs only' },
+} as const;
+
+/** QSG-S2AUC in the learner registry. */
+export const qsgS2aucSpec: LoopLearnerSpec = {
+  kind: 'loop',
+  name: 'qsg-s2auc',
+  summary: 'semi-supervised AUC maximisation by quadruply stochastic gradients',
+  help: 'QSG-S2AUC: maximises AUC from positive, negative and unlabeled rows (the unlabeled rows enter through the PU and NU risks), with random features; the papers\' quadruply stochastic gradients.',
+  task: 'binary',
+  metric: 'auc',
+  params: { ...RANDOM_FEATURE_PARAMS, ...LAMBDA_PARAM, ...GAMMA_PARAM },
+  threshold: 'fit',
+  defaultStep: lambdaDefaultStep,
+  create(ds, classes, params, step) {
+    if (classes.kind !== 'binary') throw new Error('qsg-s2auc needs a binary task');
+    return new QsgS2auc(ds, classes.positive, { lambda: params.lambda as number, gamma: params.gamma as number, batchSize: params.batchSize as number, step });
+  },
+  searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), lambda: [1e-3, 1e-2, 1e-1], gamma: [0.25, 0.5, 0.75, 1] }),
+};
