@@ -5,7 +5,7 @@
  *
  * @example
  * import { train, load } from 'dsgkit';
- * const model = await train({ learner: 'qsg-s2auc', data: 'data/spam-train.arrow', threads: 8 });
+ * const model = await train({ learner: LEARNER_NAMES[0], data: 'data/spam-train.arrow', threads: 8 });
  * console.log(await model.score('data/spam-test.arrow'));
  * await model.save('spam.dsg');
  */
@@ -95,7 +95,7 @@ const RUN_KEYS = new Set<string>([
  * the option), with every declared default filled in.
  *
  * @example
- * resolveParams(learnerSpec('qsg-s2auc'), { gamma: 0.8 }); // { kernel: 'rbf', sigma: 1, …, gamma: 0.8 }
+ * resolveParams(spec, { lambda: 0.1 }); // { kernel: 'rbf', sigma: 1, …, lambda: 0.1 }
  */
 export function resolveParams(spec: LearnerSpec, options: Readonly<Record<string, unknown>>): Params {
   const given: Record<string, unknown> = {};
@@ -108,7 +108,7 @@ export function resolveParams(spec: LearnerSpec, options: Readonly<Record<string
  * `theta` is given, else the learner's default; checked, with a UsageError naming the bad number.
  *
  * @example
- * resolveStep(learnerSpec('dsg'), params, { theta: 150 }); // { kind: 'inverse', theta: 150 }
+ * resolveStep(spec, params, { theta: 150 }); // { kind: 'inverse', theta: 150 }
  */
 export function resolveStep(spec: LearnerSpec, params: Params, opts: Pick<RunOptions, 'step' | 'theta'>): StepSize | undefined {
   if (spec.kind !== 'loop') {
@@ -169,8 +169,10 @@ export async function toDataset(data: unknown, option: string, read: ReadDataset
  * Trains a model; resolves when the last iteration is done.
  *
  * @example
- * const model = await train({ learner: 'qsg-s2auc', data: trainSet, T: 400, threads: 2, seed: 7 });
- * const tuned = await train({ learner: 'dsg', data: 'train.arrow', loss: 'logistic', lambda: 1e-3 });
+ * for (const learner of LEARNER_NAMES) {
+ *   const model = await train({ learner, data: trainSet, threads: 2, seed: 7 });
+ *   console.log(learner, await model.score(testSet));
+ * }
  */
 export async function train(opts: TrainOptions): Promise<Model> {
   if (opts === null || typeof opts !== 'object') throw new UsageError('train: options must be an object with at least learner and data');

@@ -10,7 +10,7 @@
  *
  * @example
  * import { startTraining } from 'dsgkit';
- * const job = startTraining({ learner: 'qsg-s2auc', data: 'data/spam.arrow', T: 2000 }, {
+ * const job = startTraining({ learner: LEARNER_NAMES[0], data: 'data/spam.arrow', T: 2000 }, {
  *   onProgress: (p) => console.log(`${p.t}/${p.T}`),
  * });
  * const model = await job.result;
@@ -145,7 +145,7 @@ export function reviveError(e: SerializedError): Error {
  * createServer((req, res) => {
  *   res.writeHead(200, { 'content-type': 'application/x-ndjson' });
  *   const job = startTraining(
- *     { learner: 'qsg-s2auc', data: 'data/spam.arrow', T: 2000, threads: 4 },
+ *     { learner: LEARNER_NAMES[0], data: 'data/spam.arrow', T: 2000, threads: 4 },
  *     { onProgress: (p) => res.write(JSON.stringify({ t: p.t, T: p.T }) + '\n') },
  *   );
  *   res.on('close', () => void job.cancel()); // client disconnected: stop, free the threads
@@ -160,7 +160,7 @@ export function reviveError(e: SerializedError): Error {
  *
  * @example
  * // With an AbortSignal: give up after a minute.
- * const job = startTraining({ learner: 'dsg', data: trainSet, T: 5000 }, { signal: AbortSignal.timeout(60_000) });
+ * const job = startTraining({ learner, data: trainSet, T: 5000 }, { signal: AbortSignal.timeout(60_000) });
  * try {
  *   const model = await job.result;
  * } catch (err) {

@@ -143,8 +143,8 @@ export function trainingOptionsHelp(learners: readonly LearnerSpec[] = LEARNERS,
  * step options.
  *
  * @example
- * const s = parseTrainingOptions(values, [learnerSpec('qsg-s2auc')]);
- * await train({ learner: 'qsg-s2auc', data, ...s.given, ...s.run, threads: s.threads });
+ * const s = parseTrainingOptions(values, [spec]);
+ * await train({ learner: spec.name, data, ...optionsFor(spec, s), threads: s.threads });
  */
 export function parseTrainingOptions(values: ParsedArgs['values'], learners: readonly LearnerSpec[]): TrainingSettings {
   const index = parameterIndex(LEARNERS);
@@ -221,8 +221,8 @@ export function optionsFor(spec: LearnerSpec, settings: TrainingSettings): Recor
  * the learners that have it.
  *
  * @example
- * describeRun([learnerSpec('qsg-s2auc'), learnerSpec('dsg')], settings);
- * // "rbf kernel σ = 1, λ = 0.01, γ = 0.5 (qsg-s2auc), hinge loss (dsg), η_t = 150/(t + 300), B = 64, m = 64, T = 400, seed 1"
+ * describeRun(LEARNERS.slice(0, 2), settings);
+ * // "rbf kernel σ = 1, λ = 0.01, γ = 0.5 (<first learner>), hinge loss (<second learner>), η_t = 150/(t + 300), batch 64, m = 64, T = 400, seed 1"
  */
 export function describeRun(learners: readonly LearnerSpec[], settings: TrainingSettings): string {
   const parts: string[] = [];

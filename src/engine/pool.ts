@@ -28,7 +28,7 @@ let tasksCompleted = 0;
  *
  * @example
  * const before = poolTasksCompleted();
- * await train({ learner: 'dsg', data, threads: 2, parallelMinWork: 0 });
+ * await train({ learner, data, threads: 2, parallelMinWork: 0 });
  * poolTasksCompleted() > before; // true: the workers computed chunks
  */
 export function poolTasksCompleted(): number {

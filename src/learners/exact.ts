@@ -8,7 +8,7 @@
  *
  * Derivation: let `F = Kc` be f at the training rows and `w(F)` the gradient
  * of the empirical risk with respect to F (the closed-form weights of
- * {@link qsgS2aucWeights} over the whole sets). `w` is affine, `w(F) = A F + w₀`;
+ * {@link aucWeights} over the whole sets). `w` is affine, `w(F) = A F + w₀`;
  * the functional gradient `Σ_i w_i k(x_i,·) + λ f` vanishes when
  * `w(Kc) + λ c = 0`, i.e. `(A K + λ I) c = −w₀`.
  */
@@ -19,7 +19,7 @@ import { kernelMatrix, type KernelSpec } from '../features/kernel-spec.ts';
 import type { KernelExpansion } from '../features/kernel-expansion.ts';
 import { KernelExpansionPredictor } from '../model/predictor.ts';
 import { KERNEL_PARAMS, LAMBDA_PARAM, powersOfTwoAround } from './common.ts';
-import { GAMMA_PARAM, qsgS2aucRisk, qsgS2aucWeights } from './qsg-s2auc.ts';
+import { aucRisk, aucWeights, GAMMA_PARAM } from './auc-risk.ts';
 import { binarySources } from './sources.ts';
 import type { DirectLearnerSpec } from './spec.ts';
 
@@ -51,7 +51,7 @@ export function exactQsgS2auc(ds: Dataset, positive: number, params: { lambda: n
   const w = new Float64Array(n);
   const F = new Float64Array(n);
   const gradient = (): Float64Array => {
-    qsgS2aucWeights(params.gamma, F.subarray(0, nP), F.subarray(nP, nP + nN), F.subarray(nP + nN), w.subarray(0, nP), w.subarray(nP, nP + nN), w.subarray(nP + nN));
+    aucWeights(params.gamma, F.subarray(0, nP), F.subarray(nP, nP + nN), F.subarray(nP + nN), w.subarray(0, nP), w.subarray(nP, nP + nN), w.subarray(nP + nN));
     return w;
   };
   const w0 = Float64Array.from(gradient());
@@ -110,7 +110,7 @@ export const exactS2aucSpec: DirectLearnerSpec = {
       }
       const nP = P.length;
       const nN = N.length;
-      return qsgS2aucRisk(gamma, F.subarray(0, nP), F.subarray(nP, nP + nN), F.subarray(nP + nN)) + (lambda / 2) * reg;
+      return aucRisk(gamma, F.subarray(0, nP), F.subarray(nP, nP + nN), F.subarray(nP + nN)) + (lambda / 2) * reg;
     };
   },
   coefficients: (predictor) => (predictor as KernelExpansionPredictor).expansion.c,

@@ -110,7 +110,7 @@ export function checkParam(option: string, spec: ParamSpec, value: unknown): Par
  * `prefix` is prepended to option names in messages (`--` for the CLI).
  *
  * @example
- * checkParams({ lambda: 0.1 }, table, { learner: 'qsg-s2auc' }); // { lambda: 0.1 }
+ * checkParams({ lambda: 0.1 }, spec.params, { learner: spec.name }); // { lambda: 0.1 }
  */
 export function checkParams(given: Readonly<Record<string, unknown>>, table: ParamTable, opts: { learner: string; prefix?: string }): Record<string, ParamValue> {
   const out: Record<string, ParamValue> = {};

@@ -32,7 +32,7 @@ const CHECKSUM_BYTES = 32;
 export interface ModelHeader {
   readonly format: 'dsgkit-model';
   readonly version: number;
-  /** Learner id, e.g. "qsg-s2auc". */
+  /** Learner id: its name in the registry. */
   readonly learner: string;
   /** The learner's hyperparameters as trained (λ, γ, step, batch size, T, …). */
   readonly hyperparameters: Readonly<Record<string, unknown>>;

@@ -23,9 +23,9 @@ export type DataInput = Dataset | string | Table | ReadonlyArray<ArrayLike<numbe
  * A trained dsgkit model.
  *
  * @example
- * const model = await train({ learner: 'qsg-s2auc', data: 'data/spam.arrow' });
+ * const model = await train({ learner: LEARNER_NAMES[0], data: 'data/spam.arrow' });
  * const scores = await model.decisionFunction('test.arrow');
- * console.log(await model.score(test)); // the learner's metric (AUC for qsg-s2auc)
+ * console.log(await model.score(test)); // the learner's own metric (header.metric)
  * await model.save('spam.dsg');
  * const again = await load('spam.dsg');
  */

@@ -1,5 +1,5 @@
 /** `dsgkit evaluate`: AUC, accuracy and F1 of a saved model on labeled rows. */
-import { labelName, load, type Model, type TaskMetrics } from '../../api.ts';
+import { LEARNER_NAMES, labelName, load, type Model, type TaskMetrics } from '../../api.ts';
 import { classCounts, readDataset } from '../../data/index.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import type { Command } from './command.ts';
@@ -36,7 +36,7 @@ only (AUC is undefined), or features other than the model's, or the model
 file is damaged (its checksum is verified before use).
 
 Example:
-  dsgkit train --learner qsg-s2auc --data data/breast_cancer.arrow --out bc.dsg
+  dsgkit train --learner ${LEARNER_NAMES[0]} --data data/breast_cancer.arrow --out bc.dsg
   dsgkit evaluate --model bc.dsg --data data/breast_cancer.arrow
 `;
 

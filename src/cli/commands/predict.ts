@@ -1,7 +1,7 @@
 /** `dsgkit predict`: score a file with a saved model and write the scores as Arrow. */
 import { Field, Float64, makeData, type Data, RecordBatch, Schema, Struct, Utf8, vectorFromArray } from 'apache-arrow';
 import { DataError, UsageError } from '../../errors.ts';
-import { load } from '../../api.ts';
+import { LEARNER_NAMES, load } from '../../api.ts';
 import { formatForPath, readDataset, writeBatchesStreaming } from '../../data/index.ts';
 import { intOption, parseCommandArgs, requireArrowOutput, requireOutputDirectory, requireString } from '../args.ts';
 import type { Command } from './command.ts';
@@ -38,7 +38,7 @@ Exit codes: 1 when the model cannot be read or its features differ from the
 file's (the message says which), 2 for bad usage.
 
 Example:
-  dsgkit train --learner qsg-s2auc --data data/breast_cancer.arrow --out bc.dsg
+  dsgkit train --learner ${LEARNER_NAMES[0]} --data data/breast_cancer.arrow --out bc.dsg
   dsgkit predict --model bc.dsg --data data/breast_cancer.arrow --out bc-scores.arrow
 `;
 

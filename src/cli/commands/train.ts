@@ -39,7 +39,7 @@ A summary goes to stdout. Ctrl-C cancels (exit code 130, no model written).
 Example:
   dsgkit split data/breast_cancer.arrow --labeled 100 --test 0.2 \\
     --out-train bc-train.arrow --out-test bc-test.arrow
-  dsgkit train --learner qsg-s2auc --data bc-train.arrow --out bc.dsg \\
+  dsgkit train --learner ${LEARNER_NAMES[0]} --data bc-train.arrow --out bc.dsg \\
     --validation bc-test.arrow --sigma 2
 `;
 
@@ -56,7 +56,7 @@ export interface TrainingRun {
  * "training cancelled after t of T iterations" and no model exists.
  *
  * @example
- * const { model, wallMs } = await runTraining(io, { learner: 'dsg', data: ds, T: 200 }, { label: 'dsg' });
+ * const { model, wallMs } = await runTraining(io, { learner: spec.name, data: ds, T: 200 }, { label: spec.name });
  */
 export async function runTraining(
   io: CliIO,
