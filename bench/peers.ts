@@ -100,6 +100,8 @@ interface DatasetEntry {
   seeds: number[];
   unlabeledCap: number;
   wallSeconds: number;
+  /** 1/5/15-minute load averages when the dataset finished (the machine is shared: read times with them). */
+  loadavg: number[];
   date: string;
   methods: MethodEntry[];
 }
@@ -231,6 +233,7 @@ async function benchDataset(path: string): Promise<{ entry: DatasetEntry; versio
     seeds,
     unlabeledCap: Number(opt['unlabeled-cap']),
     wallSeconds: (performance.now() - started) / 1000,
+    loadavg: loadavg(),
     date: new Date().toISOString(),
     methods,
   };
