@@ -15,19 +15,21 @@ import { UsageError } from './errors.ts';
 import { selectRows, type Dataset } from './data/dataset.ts';
 import { readDataset, tableToDataset, type ReadDatasetOptions } from './data/index.ts';
 import { MinMaxScaler } from './data/scaler.ts';
-import { chunkSizeFor } from './engine/chunks.ts';
+import { datasetFingerprint } from './data/fingerprint.ts';
+import { TRAINING_CHUNK_SIZE } from './engine/chunks.ts';
 import { DEFAULT_CACHE_BYTES, type EvaluatorOptions } from './engine/evaluator.ts';
 import { EvaluatorPool } from './engine/pool.ts';
 export { defaultThreads } from './engine/pool.ts';
 import { checkRandomFeatures, type RandomFeatures } from './engine/random-features.ts';
 import type { KernelSpec } from './features/kernel-spec.ts';
-import { runLoop, type Progress, type Validation } from './coordinator/loop.ts';
+import { runLoop, type LoopStart, type Progress, type SamplingRng, type Validation } from './coordinator/loop.ts';
+import { History } from './engine/history.ts';
 import { checkStepSize, inverseStepWarning, type StepSize } from './coordinator/step-size.ts';
-import { checkParams, withDefaults } from './learners/params.ts';
+import { checkParams, withDefaults, type ParamValue } from './learners/params.ts';
 import { learnerSpec } from './learners/registry.ts';
 import type { FitResult, LearnerSpec, Params } from './learners/spec.ts';
-import { Model } from './model/model.ts';
-import type { ModelHeader } from './model/model-file.ts';
+import { load, Model } from './model/model.ts';
+import type { ModelHeader, ResumeState } from './model/model-file.ts';
 import { RandomFeaturePredictor, type Predictor } from './model/predictor.ts';
 import { checkEvaluable, fitTask, rankingMetric, taskClasses, type TaskClasses } from './model/task.ts';
 
@@ -47,9 +49,20 @@ export type TrainData = Dataset | string | Table;
 
 /** The options of `train` that are not learner parameters: data, task, step, and how the run goes. */
 export interface RunOptions {
-  /** A learner name from the registry (`LEARNER_NAMES`). */
-  learner: string;
+  /** A learner name from the registry (`LEARNER_NAMES`); may be left out with `init` (the model's learner). */
+  learner?: string;
   data: TrainData;
+  /**
+   * Loop learners: a saved model (or its path) to CONTINUE, on the same data,
+   * to the iteration count `T` given with it; every other parameter is the
+   * model's (giving a different value is a UsageError). Continuing from t to T
+   * gives the same model, bit for bit, as training to T at once.
+   */
+  init?: Model | string;
+  /** Loop learners: every `checkpointEvery` iterations (before T) hand a resumable model to `onCheckpoint`. */
+  checkpointEvery?: number;
+  /** Receives each checkpoint (e.g. `(m) => m.save('run.dsg')`); the loop waits for it. */
+  onCheckpoint?: (model: Model) => void | Promise<void>;
   /** Reading options when `data` is a path or a Table (label column, feature columns, LIBSVM width). */
   read?: ReadDatasetOptions;
   /**
@@ -82,11 +95,11 @@ export interface RunOptions {
 export type TrainOptions = RunOptions & { readonly [param: string]: unknown };
 
 /** {@link TrainOptions} without the callbacks and the signal: what can cross to another thread. */
-export type TrainRequest = Omit<RunOptions, 'onProgress' | 'onWarning' | 'signal'> & { readonly [param: string]: unknown };
+export type TrainRequest = Omit<RunOptions, 'onProgress' | 'onWarning' | 'signal' | 'onCheckpoint' | 'init'> & { init?: string; readonly [param: string]: unknown };
 
 /** Keys of {@link RunOptions}: every other key of the options is a learner parameter. */
 const RUN_KEYS = new Set<string>([
-  'learner', 'data', 'read', 'scaleInPlace', 'positive', 'step', 'theta', 'threads', 'cacheBytes', 'parallelMinWork',
+  'learner', 'data', 'init', 'checkpointEvery', 'onCheckpoint', 'read', 'scaleInPlace', 'positive', 'step', 'theta', 'threads', 'cacheBytes', 'parallelMinWork',
   'validation', 'validateEvery', 'onProgress', 'onWarning', 'signal',
 ]);
 
@@ -176,11 +189,13 @@ export async function toDataset(data: unknown, option: string, read: ReadDataset
  */
 export async function train(opts: TrainOptions): Promise<Model> {
   if (opts === null || typeof opts !== 'object') throw new UsageError('train: options must be an object with at least learner and data');
-  const spec = learnerSpec(opts.learner);
+  const init = opts.init !== undefined ? await initModel(opts.init) : undefined;
+  if (opts.learner === undefined && init === undefined) throw new UsageError('train: learner is required (or init, a model to continue)');
+  const spec = learnerSpec(opts.learner ?? init!.header.learner);
   const onWarning = opts.onWarning ?? ((m: string) => process.emitWarning(m));
-  const params = resolveParams(spec, opts);
-  const step = resolveStep(spec, params, opts);
-  if (step) {
+  const params = init ? continuedParams(spec, init, opts) : resolveParams(spec, opts);
+  const step = init ? (init.header.hyperparameters.step as StepSize) : resolveStep(spec, params, opts);
+  if (step && !init) {
     const warning = inverseStepWarning(step, params.lambda as number);
     if (warning) onWarning(warning);
   }
@@ -188,18 +203,24 @@ export async function train(opts: TrainOptions): Promise<Model> {
   if (opts.cacheBytes !== undefined && !(typeof opts.cacheBytes === 'number' && opts.cacheBytes >= 0 && Number.isFinite(opts.cacheBytes))) throw new UsageError(`cacheBytes must be a number ≥ 0, got ${String(opts.cacheBytes)}`);
   if (opts.parallelMinWork !== undefined && !(typeof opts.parallelMinWork === 'number' && opts.parallelMinWork >= 0)) throw new UsageError(`parallelMinWork must be a number ≥ 0, got ${String(opts.parallelMinWork)}`);
   if (opts.validateEvery !== undefined && !(Number.isSafeInteger(opts.validateEvery) && opts.validateEvery >= 1)) throw new UsageError(`validateEvery must be a whole number ≥ 1, got ${String(opts.validateEvery)}`);
+  if (opts.checkpointEvery !== undefined && !(Number.isSafeInteger(opts.checkpointEvery) && opts.checkpointEvery >= 1)) throw new UsageError(`checkpointEvery must be a whole number ≥ 1, got ${String(opts.checkpointEvery)}`);
+  if (opts.checkpointEvery !== undefined && (spec.kind !== 'loop' || typeof opts.onCheckpoint !== 'function')) throw new UsageError(spec.kind !== 'loop' ? `checkpointEvery applies to learners on the stochastic loop only (${spec.name} is not)` : 'checkpointEvery needs onCheckpoint, a function receiving each checkpoint model');
   if (spec.kind === 'loop') {
     const bytes = (params.T as number) * 2 * (params.m as number) * 8;
     if (bytes > MAX_HISTORY_BYTES) throw new UsageError(`T = ${params.T} iterations of m = ${params.m} features need a ${(bytes / 2 ** 30).toFixed(0)} GiB history (at most ${MAX_HISTORY_BYTES / 2 ** 30} GiB); lower T or m`);
   }
 
   const raw = await toDataset(opts.data, 'data', opts.read);
-  const classes = taskClasses(spec.task, raw, opts.positive !== undefined ? { positive: opts.positive } : {});
+  const initTask = init?.header.task;
+  const positive = opts.positive ?? (initTask?.kind === 'binary' ? initTask.positive : undefined);
+  const classes = taskClasses(spec.task, raw, positive !== undefined ? { positive } : {});
   const scaler = MinMaxScaler.fit(raw);
   // Rows read from a path are ours: scale them in place (one copy of X fewer, which is a
   // gigabyte at tens of millions of values). A caller's Dataset only when it says so.
   const inPlace = typeof opts.data === 'string' || opts.data instanceof Table || opts.scaleInPlace === true;
   const ds = inPlace ? (scaler.transformInPlace(raw.X), raw) : scaler.transform(raw);
+  const fingerprint = spec.kind === 'loop' ? datasetFingerprint(ds) : undefined;
+  if (init && init.header.resume!.data !== fingerprint) throw new UsageError(`init: the training data differ from the data the model was trained on (continue a run on the same file, rows and labels)`);
   const validation = opts.validation !== undefined ? await validationFor(opts, classes, scaler, raw) : undefined;
 
   const engine: EvaluatorOptions = {
@@ -212,34 +233,84 @@ export async function train(opts: TrainOptions): Promise<Model> {
   const pool = threads > 1 ? new EvaluatorPool(threads - 1) : undefined;
   try {
     const run: EvaluatorOptions = pool ? { ...engine, pool } : engine;
-    const fitted = await fit(spec, { ds, classes, params, step, engine: run, opts, validation });
     const labeledRows: number[] = [];
     for (let i = 0; i < ds.n; i++) if (ds.labeled[i]) labeledRows.push(i);
     const labeled = selectRows(ds, labeledRows);
-    const fL = await fitted.predictor.evaluate(labeled.X, labeled.n, new Float64Array(labeled.n), run);
-    const task = fitTask(classes, fL, labeled.y, spec.threshold);
-    const header: ModelHeader = {
-      format: 'dsgkit-model',
-      version: 2,
-      learner: spec.name,
-      hyperparameters: { ...params, ...(step ? { step } : {}), ...(fitted.computed ?? {}) },
-      metric: spec.metric,
-      task,
-      predictor: fitted.predictor.describe(),
-      scaler: scaler.toJSON(),
-      featureNames: [...raw.featureNames],
-      labelName: raw.labelName,
-      training: {
-        rows: raw.n,
-        labeledRows: labeledRows.length,
-        ...(fitted.trace?.length ? { validation: fitted.trace } : {}),
-        ...(typeof opts.data === 'string' ? { data: opts.data } : raw.source !== undefined ? { data: raw.source } : {}),
-      },
+    // The model of a predictor: threshold(s) fitted at the labeled rows, the header assembled.
+    const modelOf = async (fitted: FitResult & { predictor: Predictor }, at: Params, resume: ResumeState | undefined): Promise<Model> => {
+      const fL = await fitted.predictor.evaluate(labeled.X, labeled.n, new Float64Array(labeled.n), run);
+      const task = fitTask(classes, fL, labeled.y, spec.threshold);
+      const header: ModelHeader = {
+        format: 'dsgkit-model',
+        version: 2,
+        learner: spec.name,
+        hyperparameters: { ...at, ...(step ? { step } : {}), ...(fitted.computed ?? {}) },
+        metric: spec.metric,
+        task,
+        predictor: fitted.predictor.describe(),
+        scaler: scaler.toJSON(),
+        featureNames: [...raw.featureNames],
+        labelName: raw.labelName,
+        training: {
+          rows: raw.n,
+          labeledRows: labeledRows.length,
+          ...(fitted.trace?.length ? { validation: fitted.trace } : {}),
+          ...(typeof opts.data === 'string' ? { data: opts.data } : raw.source !== undefined ? { data: raw.source } : {}),
+        },
+        ...(resume ? { resume } : {}),
+      };
+      return new Model(header, fitted.predictor);
     };
-    return new Model(header, fitted.predictor);
+    const checkpoint = opts.checkpointEvery !== undefined && opts.onCheckpoint
+      ? { every: opts.checkpointEvery, save: async (predictor: RandomFeaturePredictor, rng: SamplingRng) => {
+          const t = predictor.history.t;
+          await opts.onCheckpoint!(await modelOf({ predictor }, { ...params, T: t }, { t, rng: rng.state(), data: fingerprint! }));
+        } }
+      : undefined;
+    const fitted = await fit(spec, { ds, classes, params, step, engine: run, opts, validation, init, checkpoint });
+    const resume = fitted.rng !== undefined && fitted.predictor instanceof RandomFeaturePredictor ? { t: fitted.predictor.history.t, rng: fitted.rng, data: fingerprint! } : undefined;
+    return await modelOf(fitted, params, resume);
   } finally {
     await pool?.close();
   }
+}
+
+/** A model to continue, loaded and checked: a loop learner's, with its resume state and today's chunk layout. */
+async function initModel(init: unknown): Promise<Model> {
+  const model = typeof init === 'string' ? await load(init) : init;
+  if (!(model instanceof Model)) throw new UsageError(`init must be a Model or a model file path, got ${typeof init}`);
+  const where = typeof init === 'string' ? init : 'the init model';
+  const spec = learnerSpec(model.header.learner, 'init');
+  if (spec.kind !== 'loop' || !(model.predictor instanceof RandomFeaturePredictor)) throw new UsageError(`init: ${where} is a ${spec.name} model; only learners on the stochastic loop can be continued`);
+  if (model.header.resume === undefined) throw new UsageError(`init: ${where} carries no resume state (saved by an older dsgkit); it cannot be continued`);
+  if (model.predictor.chunkSize !== TRAINING_CHUNK_SIZE) throw new UsageError(`init: ${where} was trained with ${model.predictor.chunkSize}-block chunks (an older dsgkit); continuing it would not match a run trained at once`);
+  return model;
+}
+
+/**
+ * The parameters of a continued run: the model's, with the new `T`; a given
+ * parameter that differs from the model's is a UsageError naming it.
+ */
+function continuedParams(spec: LearnerSpec, init: Model, opts: TrainOptions): Params {
+  const saved = init.header.hyperparameters;
+  const t = init.header.resume!.t;
+  const given = resolveGiven(spec, opts);
+  for (const [key, value] of Object.entries(given)) {
+    if (key !== 'T' && saved[key] !== value) throw new UsageError(`${key} = ${String(value)} differs from the model's ${key} = ${String(saved[key])}: a continued run keeps its settings (only T changes)`);
+  }
+  if (opts.step !== undefined || opts.theta !== undefined) throw new UsageError(`${opts.step !== undefined ? 'step' : 'theta'} cannot be given with init: a continued run keeps the model's step schedule`);
+  if (given.T === undefined) throw new UsageError(`init: give T, the iteration count to continue to (the model is at t = ${t})`);
+  if ((given.T as number) < t) throw new UsageError(`T = ${given.T} is below the ${t} iterations the model already has`);
+  const base: Record<string, unknown> = {};
+  for (const key of Object.keys(spec.params)) if (saved[key] !== undefined) base[key] = saved[key];
+  return { ...resolveParams(spec, base), T: given.T };
+}
+
+/** The learner parameters given in `options` (validated), without defaults. */
+function resolveGiven(spec: LearnerSpec, options: Readonly<Record<string, unknown>>): Record<string, ParamValue> {
+  const given: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) if (!RUN_KEYS.has(key)) given[key] = value;
+  return checkParams(given, spec.params, { learner: spec.name });
 }
 
 /** The validation set of a run, scaled like the training rows, with the task's ranking metric. */
@@ -251,11 +322,15 @@ async function validationFor(opts: TrainOptions, classes: TaskClasses, scaler: M
   return { X: val.X, nPoints: val.n, name: classes.kind === 'binary' ? 'AUC' : 'mean AUC', metric: (f: Float64Array) => rankingMetric(classes, val.y, f) };
 }
 
-/** Runs the learner: the shared loop for loop learners, the learner's own fit otherwise. */
+/** Runs the learner: the shared loop for loop learners (from scratch or continuing `init`), the learner's own fit otherwise. */
 async function fit(
   spec: LearnerSpec,
-  run: { ds: Dataset; classes: TaskClasses; params: Params; step: StepSize | undefined; engine: EvaluatorOptions; opts: TrainOptions; validation: Omit<Validation, 'every'> | undefined },
-): Promise<FitResult & { predictor: Predictor }> {
+  run: {
+    ds: Dataset; classes: TaskClasses; params: Params; step: StepSize | undefined; engine: EvaluatorOptions; opts: TrainOptions;
+    validation: Omit<Validation, 'every'> | undefined; init: Model | undefined;
+    checkpoint: { every: number; save: (predictor: RandomFeaturePredictor, rng: SamplingRng) => Promise<void> } | undefined;
+  },
+): Promise<FitResult & { predictor: Predictor; rng?: ResumeState['rng'] }> {
   const { ds, classes, params, engine, opts } = run;
   const hooks = {
     ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
@@ -269,16 +344,23 @@ async function fit(
   const T = params.T as number;
   const kernel = { kind: params.kernel, sigma: params.sigma } as KernelSpec;
   const features: RandomFeatures = checkRandomFeatures({ kernel, seed: params.seed as number, d: ds.d, m: params.m as number });
-  const chunkSize = chunkSizeFor(T);
+  const chunkSize = TRAINING_CHUNK_SIZE;
   const learner = spec.create(ds, classes, params, run.step!);
+  const start: LoopStart | undefined = run.init ? { history: (run.init.predictor as RandomFeaturePredictor).history, rng: run.init.header.resume!.rng } : undefined;
+  const { checkpoint } = run;
   const result = await runLoop(learner, {
     features,
     T,
+    ...(start ? { start } : {}),
     engine: { ...engine, chunkSize },
     ...hooks,
+    ...(checkpoint ? { onIteration: async (t: number, history: History, _ev: unknown, rng: SamplingRng) => {
+      if (t % checkpoint.every === 0 && t < T) await checkpoint.save(new RandomFeaturePredictor(history, features, chunkSize), rng);
+    } } : {}),
     ...(run.validation ? { validation: { ...run.validation, every: opts.validateEvery ?? Math.max(1, Math.floor(T / 20)) } } : {}),
   });
-  return { predictor: new RandomFeaturePredictor(result.history, features, chunkSize), trace: result.trace };
+  const before = (run.init?.header.training.validation as Array<[number, number]> | undefined) ?? [];
+  return { predictor: new RandomFeaturePredictor(result.history, features, chunkSize), trace: [...before, ...result.trace], rng: result.rng };
 }
 
 /** Default frequency-store budget, in MiB, for help texts. */

@@ -24,7 +24,11 @@ export interface DsgLearner {
   readonly lambda: number;
   /** The step schedule `η_t`. */
   readonly step: StepSize;
-  /** Step 1: draws iteration `t`'s mini-batch. The returned arrays may be reused next call. */
+  /**
+   * Step 1: draws iteration `t`'s mini-batch. The returned arrays may be reused next call.
+   * The draw depends on `rng` and `t` alone (no state of the learner's own between
+   * calls): a saved run is continued by restoring the stream's state and t only.
+   */
   sample(rng: Rng, t: number): Batch;
   /**
    * Step 3: per-point weights `w_p` from `f` at the batch points, such that the

@@ -33,15 +33,29 @@ export interface Validation {
   readonly metric: (f: Float64Array) => number;
 }
 
+/** The sampling stream's state (seedrandom's alea: three doubles and a counter): with `t`, all a run needs to continue. */
+export type SamplingState = seedrandom.State.Alea;
+
+/** The sampling stream of a run, whose state can be saved and restored. */
+export type SamplingRng = seedrandom.StatefulPRNG<SamplingState>;
+
+/** Where a continued run starts: its history so far (t = history.t) and its sampling stream's state after iteration t. */
+export interface LoopStart {
+  readonly history: History;
+  readonly rng: SamplingState;
+}
+
 /** Options of {@link runLoop}. */
 export interface LoopOptions {
   readonly features: RandomFeatures;
   /** Iterations (blocks) T. */
   readonly T: number;
+  /** Continue a run from here (iteration history.t + 1 on) instead of starting from nothing. */
+  readonly start?: LoopStart;
   readonly engine?: EvaluatorOptions;
   readonly onProgress?: (p: Progress) => void;
   /** Called after iteration t with the history as it stands (convergence studies). */
-  readonly onIteration?: (t: number, history: History, evaluator: Evaluator) => void | Promise<void>;
+  readonly onIteration?: (t: number, history: History, evaluator: Evaluator, rng: SamplingRng) => void | Promise<void>;
   readonly signal?: AbortSignal;
   readonly validation?: Validation;
 }
@@ -52,36 +66,46 @@ export interface LoopResult {
   /** Validation metric trace `[t, value]`. */
   readonly trace: Array<[number, number]>;
   readonly elapsedMs: number;
+  /** The sampling stream's state after the last iteration (what continuing needs, with history.t). */
+  readonly rng: SamplingState;
 }
 
 /** How often (ms) the loop lets the event loop run, so cancel messages and progress reach their listeners. */
 const YIELD_EVERY_MS = 25;
 
 /**
- * The sampling stream of a run: seeded by the model seed, separate from the feature seeds.
+ * The sampling stream of a run: seeded by the model seed, separate from the
+ * feature seeds; or, given a saved state, the stream continued from it.
  *
  * @example
  * const rng = samplingRng(42);
+ * const again = samplingRng(42, rng.state()); // draws what rng draws next
  */
-export function samplingRng(seed: number): () => number {
-  return seedrandom.alea(`dsgkit-sampling:${seed}`);
+export function samplingRng(seed: number, state?: SamplingState): SamplingRng {
+  return state !== undefined ? seedrandom.alea('', { state }) : seedrandom.alea(`dsgkit-sampling:${seed}`, { state: true });
 }
 
 /**
- * Runs `T` iterations of the doubly stochastic loop for `learner`.
+ * Runs the doubly stochastic loop for `learner` up to iteration `T`: from
+ * nothing, or from `start` (a run stopped at t = start.history.t, continued to
+ * T with its sampling stream restored — the same bits as running to T at once,
+ * because the chunk layout does not depend on T, see chunks.ts).
  * Iteration `t` (1-based) adds block `t − 1` (0-based in the history).
  *
  * @example
- * const { history } = await runLoop(new QsgS2auc(ds, 1, params), { features: rf, T: 500, engine: { threads: 4 } });
+ * const { history, rng } = await runLoop(learner, { features: rf, T: 500, engine: { threads: 4 } });
+ * const more = await runLoop(learner, { features: rf, T: 800, start: { history, rng } });
  */
 export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<LoopResult> {
   const { features: rf, T } = opts;
   if (!Number.isInteger(T) || T < 1) throw new RangeError(`T (iterations) must be a positive integer, got ${T}`);
   if (learner.d !== rf.d) throw new RangeError(`learner has d = ${learner.d}, features have d = ${rf.d}`);
-  const history = new History({ m: rf.m, capacity: T });
+  const from = opts.start?.history;
+  if (from !== undefined && (from.m !== rf.m || from.t > T)) throw new RangeError(`cannot continue a history of ${from.t} blocks of m = ${from.m} to T = ${T} with m = ${rf.m}`);
+  const history = from !== undefined ? History.restore({ m: from.m, t: from.t, scale: from.scale, firstLive: from.firstLive, stored: from.stored, capacity: T }) : new History({ m: rf.m, capacity: T });
   const evaluator = new Evaluator(history, rf, opts.engine);
   const ops = new BlockOps();
-  const rng = samplingRng(rf.seed);
+  const rng = samplingRng(rf.seed, opts.start?.rng);
   const start = performance.now();
   const trace: Array<[number, number]> = [];
   const val = opts.validation;
@@ -91,7 +115,9 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
   let metric: Progress['metric'];
   let lastYield = start;
   try {
-    for (let t = 1; t <= T; t++) {
+    // A continued run's validation values start from f over the blocks it already has.
+    if (val && fVal && history.t > 0) await evaluator.evaluate(val.X, val.nPoints, fVal);
+    for (let t = history.t + 1; t <= T; t++) {
       // A serial run never leaves the microtask queue on its own; yield now and then so
       // an abort sent from another thread (the Comlink handle) or a timer can be seen.
       if (performance.now() - lastYield > YIELD_EVERY_MS) {
@@ -121,11 +147,11 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
           metric = { name: val.name, value, t };
         }
       }
-      if (opts.onIteration) await opts.onIteration(t, history, evaluator);
+      if (opts.onIteration) await opts.onIteration(t, history, evaluator, rng);
       opts.onProgress?.({ t, T, elapsedMs: performance.now() - start, ...(metric ? { metric } : {}) });
     }
   } finally {
     await evaluator.close();
   }
-  return { history, trace, elapsedMs: performance.now() - start };
+  return { history, trace, elapsedMs: performance.now() - start, rng: rng.state() };
 }

@@ -8,22 +8,34 @@
 /** Blocks per chunk when nothing else is known (an evaluator built by hand). */
 export const DEFAULT_CHUNK_SIZE = 16;
 
-/** Most chunks a training run's history is cut into (bounds the per-call partial-sum buffer). */
-export const MAX_CHUNKS = 2048;
+/**
+ * Blocks per chunk of every training run: the same for every T, so chunk `c`
+ * always holds blocks `[4c, 4c + 4)` — a function of the block index alone.
+ * That is what lets a run be continued: training to T and then on to T′ sums
+ * f in exactly the order a run trained to T′ directly does (the layout does
+ * not know where the run will stop). Small chunks also balance threads (a
+ * thread's share differs from another's by at most one chunk); the cost of
+ * more chunks is the partial-sum buffer, `chunks × points` doubles per call,
+ * which {@link rowsPerCall} bounds for large evaluations (prediction,
+ * threshold fitting). A training batch of 192 points at T = 100,000 needs
+ * 25,000 × 192 × 8 B = 38 MB. Stored in the model, since it fixes the order of summation.
+ */
+export const TRAINING_CHUNK_SIZE = 4;
+
+/** Most partial sums (doubles) one engine call should need: 2²² = 32 MiB. */
+export const MAX_PARTIAL_SUMS = 2 ** 22;
 
 /**
- * Blocks per chunk for a run of `T` iterations: as small as possible (a
- * thread's share differs from another's by at most one chunk, so small chunks
- * balance threads; 4 at T = 400) while the history never has more than
- * {@link MAX_CHUNKS} chunks. A function of `T` only — never of the thread
- * count — and stored in the model, since it fixes the order of summation.
+ * Rows per engine call that keep the partial-sum buffer (`chunks × rows`
+ * doubles) within {@link MAX_PARTIAL_SUMS}: at most `maxRows`, at least 1.
+ * Never changes a value: each row's sum is the same whichever call computes it.
  *
  * @example
- * chunkSizeFor(400);     // 4
- * chunkSizeFor(100_000); // 49
+ * rowsPerCall(100, 4096);    // 4096 (T = 400 at 4 blocks per chunk)
+ * rowsPerCall(25_000, 4096); // 167  (T = 100,000)
  */
-export function chunkSizeFor(T: number): number {
-  return Math.max(4, Math.ceil(T / MAX_CHUNKS));
+export function rowsPerCall(nChunks: number, maxRows: number): number {
+  return Math.max(1, Math.min(maxRows, Math.floor(MAX_PARTIAL_SUMS / Math.max(1, nChunks))));
 }
 
 /**

@@ -47,6 +47,22 @@ export interface ModelHeader {
   readonly labelName: string;
   /** How training went: not part of the model's arithmetic. */
   readonly training: Readonly<Record<string, unknown>>;
+  /** Random-feature loop models: what continuing the run needs (`train({ init })`, `--init`). */
+  readonly resume?: ResumeState;
+}
+
+/**
+ * The state a stopped loop run continues from, besides its history (the
+ * payload): the iteration reached, the sampling stream's state after it, and
+ * a fingerprint of the scaled training data (continuing on other data is refused).
+ */
+export interface ResumeState {
+  /** Iterations done; equals the predictor's history.t. */
+  readonly t: number;
+  /** seedrandom alea state of the sampling stream after iteration t. */
+  readonly rng: { readonly c: number; readonly s0: number; readonly s1: number; readonly s2: number };
+  /** SHA-256 (hex) of the training rows as the loop saw them (scaled features, labels, labeled flags). */
+  readonly data: string;
 }
 
 /** A decoded model file. */
@@ -167,7 +183,16 @@ function checkHeader(h: ModelHeader, file: string): number {
   checkTask(h.task, bad);
   if (h.hyperparameters === null || typeof h.hyperparameters !== 'object') throw bad('hyperparameters');
   if (h.training === null || typeof h.training !== 'object') throw bad('training');
+  if (h.resume !== undefined) checkResume(h, bad);
   return count;
+}
+
+function checkResume(h: ModelHeader, bad: (what: string) => ModelError): void {
+  const r = h.resume!;
+  if (r === null || typeof r !== 'object' || h.predictor.kind !== 'random-features' || r.t !== h.predictor.history.t) throw bad('resume: t must equal the history\'s t');
+  const rng = r.rng as Record<string, unknown> | null;
+  if (rng === null || typeof rng !== 'object' || !['c', 's0', 's1', 's2'].every((k) => typeof rng[k] === 'number' && Number.isFinite(rng[k]))) throw bad('resume: sampling state');
+  if (typeof r.data !== 'string' || !/^[0-9a-f]{64}$/.test(r.data)) throw bad('resume: data fingerprint');
 }
 
 function checkTask(task: Task, bad: (what: string) => ModelError): void {

@@ -153,6 +153,7 @@ export class Model {
       featureNames: h.featureNames,
       labelName: h.labelName,
       training: h.training,
+      ...(h.resume !== undefined ? { resume: h.resume } : {}),
     };
     return encodeModel(header, this.predictor.payload());
   }

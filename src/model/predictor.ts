@@ -11,6 +11,7 @@
  * allocating anything) and how it is saved and restored bit for bit.
  */
 import { ModelError } from '../errors.ts';
+import { chunkSpan, rowsPerCall } from '../engine/chunks.ts';
 import { Evaluator, type EvaluatorOptions } from '../engine/evaluator.ts';
 import { History } from '../engine/history.ts';
 import { checkRandomFeatures, type RandomFeatures } from '../engine/random-features.ts';
@@ -20,7 +21,7 @@ import { checkKernelSpec, type KernelSpec } from '../features/kernel-spec.ts';
 /** How prediction runs (threads, cache); never changes a value. */
 export type PredictOptions = Pick<EvaluatorOptions, 'threads' | 'cacheBytes' | 'parallelMinWork'>;
 
-/** Rows per engine call when scoring many rows: bounds the per-chunk result buffers. */
+/** Most rows per engine call when scoring many rows (fewer on long histories: see `rowsPerCall`). */
 const PREDICT_BATCH = 4096;
 
 /** The JSON description of a predictor, as kept in the model header. */
@@ -86,9 +87,11 @@ export class RandomFeaturePredictor implements Predictor {
   async evaluate(X: Float64Array, nPoints: number, out: Float64Array, opts: PredictOptions = {}): Promise<Float64Array> {
     const { d } = this.features;
     const evaluator = new Evaluator(this.history, this.features, { ...opts, chunkSize: this.chunkSize });
+    const { c0, c1 } = chunkSpan(this.history.firstLive, this.history.t, this.chunkSize);
+    const batch = rowsPerCall(c1 - c0, PREDICT_BATCH);
     try {
-      for (let start = 0; start < nPoints; start += PREDICT_BATCH) {
-        const count = Math.min(PREDICT_BATCH, nPoints - start);
+      for (let start = 0; start < nPoints; start += batch) {
+        const count = Math.min(batch, nPoints - start);
         await evaluator.evaluate(X.subarray(start * d, (start + count) * d), count, out.subarray(start, start + count));
       }
     } finally {

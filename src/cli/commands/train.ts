@@ -2,7 +2,8 @@
 import { CancelledError, UsageError } from '../../errors.ts';
 import { defaultThreads, LEARNER_NAMES, LEARNERS, learnerSpec, Model, train, type TrainRequest } from '../../api.ts';
 import { readDataset } from '../../data/index.ts';
-import { parseCommandArgs, requireOutputDirectory, requireString } from '../args.ts';
+import { intOption, parseCommandArgs, requireOutputDirectory, requireString } from '../args.ts';
+import { load } from '../../model/model.ts';
 import type { CliIO } from '../io.ts';
 import { interruptible } from '../interrupt.ts';
 import { formatDuration, progressDisplay, type ProgressDisplayOptions } from '../progress.ts';
@@ -13,6 +14,7 @@ const width = Math.max(...LEARNER_NAMES.map((n) => n.length));
 const HELP = `dsgkit train — train a semi-supervised kernel model and save it
 
 Usage: dsgkit train --learner <name> --data <file> --out <model.dsg> [options]
+       dsgkit train --init <model.dsg> --data <file> --iterations <T'> --out <model.dsg>
 
 Reads a training file in which some rows are labeled and the others are not
 (a missing label = unlabeled), scales the features to [0, 1], trains the
@@ -29,6 +31,13 @@ Options:
   --validation <file>     labeled held-out rows whose AUC (mean AUC for ordinal
                           learners) the progress shows; never changes the model
   --validate-every <K>    iterations between validation scores (default: T/20)
+  --init <model.dsg>      continue a saved (or checkpointed) run of a learner on
+                          the stochastic loop to --iterations T', on the same
+                          data and settings: the same model, bit for bit, as
+                          training to T' at once
+  --checkpoint-every <K>  every K iterations write a resumable model (atomically)
+                          to --checkpoint; after a crash, continue it with --init
+  --checkpoint <file>     where checkpoints go (default: the --out file)
   -h, --help              show this help
 
 ${trainingOptionsHelp()}
@@ -53,7 +62,8 @@ export interface TrainingRun {
 /**
  * Trains with a progress display on stderr, warnings as `dsgkit: warning: …`,
  * and Ctrl-C (SIGINT) cancelling: then it throws a CancelledError
- * "training cancelled after t of T iterations" and no model exists.
+ * "training cancelled after t of T iterations" and no model exists (but the
+ * checkpoints written so far, when `checkpoint` is given, stay).
  *
  * @example
  * const { model, wallMs } = await runTraining(io, { learner: spec.name, data: ds, T: 200 }, { label: spec.name });
@@ -62,6 +72,7 @@ export async function runTraining(
   io: CliIO,
   options: TrainRequest,
   show: ProgressDisplayOptions,
+  checkpoint?: { every: number; path: string },
 ): Promise<TrainingRun> {
   const display = progressDisplay(io, show);
   let done = 0;
@@ -76,6 +87,7 @@ export async function runTraining(
           display.update(p);
         },
         onWarning: (message) => io.stderr.write(`dsgkit: warning: ${message}\n`),
+        ...(checkpoint ? { checkpointEvery: checkpoint.every, onCheckpoint: (m: Model) => m.save(checkpoint.path) } : {}),
       });
       // Ctrl-C after the last iteration (while the threshold was fitted) still means "don't keep it".
       if (signal.aborted) throw new CancelledError(`training cancelled after ${done} iterations, before the model was kept`);
@@ -97,9 +109,18 @@ export const trainCommand: Command = {
       data: { type: 'string' },
       out: { type: 'string' },
       validation: { type: 'string' },
+      init: { type: 'string' },
+      'checkpoint-every': { type: 'string' },
+      checkpoint: { type: 'string' },
       ...TRAINING_OPTION_SPECS,
     });
-    const spec = learnerSpec(requireString(values, 'learner'), '--learner');
+    const initPath = typeof values.init === 'string' ? values.init : undefined;
+    const init = initPath !== undefined ? await load(initPath, { onWarning: (m) => io.stderr.write(`dsgkit: warning: ${m}\n`) }) : undefined;
+    if (init && values.learner !== undefined && values.learner !== init.learner) throw new UsageError(`--learner ${String(values.learner)} differs from the --init model's learner ${init.learner}`);
+    const spec = learnerSpec(init ? init.learner : requireString(values, 'learner'), '--learner');
+    if (init && values.iterations === undefined) throw new UsageError(`--init needs --iterations T', the iteration count to continue to (the model is at t = ${init.header.resume?.t ?? '?'})`);
+    const every = intOption(values, 'checkpoint-every', { min: 1 });
+    if (values.checkpoint !== undefined && every === undefined) throw new UsageError('--checkpoint needs --checkpoint-every <K>');
     const dataPath = requireString(values, 'data');
     const out = await requireOutputDirectory(requireString(values, 'out'), 'out');
     const settings = parseTrainingOptions(values, [spec]);
@@ -108,13 +129,16 @@ export const trainCommand: Command = {
       throw new UsageError('--validate-every needs --validation <file>');
     }
 
+    const checkpointPath = every !== undefined ? await requireOutputDirectory(typeof values.checkpoint === 'string' ? values.checkpoint : out, 'checkpoint') : undefined;
+
     const read = settings.labelColumn !== undefined ? { labelColumn: settings.labelColumn } : {};
     const data = await readDataset(dataPath, read);
     const { model, wallMs } = await runTraining(
       io,
       // The rows were read for this run alone: scale them in place (one copy of the features fewer).
-      { learner: spec.name, data, read, scaleInPlace: true, ...optionsFor(spec, settings), threads: settings.threads, ...(validationPath !== undefined ? { validation: validationPath } : {}) },
+      { learner: spec.name, data, read, scaleInPlace: true, ...optionsFor(spec, settings), threads: settings.threads, ...(validationPath !== undefined ? { validation: validationPath } : {}), ...(initPath !== undefined ? { init: initPath } : {}) },
       { label: spec.name, quiet: settings.quiet },
+      checkpointPath !== undefined ? { every: every!, path: checkpointPath } : undefined,
     );
     await model.save(out);
 

@@ -1,0 +1,133 @@
+/**
+ * Continuing a saved random-feature run: training to t and then on to T gives
+ * the same model file, bit for bit, as training to T at once — from a script
+ * (`train({ init, T })`), from the command line (`--init`), and after a run
+ * killed with SIGKILL resumes from its last checkpoint (`--checkpoint-every`).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LEARNERS, load, train } from '../src/api.ts';
+import { main } from '../src/cli/main.ts';
+import { readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
+import { writeArrow } from '../src/data/arrow.ts';
+import { ModelError, UsageError } from '../src/errors.ts';
+import { Model } from '../src/model/model.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'dsgkit-continue-'));
+const loop = LEARNERS.filter((l) => l.kind === 'loop');
+const small = { m: 16, batchSize: 16, seed: 5, threads: 1 } as const;
+
+let data: Dataset | undefined;
+async function trainSet(): Promise<Dataset> {
+  data ??= splitDataset(await readDataset('data/breast_cancer.arrow'), { labeled: 100, seed: 2 }).train;
+  return data;
+}
+
+function bytesOf(model: Model): Buffer {
+  return Buffer.from(model.toBytes());
+}
+
+describe('train({ init, T }) continues a saved run', () => {
+  for (const spec of loop) {
+    it(`${spec.name}: 0 → 13 → 40 (and 13 → 27 → 40 through a saved file) equals 0 → 40, byte for byte`, async () => {
+      const ds = await trainSet();
+      const direct = await train({ learner: spec.name, data: ds, ...small, T: 40 });
+      const first = await train({ learner: spec.name, data: ds, ...small, T: 13 });
+      expect(first.header.resume?.t).toBe(13);
+      const continued = await train({ init: first, data: ds, T: 40, threads: 2, parallelMinWork: 0 });
+      expect(bytesOf(continued).equals(bytesOf(direct))).toBe(true);
+
+      const mid = await train({ init: first, data: ds, T: 27 });
+      const path = join(dir, `${spec.name}-27.dsg`);
+      await mid.save(path);
+      const fromFile = await train({ init: path, data: ds, T: 40 });
+      expect(bytesOf(fromFile).equals(bytesOf(direct))).toBe(true);
+      // A differently seeded run is different bytes: the comparison can fail.
+      const other = await train({ learner: spec.name, data: ds, ...small, seed: 6, T: 40 });
+      expect(bytesOf(other).equals(bytesOf(direct))).toBe(false);
+    });
+  }
+
+  it('refuses other settings, other data, a smaller T, and a model without resume state', async () => {
+    const spec = loop[0];
+    const ds = await trainSet();
+    const first = await train({ learner: spec.name, data: ds, ...small, T: 10 });
+    await expect(train({ init: first, data: ds, T: 20, lambda: 0.5 })).rejects.toThrow(/lambda = 0.5 differs from the model's lambda/);
+    await expect(train({ init: first, data: ds, T: 5 })).rejects.toThrow(UsageError);
+    await expect(train({ init: first, data: ds })).rejects.toThrow(/give T/);
+    const otherRows = splitDataset(await readDataset('data/breast_cancer.arrow'), { labeled: 100, seed: 3 }).train;
+    await expect(train({ init: first, data: otherRows, T: 20 })).rejects.toThrow(/training data differ/);
+    const { resume: _r, ...stripped } = first.header;
+    await expect(train({ init: new Model(stripped, first.predictor), data: ds, T: 20 })).rejects.toThrow(/no resume state/);
+  });
+
+  it('a model file whose resume state does not match its history is refused on load', async () => {
+    const spec = loop[0];
+    const first = await train({ learner: spec.name, data: await trainSet(), ...small, T: 10 });
+    const forged = new Model({ ...first.header, resume: { ...first.header.resume!, t: 9 } }, first.predictor);
+    expect(() => Model.fromBytes(forged.toBytes(), 'forged.dsg')).toThrow(ModelError);
+    expect(() => Model.fromBytes(forged.toBytes(), 'forged.dsg')).toThrow(/forged\.dsg: corrupt model header \(resume/);
+  });
+});
+
+/** The CLI's entry in a child process of its own (tsx, so the sources under test run). */
+const ENTRY = "const { main } = await import('./src/cli/main.ts'); process.exitCode = await main(process.argv.slice(1));";
+
+/** Runs the real CLI in a child process; `killWhen` is polled and the child SIGKILLed once it is true. */
+function child(args: string[], killWhen?: () => boolean): Promise<{ code: number | null; signal: string | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', ENTRY, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    proc.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    const poll = killWhen ? setInterval(() => { if (killWhen()) proc.kill('SIGKILL'); }, 2) : undefined;
+    proc.on('error', reject);
+    proc.on('close', (code, signal) => {
+      clearInterval(poll);
+      resolve({ code, signal, stderr });
+    });
+  });
+}
+
+describe('dsgkit train --checkpoint-every / --init', () => {
+  it('a run killed with SIGKILL after a checkpoint resumes with --init to the bytes of an uninterrupted run', async () => {
+    const spec = loop[0];
+    const file = join(dir, 'bc-train.arrow');
+    await writeArrow(file, await trainSet());
+    const common = ['--data', file, '--random-features', '16', '--batch-size', '16', '--seed', '9', '--threads', '1'];
+    const full = join(dir, 'full.dsg');
+    expect(await main(['train', '--learner', spec.name, ...common, '--iterations', '160', '--out', full, '--quiet'], { stdout: { write: () => true }, stderr: { write: () => true } } as never)).toBe(0);
+
+    const out = join(dir, 'killed.dsg');
+    const ckpt = join(dir, 'killed.ckpt.dsg');
+    // Kill as soon as the first checkpoint exists (checkpoints are renamed into place,
+    // so one that exists is whole): the process gets no chance to clean up.
+    const result = await child(['train', '--learner', spec.name, ...common, '--iterations', '160', '--out', out, '--checkpoint-every', '20', '--checkpoint', ckpt, '--quiet'], () => existsSync(ckpt));
+    expect(result.signal, result.stderr).toBe('SIGKILL');
+    expect(existsSync(out)).toBe(false);
+    const saved = await load(ckpt);
+    const t = saved.header.resume!.t;
+    expect(t % 20).toBe(0);
+    expect(t).toBeLessThan(160);
+
+    const resumed = join(dir, 'resumed.dsg');
+    const again = await child(['train', '--init', ckpt, '--data', file, '--iterations', '160', '--threads', '2', '--out', resumed, '--quiet']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(readFileSync(resumed).equals(readFileSync(full))).toBe(true);
+  }, 120_000);
+
+  it('--init with a different setting is exit 2 naming the option', async () => {
+    const spec = loop[0];
+    const file = join(dir, 'bc-train-2.arrow');
+    await writeArrow(file, await trainSet());
+    const first = join(dir, 'first.dsg');
+    const quiet = { stdout: { write: () => true }, stderr: { write: () => true } } as never;
+    expect(await main(['train', '--learner', spec.name, '--data', file, '--iterations', '10', '--random-features', '8', '--out', first, '--quiet'], quiet)).toBe(0);
+    let err = '';
+    const io = { stdout: { write: () => true }, stderr: { write: (s: string) => ((err += s), true) } } as never;
+    expect(await main(['train', '--init', first, '--data', file, '--iterations', '20', '--lambda', '0.3', '--out', join(dir, 'x.dsg')], io)).toBe(2);
+    expect(err).toMatch(/lambda = 0.3 differs/);
+  });
+});
