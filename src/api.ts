@@ -11,7 +11,9 @@
  */
 import { availableParallelism } from 'node:os';
 import { Table } from 'apache-arrow';
-import { UsageError } from './errors.ts';
+import { DataError, UsageError } from './errors.ts';
+import { medianHeuristicSigma } from './features/median-heuristic.ts';
+import { MAX_SIGMA } from './learners/common.ts';
 import { selectRows, type Dataset } from './data/dataset.ts';
 import { readDataset, tableToDataset, type ReadDatasetOptions } from './data/index.ts';
 import { MinMaxScaler } from './data/scaler.ts';
@@ -116,6 +118,38 @@ export function resolveParams(spec: LearnerSpec, options: Readonly<Record<string
   return withDefaults(checkParams(given, spec.params, { learner: spec.name }), spec.params);
 }
 
+/** Rows the median heuristic samples (all pairs among them) when σ is left to the data. */
+const SIGMA0_SAMPLE = 1000;
+
+/**
+ * The median-heuristic kernel scale σ₀ = 1 / median ‖x − x′‖² over all pairs
+ * of a seeded sample of at most 1,000 rows of a SCALED dataset: the default σ
+ * and the centre of `tune`'s σ grid. A DataError when the rows are mostly duplicates.
+ *
+ * @example
+ * kernelScale0(scaledTrain); // e.g. 0.094 on spam (57 features in [0, 1])
+ */
+export function kernelScale0(ds: Dataset): number {
+  try {
+    return medianHeuristicSigma(ds.X.subarray(0, ds.n * ds.d), ds.n, ds.d, { sample: SIGMA0_SAMPLE, seed: 0 });
+  } catch (err) {
+    throw new DataError(`cannot take the median heuristic for σ (${(err as Error).message}); give sigma`, ds.source !== undefined ? { file: ds.source } : {});
+  }
+}
+
+/**
+ * `params` with the defaults that come from the data filled in: σ = σ₀
+ * ({@link kernelScale0}) when the learner has a σ and none was given.
+ * `ds` holds the training rows scaled as the learner sees them.
+ *
+ * @example
+ * const params = withDataDefaults(spec, resolveParams(spec, { lambda: 0.1 }), scaled); // params.sigma = σ₀
+ */
+export function withDataDefaults(spec: LearnerSpec, params: Params, ds: Dataset): Params {
+  if ('sigma' in spec.params && params.sigma === undefined) return { ...params, sigma: Math.min(kernelScale0(ds), MAX_SIGMA) };
+  return params;
+}
+
 /**
  * The step schedule of a loop learner's run: `step` as given, else `θ/t` when
  * `theta` is given, else the learner's default; checked, with a UsageError naming the bad number.
@@ -193,10 +227,10 @@ export async function train(opts: TrainOptions): Promise<Model> {
   if (opts.learner === undefined && init === undefined) throw new UsageError('train: learner is required (or init, a model to continue)');
   const spec = learnerSpec(opts.learner ?? init!.header.learner);
   const onWarning = opts.onWarning ?? ((m: string) => process.emitWarning(m));
-  const params = init ? continuedParams(spec, init, opts) : resolveParams(spec, opts);
-  const step = init ? (init.header.hyperparameters.step as StepSize) : resolveStep(spec, params, opts);
+  const given = init ? continuedParams(spec, init, opts) : resolveParams(spec, opts);
+  const step = init ? (init.header.hyperparameters.step as StepSize) : resolveStep(spec, given, opts);
   if (step && !init) {
-    const warning = inverseStepWarning(step, params.lambda as number);
+    const warning = inverseStepWarning(step, given.lambda as number);
     if (warning) onWarning(warning);
   }
   const threads = resolveThreads(opts.threads, onWarning);
@@ -206,8 +240,8 @@ export async function train(opts: TrainOptions): Promise<Model> {
   if (opts.checkpointEvery !== undefined && !(Number.isSafeInteger(opts.checkpointEvery) && opts.checkpointEvery >= 1)) throw new UsageError(`checkpointEvery must be a whole number ≥ 1, got ${String(opts.checkpointEvery)}`);
   if (opts.checkpointEvery !== undefined && (spec.kind !== 'loop' || typeof opts.onCheckpoint !== 'function')) throw new UsageError(spec.kind !== 'loop' ? `checkpointEvery applies to learners on the stochastic loop only (${spec.name} is not)` : 'checkpointEvery needs onCheckpoint, a function receiving each checkpoint model');
   if (spec.kind === 'loop') {
-    const bytes = (params.T as number) * 2 * (params.m as number) * 8;
-    if (bytes > MAX_HISTORY_BYTES) throw new UsageError(`T = ${params.T} iterations of m = ${params.m} features need a ${(bytes / 2 ** 30).toFixed(0)} GiB history (at most ${MAX_HISTORY_BYTES / 2 ** 30} GiB); lower T or m`);
+    const bytes = (given.T as number) * 2 * (given.m as number) * 8;
+    if (bytes > MAX_HISTORY_BYTES) throw new UsageError(`T = ${given.T} iterations of m = ${given.m} features need a ${(bytes / 2 ** 30).toFixed(0)} GiB history (at most ${MAX_HISTORY_BYTES / 2 ** 30} GiB); lower T or m`);
   }
 
   const raw = await toDataset(opts.data, 'data', opts.read);
@@ -219,6 +253,7 @@ export async function train(opts: TrainOptions): Promise<Model> {
   // gigabyte at tens of millions of values). A caller's Dataset only when it says so.
   const inPlace = typeof opts.data === 'string' || opts.data instanceof Table || opts.scaleInPlace === true;
   const ds = inPlace ? (scaler.transformInPlace(raw.X), raw) : scaler.transform(raw);
+  const params = withDataDefaults(spec, given, ds);
   const fingerprint = spec.kind === 'loop' ? datasetFingerprint(ds) : undefined;
   if (init && init.header.resume!.data !== fingerprint) throw new UsageError(`init: the training data differ from the data the model was trained on (continue a run on the same file, rows and labels)`);
   const validation = opts.validation !== undefined ? await validationFor(opts, classes, scaler, raw) : undefined;

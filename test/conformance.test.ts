@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
-import { LEARNERS, resolveParams, resolveStep, train, type LearnerSpec } from '../src/api.ts';
+import { LEARNERS, resolveParams, resolveStep, train, withDataDefaults, type LearnerSpec } from '../src/api.ts';
 import { main } from '../src/cli/main.ts';
 import { readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
 import { MinMaxScaler } from '../src/data/scaler.ts';
@@ -66,7 +66,7 @@ describe.each(LEARNERS.map((spec) => [spec.name, spec] as const))('learner %s co
     const { train: tr } = await split(spec);
     const ds = MinMaxScaler.fit(tr).transform(tr);
     const classes = taskClasses(spec.task, ds);
-    const params = resolveParams(spec, small(spec));
+    const params = withDataDefaults(spec, resolveParams(spec, small(spec)), ds);
     const rng = seedrandom.alea('conformance');
     if (spec.kind === 'loop') {
       const learner = spec.create(ds, classes, params, resolveStep(spec, params, {})!);

@@ -239,7 +239,7 @@ export function describeRun(learners: readonly LearnerSpec[], settings: Training
     const tag = having.length < learners.length ? ` (${having.map((l) => l.name).join(', ')})` : '';
     if (key === 'kernel') parts.push(`${v} kernel`);
     else if (spec.kind === 'choice') parts.push(`${v} ${key}${tag}`);
-    else parts.push(`${spec.symbol ?? key} = ${fmt(v as number)}${tag}`);
+    else parts.push(`${spec.symbol ?? key} = ${v === undefined ? (spec.defaultDoc ?? 'computed') : fmt(v as number)}${tag}`);
   }
   if (parts[0]?.endsWith('kernel') && parts[1]?.startsWith('σ')) parts.splice(0, 2, `${parts[0]} ${parts[1]}`);
   const loop = learners.find((l) => l.kind === 'loop');
