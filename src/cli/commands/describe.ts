@@ -1,11 +1,21 @@
-/** `dsgkit describe`: what is in a data file. */
+/** `dsgkit describe`: what is in a data file, or in a model file (settings, training, CV table). */
 import { classCounts, readDataset, type Dataset } from '../../data/index.ts';
+import { load, type Model } from '../../model/model.ts';
+import { formatTuneTable } from './tune.ts';
+import type { TuneRow } from '../../tune.ts';
+import { METRICS, type MetricName } from '../../model/task.ts';
 import { intOption, onePositional, parseCommandArgs } from '../args.ts';
 import type { Command } from './command.ts';
 
-const HELP = `dsgkit describe — summarise a data file
+const HELP = `dsgkit describe — summarise a data file or a model file
 
 Usage: dsgkit describe <input> [options]
+       dsgkit describe <model.dsg> [--json]
+
+A model file (.dsg): its learner, metric, task, every hyperparameter as
+trained (σ included when it came from the median heuristic), the training
+rows, the iteration a continued run would start from, and — for a model
+written by \`dsgkit tune\` — the cross-validation table.
 
 Prints the number of rows and features, how many rows are labeled and
 unlabeled, the class balance of the labeled rows (count and fraction per
@@ -97,6 +107,37 @@ export function formatSummary(s: DatasetSummary): string {
   return lines.join('\n') + '\n';
 }
 
+/**
+ * The text form of a model file's header: settings, training, resume point, CV table.
+ *
+ * @example
+ * io.stdout.write(formatModel(await load('best.dsg'), 'best.dsg'));
+ */
+export function formatModel(model: Model, file: string): string {
+  const h = model.header;
+  const training = h.training as { rows?: number; labeledRows?: number; data?: string; tune?: { folds: number; metric: string; sigma0: number; table: TuneRow[]; halving?: { eta: number; t0: number; T: number }; blockEvaluations?: { halving: number; fullGrid: number; fraction: number } } };
+  const lines = [
+    `file:        ${file}`,
+    `learner:     ${h.learner}`,
+    `metric:      ${h.metric}`,
+    `task:        ${h.task.kind}${h.task.kind === 'binary' ? ` (positive ${h.task.classNames?.[h.task.positive] ?? h.task.positive}, threshold ${num(h.task.threshold)})` : ` (${h.task.classes.length} classes)`}`,
+    `predictor:   ${h.predictor.kind}${h.predictor.kind === 'random-features' ? `, ${h.predictor.history.t} blocks of m = ${h.predictor.features.m}` : `, ${h.predictor.n} centres`}`,
+    `features:    ${h.featureNames.length}; label column '${h.labelName}'`,
+    `training:    ${training.rows ?? '?'} rows (${training.labeledRows ?? '?'} labeled)${training.data !== undefined ? ` from ${training.data}` : ''}`,
+    ...(h.resume ? [`resume:      at t = ${h.resume.t} (continue with --init ${file} --iterations T')`] : []),
+    'hyperparameters:',
+    ...Object.entries(h.hyperparameters).map(([k, v]) => `  ${k.padEnd(10)} ${typeof v === 'object' ? JSON.stringify(v) : typeof v === 'number' ? num(v) : String(v)}`),
+  ];
+  const tuned = training.tune;
+  if (tuned) {
+    lines.push('', `cross-validation (${tuned.folds} folds over the labeled rows, σ₀ = ${num(tuned.sigma0)}${tuned.halving ? `, successive halving η = ${tuned.halving.eta} from t0 = ${tuned.halving.t0} to T = ${tuned.halving.T}` : ''}):`);
+    lines.push(formatTuneTable({ table: tuned.table, metric: METRICS[tuned.metric as MetricName]?.title ?? tuned.metric, folds: tuned.folds }).trimEnd());
+    const c = tuned.blockEvaluations;
+    if (c && c.fullGrid > 0) lines.push(`cost: ${c.halving.toLocaleString('en')} block evaluations per batch point, ${(100 * c.fraction).toFixed(1)}% of a full grid at T`);
+  }
+  return lines.join('\n') + '\n';
+}
+
 export const describe: Command = {
   name: 'describe',
   summary: 'rows, features, labeled/unlabeled counts, class balance, feature ranges',
@@ -108,6 +149,11 @@ export const describe: Command = {
       json: { type: 'boolean' },
     });
     const input = onePositional(positionals, 'input file');
+    if (input.endsWith('.dsg')) {
+      const model = await load(input, { onWarning: (m) => io.stderr.write(`dsgkit: warning: ${m}\n`) });
+      io.stdout.write(values.json ? JSON.stringify(model.header, null, 2) + '\n' : formatModel(model, input));
+      return 0;
+    }
     const features = intOption(values, 'features', { min: 1 });
     const ds = await readDataset(input, {
       ...(typeof values.label === 'string' ? { labelColumn: values.label } : {}),

@@ -11,6 +11,7 @@ import { trainCommand } from './train.ts';
 import { predict } from './predict.ts';
 import { evaluate } from './evaluate.ts';
 import { compare } from './compare.ts';
+import { tuneCommand } from './tune.ts';
 
 export type { Command } from './command.ts';
 
@@ -24,6 +25,7 @@ export const COMMANDS: readonly Command[] = [
   predict,
   evaluate,
   compare,
+  tuneCommand,
 ];
 
 /**
