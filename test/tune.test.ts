@@ -1,0 +1,150 @@
+/**
+ * `tune`: k-fold CV over the labeled rows with successive halving that
+ * continues survivors instead of restarting them. What a user relies on:
+ * the same result for any thread count; a survivor's fold scores at T are
+ * exactly those of a full-grid run (continuing = running at once); the saved
+ * model is the winner refit on all rows; the cost is what the schedule says;
+ * the CLI prints a table / JSON, and Ctrl-C writes nothing.
+ */
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { train } from '../src/api.ts';
+import { main } from '../src/cli/main.ts';
+import { readDataset, splitDataset, writeArrow, type Dataset } from '../src/data/index.ts';
+import { continuationCost } from '../src/coordinator/successive-halving.ts';
+import { poolTasksCompleted } from '../src/engine/pool.ts';
+import { UsageError } from '../src/errors.ts';
+import { learnerSpec } from '../src/learners/registry.ts';
+import { Model } from '../src/model/model.ts';
+import { parseGrid, tune, type TuneResult } from '../src/tune.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'dsgkit-tune-'));
+const loopLearner = 'dsg';
+const SMALL = { T: 30, m: 8, batchSize: 8, seed: 2, folds: 3, grid: { lambda: [0.01, 0.1] } } as const;
+
+let data: Dataset | undefined;
+async function trainSet(): Promise<Dataset> {
+  data ??= splitDataset(await readDataset('data/breast_cancer.arrow'), { labeled: 60, seed: 4 }).train;
+  return data;
+}
+
+/** The model's bytes without the CV table (what train writes). */
+function withoutTune(model: Model): Buffer {
+  const { tune: _t, ...training } = model.header.training as Record<string, unknown>;
+  return Buffer.from(new Model({ ...model.header, training }, model.predictor).toBytes());
+}
+
+let oneThread: TuneResult | undefined;
+async function tunedOnOneThread(): Promise<TuneResult> {
+  oneThread ??= await tune({ learner: loopLearner, data: await trainSet(), ...SMALL, threads: 1 });
+  return oneThread;
+}
+
+describe('tune (script API)', () => {
+  it('gives the same table, winner and model bytes on 1 and 2 threads (the pool proven used)', async () => {
+    const a = await tunedOnOneThread();
+    const before = poolTasksCompleted();
+    const b = await tune({ learner: loopLearner, data: await trainSet(), ...SMALL, threads: 2, parallelMinWork: 0 });
+    expect(poolTasksCompleted()).toBeGreaterThan(before);
+    expect(b.table).toEqual(a.table);
+    expect(b.best).toEqual(a.best);
+    expect(Buffer.from(b.model.toBytes()).equals(Buffer.from(a.model.toBytes()))).toBe(true);
+  }, 60_000);
+
+  it('halves the field each round, continues survivors to T, and spends what the schedule says (less than a full grid)', async () => {
+    const r = await tunedOnOneThread();
+    const n = learnerSpec(loopLearner).searchSpace({ sigma0: 1 }).sigma!.length * 2 * 3; // σ × λ × loss
+    expect(r.table).toHaveLength(n);
+    expect(r.table.filter((row) => row.status === 'best')).toHaveLength(1);
+    const best = r.table.find((row) => row.status === 'best')!;
+    expect(best.t).toBe(SMALL.T);
+    for (let i = 1; i < r.rounds.length; i++) {
+      expect(r.rounds[i].from).toBe(r.rounds[i - 1].t);
+      expect(r.rounds[i].candidates.length).toBeLessThan(r.rounds[i - 1].candidates.length);
+      // survivors are the best of the previous round
+      const prev = r.rounds[i - 1];
+      const cut = Math.min(...r.rounds[i].candidates.map((c) => prev.scores[prev.candidates.indexOf(c)]));
+      const droppedBest = Math.max(...prev.candidates.filter((c) => !r.rounds[i].candidates.includes(c)).map((c) => prev.scores[prev.candidates.indexOf(c)]));
+      expect(cut).toBeGreaterThanOrEqual(droppedBest);
+    }
+    const spent = r.rounds.reduce((s, round) => s + round.candidates.length * SMALL.folds * continuationCost(round.from, round.t), 0);
+    expect(r.cost.halving).toBe(spent);
+    expect(r.cost.fullGrid).toBe(n * SMALL.folds * continuationCost(0, SMALL.T));
+    expect(r.cost.fraction).toBeLessThan(0.5);
+    expect(r.best).toMatchObject({ ...best.params, T: SMALL.T, m: SMALL.m });
+  }, 60_000);
+
+  it('a survivor continued round after round scores exactly what a full-grid run to T scores (no restarts, same bits)', async () => {
+    const halving = await tunedOnOneThread();
+    const full = await tune({ learner: loopLearner, data: await trainSet(), ...SMALL, threads: 1, t0: SMALL.T });
+    expect(full.rounds).toHaveLength(1);
+    for (const row of halving.table.filter((x) => x.t === SMALL.T)) expect(full.table[row.id].folds).toEqual(row.folds);
+    // and candidates dropped early were scored at fewer iterations, so (some of) their scores differ from the full grid's
+    const early = halving.table.filter((x) => x.t! < SMALL.T);
+    expect(early.some((x) => JSON.stringify(full.table[x.id].folds) !== JSON.stringify(x.folds))).toBe(true);
+  }, 60_000);
+
+  it('saves the winner refit on all training rows: train() with the best settings gives the same bytes', async () => {
+    const r = await tunedOnOneThread();
+    const direct = await train({ learner: loopLearner, data: await trainSet(), ...r.best, threads: 1 });
+    expect(withoutTune(r.model).equals(Buffer.from(direct.toBytes()))).toBe(true);
+    expect((r.model.header.training.tune as { table: unknown[] }).table).toHaveLength(r.table.length);
+  }, 60_000);
+
+  it('refuses a bad grid with a UsageError naming it', () => {
+    const spec = learnerSpec(loopLearner);
+    expect(() => parseGrid('lambda=0.1,-1', spec)).toThrow(/--grid lambda must be a number in \(0, ∞\), got '-1'/);
+    expect(() => parseGrid('nope=1', spec)).toThrow(UsageError);
+    expect(() => parseGrid('lambda', spec)).toThrow(/not name=value/);
+    expect(parseGrid('sigma=0.5,1; loss=hinge', spec)).toEqual({ sigma: [0.5, 1], loss: ['hinge'] });
+  });
+});
+
+describe('dsgkit tune (CLI)', () => {
+  async function run(args: string[], onErr?: (s: string) => void): Promise<{ code: number; out: string; err: string }> {
+    let out = '';
+    let err = '';
+    const code = await main(args, {
+      stdout: { write: (s: string) => ((out += s), true) },
+      stderr: { write: (s: string) => ((err += s), onErr?.(err), true) },
+    } as never);
+    return { code, out, err };
+  }
+
+  it('--json prints best, table and cost; describe shows the CV table of the saved model', async () => {
+    const file = join(dir, 'train.arrow');
+    await writeArrow(file, await trainSet());
+    const out = join(dir, 'best.dsg');
+    const r = await run(['tune', '--learner', loopLearner, '--data', file, '--out', out, '--iterations', '30', '--random-features', '8', '--batch-size', '8', '--folds', '3', '--grid', 'sigma=0.5,2;lambda=0.01;loss=hinge,square', '--json', '--quiet']);
+    expect(r.code, r.err).toBe(0);
+    const j = JSON.parse(r.out) as { best: Record<string, unknown>; table: Array<{ status: string }>; cost: { fraction: number } };
+    expect(j.table).toHaveLength(4);
+    expect(j.table.filter((x) => x.status === 'best')).toHaveLength(1);
+    expect(existsSync(out)).toBe(true);
+    const d = await run(['describe', out]);
+    expect(d.code).toBe(0);
+    expect(d.out).toMatch(/cross-validation \(3 folds over the labeled rows/);
+    expect(d.out).toMatch(/best \(refit\)/);
+    expect(d.out).toMatch(new RegExp(`sigma\\s+${String(j.best.sigma)}`));
+  }, 60_000);
+
+  it('Ctrl-C (SIGINT) stops cleanly: exit 130, nothing written', async () => {
+    const file = join(dir, 'train-int.arrow');
+    await writeArrow(file, await trainSet());
+    const out = join(dir, 'never.dsg');
+    const before = readdirSync(dir);
+    let sent = false;
+    const r = await run(['tune', '--learner', loopLearner, '--data', file, '--out', out, '--iterations', '60', '--random-features', '8', '--batch-size', '8', '--folds', '3'], (s) => {
+      if (!sent && / 10% /.test(s)) {
+        sent = true;
+        process.emit('SIGINT');
+      }
+    });
+    expect(sent).toBe(true);
+    expect(r.code).toBe(130);
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(dir)).toEqual(before);
+  }, 60_000);
+});
