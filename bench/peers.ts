@@ -29,6 +29,7 @@
  * // npm run bench:peers -- data/diabetes.arrow --task ordinal
  * // npm run bench:peers -- data/spam.arrow --hide 0.8        (graph-learner protocol)
  * // npm run bench:peers -- data/spam.arrow --seeds 1 --peers svc --no-dsgkit
+ * // npm run bench:peers -- data/spam.arrow --dsgkit 'dsgkit tune qsg-s2auc,dsgkit qsg-s2auc'   (only these dsgkit rows)
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -54,6 +55,7 @@ const { values: opt, positionals: paths } = parseArgs({
     seeds: { type: 'string', default: '1,2,3' },
     peers: { type: 'string', default: PEERS.join(',') },
     'no-dsgkit': { type: 'boolean', default: false },
+    dsgkit: { type: 'string' },
     'unlabeled-cap': { type: 'string', default: '4000' },
     name: { type: 'string', default: 'peers' },
     python: { type: 'string', default: '/usr/bin/python3' },
@@ -199,7 +201,8 @@ async function benchDataset(path: string): Promise<{ entry: DatasetEntry; versio
     rmSync(dir, { recursive: true, force: true });
   }
   if (!opt['no-dsgkit']) {
-    for (const m of DSGKIT_METHODS.filter((m) => m.task === task)) {
+    const only = opt.dsgkit?.split(',').filter(Boolean);
+    for (const m of DSGKIT_METHODS.filter((m) => m.task === task && (only === undefined || only.includes(m.name)))) {
       const slot = { kind: 'dsgkit' as const, perSeed: [] as SeedResult[] };
       for (const { seed, train, test } of splits) {
         const r = await m.run(train, test!, seed);
