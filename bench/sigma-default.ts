@@ -9,6 +9,7 @@
  *
  * @example
  * // npm run bench:sigma
+ * // npx tsx bench/sigma-default.ts qsg-s2auc     (one learner)
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { kernelScale0, LEARNERS, train } from '../src/api.ts';
@@ -17,7 +18,9 @@ import { dotPlotSvg, markdownTable, writeBenchOutputs, type DotGroup } from './l
 
 const DATASETS = ['spam', 'breast_cancer'];
 const SEEDS = [1, 2, 3];
-const learners = LEARNERS.filter((l) => l.kind === 'loop' && l.task === 'binary');
+// `npx tsx bench/sigma-default.ts qsg-s2auc` limits the run to the learners named.
+const only = process.argv[2]?.split(',');
+const learners = LEARNERS.filter((l) => l.kind === 'loop' && l.task === 'binary' && (only === undefined || only.includes(l.name)));
 const threads = availableParallelism();
 
 const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
@@ -40,6 +43,7 @@ for (const name of DATASETS) {
         const value = await model.score(test!, { threads });
         auc[sigma].push(value);
         runs.push({ dataset: name, learner: spec.name, seed, sigma: model.header.hyperparameters.sigma, auc: value });
+        console.error(`${name} ${spec.name} seed ${seed} σ = ${String(model.header.hyperparameters.sigma)}: AUC ${value.toFixed(4)}`);
       }
     }
     for (const sigma of ['1', 'σ₀'] as const) {
