@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import seedrandom from 'seedrandom';
+import type { KernelSpec } from '../src/features/kernel-spec.ts';
+import { referenceSvAccumulate } from '../src/engine/reference-kernel.ts';
+import { SvKernel } from '../src/engine/sv-kernel.ts';
+
+const bits = (a: Float64Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+interface Case {
+  kernel: KernelSpec;
+  n: number;
+  E: number;
+  d: number;
+  /** Spread of the centres around the points: large spreads push exp towards underflow. */
+  spread: number;
+}
+
+function data(c: Case, seed: string) {
+  const rng = seedrandom(seed);
+  const X = Float64Array.from({ length: c.n * c.d }, () => rng());
+  const C = Float64Array.from({ length: c.E * c.d }, () => c.spread * (rng() - 0.5));
+  const beta = Float64Array.from({ length: c.E }, () => rng() - 0.5);
+  return { X, C, beta };
+}
+
+/** Loads row-major centres into the kernel's transposed chunk (as gather does from shared rows). */
+function runFast(k: SvKernel, c: Case, X: Float64Array, C: Float64Array, beta: Float64Array): Float64Array {
+  k.reserve(c.n, c.d, c.E);
+  k.points().set(X);
+  const rowOf = Uint32Array.from({ length: c.E }, (_, i) => i);
+  k.gather(C, rowOf, beta, 0, c.E);
+  k.clearOut(c.n);
+  k.accumulate(c.kernel, c.n, c.E);
+  return k.out().slice(0, c.n);
+}
+
+describe('SvKernel.accumulate vs referenceSvAccumulate', () => {
+  const cases: Case[] = [];
+  for (const kernel of [{ kind: 'rbf', sigma: 1.3 }, { kind: 'laplacian', sigma: 0.7 }] as KernelSpec[]) {
+    for (const [n, E, d] of [
+      [1, 1, 1],
+      [3, 5, 2],
+      [37, 101, 9],
+      [64, 256, 28],
+      [5, 7, 130],
+    ]) {
+      for (const spread of [1, 40]) cases.push({ kernel, n, E, d, spread });
+    }
+  }
+
+  it.each(cases)('$kernel.kind n=$n E=$E d=$d spread=$spread agrees within 1e-12 of Σ|β|', (c) => {
+    const { X, C, beta } = data(c, `case-${c.kernel.kind}-${c.n}-${c.E}-${c.d}-${c.spread}`);
+    const got = runFast(SvKernel.create(), c, X, C, beta);
+    const ref = new Float64Array(c.n);
+    referenceSvAccumulate(c.kernel, C, beta, c.E, X, c.n, c.d, ref);
+    let mag = 0;
+    for (const b of beta) mag += Math.abs(b);
+    let worst = 0;
+    for (let p = 0; p < c.n; p++) worst = Math.max(worst, Math.abs(got[p] - ref[p]) / mag);
+    expect(worst).toBeLessThan(1e-12);
+  });
+
+  it("a point's value is the same bits alone or in any batch, and stale entries beyond the chunk never leak in", () => {
+    const c: Case = { kernel: { kind: 'rbf', sigma: 2 }, n: 23, E: 61, d: 7, spread: 2 };
+    const { X, C, beta } = data(c, 'batch');
+    const k = SvKernel.create();
+    const all = runFast(k, c, X, C, beta);
+    // A longer chunk first leaves centres and coefficients beyond E = 61 in memory.
+    const big: Case = { ...c, E: 128 };
+    const more = data(big, 'stale');
+    runFast(k, big, X, more.C, more.beta);
+    const again = runFast(k, c, X, C, beta);
+    expect(bits(again).equals(bits(all))).toBe(true);
+    for (const p of [0, 3, 4, 22]) {
+      const single = runFast(SvKernel.create(), { ...c, n: 1 }, X.subarray(p * c.d, (p + 1) * c.d), C, beta);
+      expect(single[0]).toBe(all[p]);
+    }
+  });
+
+  it('gather rejects an entry whose row is beyond the rows', () => {
+    const k = SvKernel.create();
+    k.reserve(1, 2, 4);
+    expect(() => k.gather(new Float64Array(6), Uint32Array.of(0, 3), new Float64Array(2), 0, 2)).toThrow(/row 3, beyond the 3 rows/);
+  });
+});
+
+describe('SvKernel exp', () => {
+  const k = SvKernel.create();
+
+  it('is within 1 ulp-ish (3e-16 relative) of Math.exp on [−708.39, 0]', () => {
+    const rng = seedrandom('exp');
+    let worst = 0;
+    for (let i = 0; i < 200_000; i++) {
+      const x = i < 1000 ? -i * 1e-3 : -708.39 * rng();
+      const want = Math.exp(x);
+      worst = Math.max(worst, Math.abs(k.fastExp(x) - want) / want);
+    }
+    expect(worst).toBeLessThan(3e-16);
+  });
+
+  it('gives 0 below ln(2^−1022), 1 at 0, NaN for NaN', () => {
+    expect(k.fastExp(-709)).toBe(0);
+    expect(k.fastExp(-Infinity)).toBe(0);
+    expect(k.fastExp(0)).toBe(1);
+    expect(k.fastExp(NaN)).toBeNaN();
+  });
+});
