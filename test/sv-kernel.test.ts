@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import seedrandom from 'seedrandom';
 import type { KernelSpec } from '../src/features/kernel-spec.ts';
 import { referenceSvAccumulate } from '../src/engine/reference-kernel.ts';
+import { SharedRows } from '../src/engine/shared-rows.ts';
 import { SvKernel } from '../src/engine/sv-kernel.ts';
 
 const bits = (a: Float64Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
@@ -23,12 +24,17 @@ function data(c: Case, seed: string) {
   return { X, C, beta };
 }
 
-/** Loads row-major centres into the kernel's transposed chunk (as gather does from shared rows). */
-function runFast(k: SvKernel, c: Case, X: Float64Array, C: Float64Array, beta: Float64Array): Float64Array {
-  k.reserve(c.n, c.d, c.E);
+/** Evaluates centres C (row-major, put in shared rows in reverse order so indices matter) at X. */
+function runFast(k: SvKernel | undefined, c: Case, X: Float64Array, C: Float64Array, beta: Float64Array): Float64Array {
+  if (k === undefined) {
+    const reversed = new Float64Array(C.length);
+    for (let i = 0; i < c.E; i++) reversed.set(C.subarray(i * c.d, (i + 1) * c.d), (c.E - 1 - i) * c.d);
+    k = SvKernel.create(SharedRows.from(reversed, c.E, c.d));
+  }
+  k.reserve(c.n, c.E);
   k.points().set(X);
-  const rowOf = Uint32Array.from({ length: c.E }, (_, i) => i);
-  k.gather(C, rowOf, beta, 0, c.E);
+  const rowOf = Uint32Array.from({ length: c.E }, (_, i) => c.E - 1 - i);
+  k.load(rowOf, beta, 0, c.E);
   k.clearOut(c.n);
   k.accumulate(c.kernel, c.n, c.E);
   return k.out().slice(0, c.n);
@@ -50,7 +56,7 @@ describe('SvKernel.accumulate vs referenceSvAccumulate', () => {
 
   it.each(cases)('$kernel.kind n=$n E=$E d=$d spread=$spread agrees within 1e-12 of Σ|β|', (c) => {
     const { X, C, beta } = data(c, `case-${c.kernel.kind}-${c.n}-${c.E}-${c.d}-${c.spread}`);
-    const got = runFast(SvKernel.create(), c, X, C, beta);
+    const got = runFast(undefined, c, X, C, beta);
     const ref = new Float64Array(c.n);
     referenceSvAccumulate(c.kernel, C, beta, c.E, X, c.n, c.d, ref);
     let mag = 0;
@@ -60,32 +66,57 @@ describe('SvKernel.accumulate vs referenceSvAccumulate', () => {
     expect(worst).toBeLessThan(1e-12);
   });
 
-  it("a point's value is the same bits alone or in any batch, and stale entries beyond the chunk never leak in", () => {
+  it("a point's value is the same bits alone or in any batch, and entries beyond the chunk never leak in", () => {
     const c: Case = { kernel: { kind: 'rbf', sigma: 2 }, n: 23, E: 61, d: 7, spread: 2 };
     const { X, C, beta } = data(c, 'batch');
-    const k = SvKernel.create();
-    const all = runFast(k, c, X, C, beta);
-    // A longer chunk first leaves centres and coefficients beyond E = 61 in memory.
-    const big: Case = { ...c, E: 128 };
-    const more = data(big, 'stale');
-    runFast(k, big, X, more.C, more.beta);
-    const again = runFast(k, c, X, C, beta);
+    const rows = SharedRows.from(C, c.E, c.d);
+    const k = SvKernel.create(rows);
+    const run = (kernel: SvKernel, points: Float64Array, n: number, E: number, coef: Float64Array) => {
+      kernel.reserve(n, 128);
+      kernel.points().set(points.subarray(0, n * c.d));
+      kernel.load(Uint32Array.from({ length: E }, (_, i) => i % c.E), coef, 0, E);
+      kernel.clearOut(n);
+      kernel.accumulate(c.kernel, n, E);
+      return kernel.out().slice(0, n);
+    };
+    const all = run(k, X, c.n, c.E, beta);
+    // A longer chunk first leaves indices and coefficients beyond E = 61 in memory.
+    run(k, X, c.n, 128, Float64Array.from({ length: 128 }, (_, i) => i + 1));
+    const again = run(k, X, c.n, c.E, beta);
     expect(bits(again).equals(bits(all))).toBe(true);
     for (const p of [0, 3, 4, 22]) {
-      const single = runFast(SvKernel.create(), { ...c, n: 1 }, X.subarray(p * c.d, (p + 1) * c.d), C, beta);
+      const single = run(SvKernel.create(rows), X.subarray(p * c.d, (p + 1) * c.d), 1, c.E, beta);
       expect(single[0]).toBe(all[p]);
     }
   });
 
-  it('gather rejects an entry whose row is beyond the rows', () => {
-    const k = SvKernel.create();
-    k.reserve(1, 2, 4);
-    expect(() => k.gather(new Float64Array(6), Uint32Array.of(0, 3), new Float64Array(2), 0, 2)).toThrow(/row 3, beyond the 3 rows/);
+  it('two kernels on the same rows (as two threads have) use separate scratch and read the same rows', () => {
+    const c: Case = { kernel: { kind: 'laplacian', sigma: 1 }, n: 9, E: 30, d: 5, spread: 1 };
+    const { X, C, beta } = data(c, 'two');
+    const rows = SharedRows.from(C, c.E, c.d);
+    const [a, b] = [SvKernel.create(rows), SvKernel.create(new SharedRows({ memory: rows.memory }))];
+    for (const k of [a, b]) {
+      k.reserve(c.n, c.E);
+      k.points().set(X);
+      k.load(Uint32Array.from({ length: c.E }, (_, i) => i), beta, 0, c.E);
+      k.clearOut(c.n);
+    }
+    b.points().fill(0.25); // must not touch a's points
+    a.accumulate(c.kernel, c.n, c.E);
+    const ref = new Float64Array(c.n);
+    referenceSvAccumulate(c.kernel, C, beta, c.E, X, c.n, c.d, ref);
+    for (let p = 0; p < c.n; p++) expect(a.out()[p]).toBeCloseTo(ref[p], 12);
+  });
+
+  it('load rejects an entry whose row is beyond the rows', () => {
+    const k = SvKernel.create(SharedRows.from(new Float64Array(6), 3, 2));
+    k.reserve(1, 4);
+    expect(() => k.load(Uint32Array.of(0, 3), new Float64Array(2), 0, 2)).toThrow(/row 3, beyond the 3 rows/);
   });
 });
 
 describe('SvKernel exp', () => {
-  const k = SvKernel.create();
+  const k = SvKernel.create(SharedRows.from(new Float64Array(1), 1, 1));
 
   it('is within 1 ulp-ish (3e-16 relative) of Math.exp on [−708.39, 0]', () => {
     const rng = seedrandom('exp');

@@ -16,6 +16,7 @@ import type { RandomFeatures } from './random-features.ts';
 import { SharedRows } from './shared-rows.ts';
 import { SvKernel } from './sv-kernel.ts';
 import { SupportVectorHistory } from './sv-history.ts';
+import type { WasmMemory } from './wasm-host.ts';
 
 /**
  * What every task carries: chunks `[chunkFrom, chunkTo)` of a history,
@@ -53,8 +54,8 @@ export interface RffTask extends TaskCommon {
 export interface SvTask extends TaskCommon {
   readonly kind: 'sv';
   readonly kernel: KernelSpec;
-  /** The training rows' shared buffer (see shared-rows.ts), mapped once per thread. */
-  readonly rows: SharedArrayBuffer;
+  /** The training rows' shared memory (see shared-rows.ts), mapped once per thread. */
+  readonly rows: WasmMemory;
 }
 
 /** One unit of work: chunks `[chunkFrom, chunkTo)` of a history of either kind. */
@@ -107,34 +108,32 @@ class RffItems implements ItemKernel<RffTask> {
   }
 }
 
-/** Support-vector entries: gather the chunk's rows, accumulate `β̃_e·K(x_{r_e}, ·)`. */
+/** Support-vector entries: load the chunk's row indices and coefficients, accumulate `β̃_e·K(x_{r_e}, ·)` reading the rows in place. */
 class SvItems implements ItemKernel<SvTask> {
-  private readonly kernel = SvKernel.create();
-  private rows: SharedRows | undefined;
+  /** The kernel on the rows last used (one instance, and one scratch region, per rows and thread). */
+  private kernel: SvKernel | undefined;
 
-  /** The rows, mapped on first use of their buffer and kept (never copied per call). */
-  private mapRows(task: SvTask): SharedRows {
-    if (this.rows?.buffer !== task.rows) this.rows = new SharedRows({ buffer: task.rows });
-    return this.rows;
+  /** The kernel for the task's rows: mapped on first use of those rows and kept (the rows are never copied). */
+  private kernelFor(task: SvTask): SvKernel {
+    if (this.kernel?.rows.id !== SharedRows.idOf(task.rows)) this.kernel = SvKernel.create(new SharedRows({ memory: task.rows }));
+    return this.kernel;
   }
 
   dimension(task: SvTask): number {
-    return this.mapRows(task).d;
+    return this.kernelFor(task).d;
   }
 
   prepare(task: SvTask): ChunkSum {
     const { nPoints, kernel: spec } = task;
-    const rows = this.mapRows(task);
+    const kernel = this.kernelFor(task);
     const history = new SupportVectorHistory({ buffer: task.history });
     if (task.lastBlock > history.t) throw new RangeError(`evaluation task: entry range ends at ${task.lastBlock}, history has ${history.t} entries`);
-    const { d } = rows;
-    const kernel = this.kernel;
-    kernel.reserve(Math.max(1, nPoints), d, task.chunkSize);
-    kernel.points().set(new Float64Array(task.points, 0, nPoints * d));
+    kernel.reserve(Math.max(1, nPoints), task.chunkSize);
+    kernel.points().set(new Float64Array(task.points, 0, nPoints * kernel.d));
     const out = kernel.out().subarray(0, nPoints);
     return (from, to) => {
       kernel.clearOut(nPoints);
-      kernel.gather(rows.X, history.rows, history.stored, from, to);
+      kernel.load(history.rows, history.stored, from, to);
       kernel.accumulate(spec, nPoints, to - from);
       return out;
     };

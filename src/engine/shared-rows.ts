@@ -1,12 +1,27 @@
 /**
  * The training rows a support-vector history refers to: the (scaled) feature
- * matrix `X`, `n × d` row-major, in ONE `SharedArrayBuffer`. Every thread maps
- * it once and reads it in place; an evaluation call sends only the handle.
+ * matrix `X`, `n × d` row-major, in ONE shared memory — a shared
+ * `WebAssembly.Memory`, whose `buffer` is a `SharedArrayBuffer`. Every thread's
+ * exact-kernel instance imports that memory and reads the rows in place; an
+ * evaluation call sends only the handle, and nothing copies the rows per call.
+ * (The same memory holds each thread's small scratch region past the rows:
+ * see sv-kernel.ts.)
  *
- * Layout: `[n, d]` (Float64) then `n·d` Float64 values.
+ * Layout: the first 64 KiB belong to the kernel module's static data; at
+ * {@link ROWS_AT}: `[n, d, id, 0]` (Float64), then `n·d` Float64 values.
  */
+import { randomBytes } from 'node:crypto';
+import { sharedMemory, type WasmMemory } from './wasm-host.ts';
 
-const HEADER = 2;
+/** Byte offset of the rows header in the memory (page 1; page 0 is the module's). */
+export const ROWS_AT = 65536;
+const HEADER = 4;
+
+/** A 52-bit random id: tells one rows memory from another after it crossed to a worker (objects do not keep identity). */
+function newId(): number {
+  const b = randomBytes(8);
+  return (b.readUInt32LE(0) & 0xfffff) * 2 ** 32 + b.readUInt32LE(4) + 1;
+}
 
 /**
  * Rows of a feature matrix in shared memory.
@@ -16,33 +31,47 @@ const HEADER = 2;
  * rows.row(3);                                   // a view of row 3 (d values)
  */
 export class SharedRows {
-  readonly buffer: SharedArrayBuffer;
+  /** The shared memory (send this to a thread: `new SharedRows({ memory })` maps it there). */
+  readonly memory: WasmMemory;
   /** Number of rows. */
   readonly n: number;
   /** Values per row. */
   readonly d: number;
-  /** The matrix, `n × d` row-major (a view of {@link buffer}; writable until shared with workers). */
+  /** Identifies this matrix across threads. */
+  readonly id: number;
+  /** Byte offset of row 0 in {@link memory}. */
+  readonly offset = ROWS_AT + 8 * HEADER;
+  /** The matrix, `n × d` row-major (a view of the memory; write it before sharing it with workers). */
   readonly X: Float64Array;
 
-  /** Maps an existing buffer (a worker, given the handle) or allocates `n × d` zeros. */
-  constructor(opts: { n: number; d: number } | { buffer: SharedArrayBuffer }) {
-    if ('buffer' in opts) {
-      this.buffer = opts.buffer;
-      const head = new Float64Array(this.buffer, 0, HEADER);
-      this.n = head[0];
-      this.d = head[1];
+  /** Maps an existing memory (a worker, given the handle) or allocates `n × d` zeros. */
+  constructor(opts: { n: number; d: number } | { memory: WasmMemory }) {
+    if ('memory' in opts) {
+      this.memory = opts.memory;
+      const head = new Float64Array(this.memory.buffer, ROWS_AT, HEADER);
+      [this.n, this.d, this.id] = [head[0], head[1], head[2]];
+      if (!(this.d >= 1) || this.id === 0) throw new RangeError('shared memory holds no training rows');
     } else {
       const { n, d } = opts;
       if (!Number.isInteger(n) || n < 0) throw new RangeError(`rows: n must be a non-negative integer, got ${n}`);
       if (!Number.isInteger(d) || d < 1) throw new RangeError(`rows: d must be a positive integer, got ${d}`);
-      this.buffer = new SharedArrayBuffer(8 * (HEADER + n * d));
-      const head = new Float64Array(this.buffer, 0, HEADER);
-      head[0] = n;
-      head[1] = d;
+      this.memory = sharedMemory(this.offset + 8 * n * d);
       this.n = n;
       this.d = d;
+      this.id = newId();
+      new Float64Array(this.memory.buffer, ROWS_AT, HEADER).set([n, d, this.id, 0]);
     }
-    this.X = new Float64Array(this.buffer, 8 * HEADER, this.n * this.d);
+    this.X = new Float64Array(this.memory.buffer, this.offset, this.n * this.d);
+  }
+
+  /**
+   * Which rows a shared memory holds (its id), without mapping them.
+   *
+   * @example
+   * if (SharedRows.idOf(task.rows) !== cached.id) cached = new SharedRows({ memory: task.rows });
+   */
+  static idOf(memory: WasmMemory): number {
+    return new Float64Array(memory.buffer, ROWS_AT, HEADER)[2];
   }
 
   /**
@@ -52,8 +81,8 @@ export class SharedRows {
    * const rows = SharedRows.from(X, 1000, 28);
    */
   static from(X: Float64Array, n: number, d: number): SharedRows {
-    const rows = new SharedRows({ n, d });
     if (X.length < n * d) throw new RangeError(`rows: X holds ${X.length} values, need n*d = ${n * d}`);
+    const rows = new SharedRows({ n, d });
     rows.X.set(X.subarray(0, n * d));
     return rows;
   }

@@ -17,12 +17,13 @@ export interface SupportVectorBasis {
 }
 
 /**
- * Work of one entry at one point beyond the `d`-term distance, in the units of
- * `DEFAULT_PARALLEL_MIN_WORK` (where a random feature costs `d + 8`): the
- * vector exp and the gather of the entry's row. Measured by bench/sv-kernel.ts
- * against bench/kernel.ts on the development machine.
+ * Work of one entry at one point in random features: the pool's threshold
+ * (`DEFAULT_PARALLEL_MIN_WORK`) counts a random feature at one point as
+ * `d + 8`, and an entry (a `d`-term distance read from a row in place, one
+ * vector exp) costs about as much as 2 features: bench/sv-kernel.ts measured
+ * 1.1–2.5 × (d + 8) for d = 8, 28, 128 (on a loaded 2-core machine).
  */
-export const SV_WORK_EXTRA = 8;
+export const SV_WORK_IN_FEATURES = 2;
 
 /**
  * Parallel, deterministic evaluator of a support-vector history.
@@ -47,11 +48,11 @@ export class SupportVectorEvaluator extends HistoryEvaluator {
   }
 
   protected kindFields(): KindFields {
-    return { kind: 'sv', kernel: this.kernel, rows: this.rows.buffer };
+    return { kind: 'sv', kernel: this.kernel, rows: this.rows.memory };
   }
 
   protected itemWork(): number {
-    return this.d + SV_WORK_EXTRA;
+    return SV_WORK_IN_FEATURES * (this.d + 8);
   }
 
   protected outputFactor(scale: number): number {

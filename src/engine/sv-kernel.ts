@@ -1,14 +1,15 @@
 /**
- * The exact-kernel kernel of the engine: `out[p] += Σ_i β_i K(c_i, x_p)` over a
- * chunk of support vectors, in WebAssembly SIMD — the support-vector
- * counterpart of {@link RffKernel}.
+ * The exact-kernel kernel of the engine: `out[p] += Σ_i β_i K(x_{r_i}, x_p)`
+ * over a chunk of support-vector entries, in WebAssembly SIMD — the
+ * support-vector counterpart of {@link RffKernel}.
  *
  * Wraps the module built from `wasm/assembly/sv.ts` (see there for the
  * numerics: lanes over entries, 4-point register tiles, direct differences,
- * a vector exp). Each {@link SvKernel} owns a private wasm memory; the caller
- * writes points, then loads a chunk of entries ({@link SvKernel.gather} from
- * shared rows, or {@link SvKernel.centres}/{@link SvKernel.beta} directly) and
- * calls {@link SvKernel.accumulate}.
+ * a vector exp). Unlike the random-feature kernel, the module does not own its
+ * memory: it imports the shared memory of a {@link SharedRows}, reads the
+ * training rows there in place, and claims a private scratch region past them
+ * (points, the chunk's row indices and coefficients, sums) by growing that
+ * memory — an atomic operation, so every thread gets its own region.
  *
  * Results are a deterministic function of the inputs: a point's value is
  * computed by the same operation sequence whatever other points share the
@@ -19,14 +20,14 @@
  * @module
  */
 import { checkKernelSpec, type KernelSpec } from '../features/kernel-spec.ts';
+import type { SharedRows } from './shared-rows.ts';
 import { SV_WASM_BASE64 } from './wasm/sv-wasm.generated.ts';
-import { instantiate, memoryEnsure, regions, type WasmMemory } from './wasm-host.ts';
+import { instantiate, PAGE, regions, type WasmMemory } from './wasm-host.ts';
 
 interface SvExports {
-  memory: WasmMemory;
   heapBase(): number;
-  accumulateRbf(X: number, n: number, d: number, C: number, S: number, B: number, E: number, negSigma: number, out: number): void;
-  accumulateLaplacian(X: number, n: number, d: number, C: number, S: number, B: number, E: number, negSigma: number, out: number): void;
+  accumulateRbf(X: number, n: number, d: number, R: number, I: number, B: number, E: number, negSigma: number, out: number): void;
+  accumulateLaplacian(X: number, n: number, d: number, R: number, I: number, B: number, E: number, negSigma: number, out: number): void;
   expFast(x: number): number;
 }
 
@@ -35,10 +36,10 @@ const LANES = 4;
 
 interface Layout {
   points: number;
-  centres: number;
+  /** Row index of each entry of the chunk (Uint32). */
+  index: number;
   beta: number;
   out: number;
-  end: number;
 }
 
 function checkCount(name: string, value: number, min: number): void {
@@ -46,45 +47,47 @@ function checkCount(name: string, value: number, min: number): void {
 }
 
 /**
- * Exact-kernel evaluation of up to `maxEntries` support vectors in `d`
- * dimensions at up to `maxPoints` points, in WebAssembly SIMD.
+ * Exact-kernel evaluation of chunks of up to `maxEntries` support vectors —
+ * rows of one {@link SharedRows} — at up to `maxPoints` points, in WebAssembly SIMD.
  *
  * @example
- * const k = SvKernel.create();
- * k.reserve(256, 8, 512);                         // 256 points, d = 8, chunks of up to 512 entries
- * k.points().set(X);                              // 256·8 doubles, row-major
+ * const k = SvKernel.create(rows);                // rows: SharedRows, n × d
+ * k.reserve(256, 512);                            // 256 points, chunks of up to 512 entries
+ * k.points().set(X);                              // 256·d doubles, row-major
  * k.clearOut(256);
- * k.gather(rows.X, history.rows, history.stored, 0, 512);   // entries 0..511
- * k.accumulate({ kind: 'rbf', sigma: 1 }, 256, 512);        // out[p] += Σ_i β̃_i exp(-‖x_{r_i} − x_p‖²)
+ * k.load(history.rows, history.stored, 0, 512);   // entries 0..511: row indices and coefficients
+ * k.accumulate({ kind: 'rbf', sigma: 1 }, 256, 512); // out[p] += Σ_i β̃_i exp(-‖x_{r_i} − x_p‖²)
  * const f = k.out().slice(0, 256);
  */
 export class SvKernel {
+  /** The rows this kernel reads. */
+  readonly rows: SharedRows;
   private readonly ex: SvExports;
-  private readonly base: number;
+  private readonly memory: WasmMemory;
   private lay: Layout | undefined;
   private cap = 0;
-  private dim = 0;
-  /** Entry capacity, a multiple of LANES: also the row stride of the transposed centres. */
   private stride = 0;
 
-  private constructor(ex: SvExports) {
-    this.ex = ex;
-    this.base = ex.heapBase();
+  private constructor(rows: SharedRows) {
+    this.rows = rows;
+    this.memory = rows.memory;
+    this.ex = instantiate<SvExports & { memory: WasmMemory }>(SV_WASM_BASE64, rows.memory);
+    if (this.ex.heapBase() > rows.offset - 32) throw new Error(`SvKernel: the module's static data (${this.ex.heapBase()} bytes) overlaps the rows`);
   }
 
   /**
-   * Synchronously instantiates the embedded wasm module with its own private memory.
+   * Instantiates the embedded wasm module on the shared memory of `rows`.
    *
    * @example
-   * const k = SvKernel.create();
+   * const k = SvKernel.create(SharedRows.from(X, n, d));
    */
-  static create(): SvKernel {
-    return new SvKernel(instantiate<SvExports>(SV_WASM_BASE64));
+  static create(rows: SharedRows): SvKernel {
+    return new SvKernel(rows);
   }
 
-  /** Dimension of the points (0 before the first {@link reserve}). */
+  /** Dimension of the points (the rows'). */
   get d(): number {
-    return this.dim;
+    return this.rows.d;
   }
 
   /** Points the current views hold room for. */
@@ -92,36 +95,38 @@ export class SvKernel {
     return this.cap;
   }
 
-  /** Entries a chunk may hold (a multiple of 4; the row stride of {@link centres}). */
+  /** Entries a chunk may hold (a multiple of 4). */
   get maxEntries(): number {
     return this.stride;
   }
 
   /**
-   * Ensures room for `maxPoints` points of dimension `d` and chunks of up to
-   * `maxEntries` entries. A no-op when the shape is unchanged and the room
-   * already enough; otherwise lays memory out afresh (growing it if needed),
-   * which invalidates every view and their contents.
+   * Ensures room for `maxPoints` points and chunks of up to `maxEntries`
+   * entries. A no-op when the room is already enough; otherwise claims a new
+   * scratch region of the shared memory (by growing it), which invalidates
+   * every view and their contents.
    *
    * @example
-   * k.reserve(1024, 28, 256);
+   * k.reserve(1024, 256);
    */
-  reserve(maxPoints: number, d: number, maxEntries: number): void {
+  reserve(maxPoints: number, maxEntries: number): void {
     checkCount('maxPoints', maxPoints, 0);
-    checkCount('d', d, 1);
     checkCount('maxEntries', maxEntries, 1);
     const wanted = Math.ceil(maxEntries / LANES) * LANES;
-    if (this.lay && d === this.dim && maxPoints <= this.cap && wanted <= this.stride) return;
-    const same = d === this.dim;
-    const cap = Math.max(maxPoints, same ? this.cap : 0);
-    const stride = Math.max(wanted, same ? this.stride : 0);
-    const { take, end } = regions(this.base);
-    const lay: Layout = { points: take(cap * d), centres: take(d * stride), beta: take(stride), out: take(cap), end: 0 };
-    lay.end = end();
-    memoryEnsure(this.ex.memory, lay.end, () => `SvKernel: ${cap} points × d=${d}, ${stride} entries`);
-    this.lay = lay;
+    if (this.lay && maxPoints <= this.cap && wanted <= this.stride) return;
+    const cap = Math.max(maxPoints, this.cap);
+    const stride = Math.max(wanted, this.stride);
+    const bytes = 8 * (cap * this.d + stride + stride + cap) + 64;
+    const pages = Math.ceil(bytes / PAGE);
+    let first: number;
+    try {
+      first = this.memory.grow(pages);
+    } catch (err) {
+      throw new RangeError(`SvKernel: cannot claim ${(bytes / 2 ** 20).toFixed(0)} MiB for ${cap} points and ${stride} entries in the rows' shared memory (4 GiB at most); use smaller batches`, { cause: err });
+    }
+    const { take } = regions(first * PAGE);
+    this.lay = { points: take(cap * this.d), index: take(stride / 2), beta: take(stride), out: take(cap) };
     this.cap = cap;
-    this.dim = d;
     this.stride = stride;
   }
 
@@ -131,7 +136,7 @@ export class SvKernel {
   }
 
   private view(offset: number, length: number): Float64Array {
-    return new Float64Array(this.ex.memory.buffer, offset, length);
+    return new Float64Array(this.memory.buffer, offset, length);
   }
 
   /**
@@ -141,17 +146,17 @@ export class SvKernel {
    * k.points().set(X.subarray(0, n * k.d));
    */
   points(): Float64Array {
-    return this.view(this.layout().points, this.cap * this.dim);
+    return this.view(this.layout().points, this.cap * this.d);
   }
 
   /**
-   * The chunk's centres, transposed: `centres()[k*maxEntries + i]` is component `k` of centre `i`.
+   * The chunk's row indices, `maxEntries` Uint32 (entry `i` is row `index()[i]` of the rows).
    *
    * @example
-   * k.centres()[2 * k.maxEntries + 5] = x5[2];
+   * k.index().set([4, 8, 15]);
    */
-  centres(): Float64Array {
-    return this.view(this.layout().centres, this.dim * this.stride);
+  index(): Uint32Array {
+    return new Uint32Array(this.memory.buffer, this.layout().index, this.stride);
   }
 
   /**
@@ -193,31 +198,29 @@ export class SvKernel {
   }
 
   /**
-   * Loads entries `[from, to)` as the chunk: centre `i` = row `rowOf[from+i]`
-   * of `X` (row-major, `d` per row), coefficient `coef[from+i]`.
+   * Loads entries `[from, to)` as the chunk: row index `rowOf[e]` and
+   * coefficient `coef[e]` (2 numbers per entry; the rows stay where they are).
    *
    * @example
-   * k.gather(rows.X, history.rows, history.stored, c * S, (c + 1) * S);
+   * k.load(history.rows, history.stored, c * S, (c + 1) * S);
    */
-  gather(X: Float64Array, rowOf: Uint32Array, coef: Float64Array, from: number, to: number): void {
+  load(rowOf: Uint32Array, coef: Float64Array, from: number, to: number): void {
     const count = to - from;
     if (!(count >= 0) || count > this.stride) throw new RangeError(`SvKernel: chunk of ${count} entries does not fit ${this.stride}`);
-    const d = this.dim;
-    const S = this.stride;
-    const C = this.centres();
-    const B = this.beta();
+    const index = this.index();
+    const n = this.rows.n;
     for (let i = 0; i < count; i++) {
-      const r = rowOf[from + i] * d;
-      if (r + d > X.length) throw new RangeError(`SvKernel: entry ${from + i} refers to row ${rowOf[from + i]}, beyond the ${X.length / d} rows`);
-      for (let k = 0; k < d; k++) C[k * S + i] = X[r + k];
-      B[i] = coef[from + i];
+      const r = rowOf[from + i];
+      if (r >= n) throw new RangeError(`SvKernel: entry ${from + i} refers to row ${r}, beyond the ${n} rows`);
+      index[i] = r;
     }
+    this.beta().set(coef.subarray(from, to));
   }
 
   /**
-   * `out[p] += Σ_{i < nEntries} beta[i]·K(c_i, x_p)` for `p < nPoints`, with
-   * the centres and coefficients as they are now. A point's result does not
-   * depend on `nPoints` or on the other points.
+   * `out[p] += Σ_{i < nEntries} beta[i]·K(x_{index[i]}, x_p)` for `p < nPoints`,
+   * with the chunk as it is now. A point's result does not depend on
+   * `nPoints` or on the other points.
    *
    * @example
    * k.accumulate({ kind: 'laplacian', sigma: 0.5 }, n, count);
@@ -228,16 +231,14 @@ export class SvKernel {
     if (!Number.isInteger(nEntries) || nEntries < 0 || nEntries > this.stride) throw new RangeError(`SvKernel: nEntries must be an integer in [0, ${this.stride}], got ${nEntries}`);
     if (nPoints === 0 || nEntries === 0) return;
     const lay = this.layout();
-    // Pad to a multiple of 4 entries: zero coefficients at zero centres add exactly 0.
+    // Pad to a multiple of 4 entries: zero coefficients on row 0 add exactly 0.
     const E = Math.ceil(nEntries / LANES) * LANES;
     if (E > nEntries) {
-      const C = this.centres();
-      const S = this.stride;
-      for (let k = 0; k < this.dim; k++) C.fill(0, k * S + nEntries, k * S + E);
+      this.index().fill(0, nEntries, E);
       this.beta().fill(0, nEntries, E);
     }
     const run = kernel.kind === 'rbf' ? this.ex.accumulateRbf : this.ex.accumulateLaplacian;
-    run(lay.points, nPoints, this.dim, lay.centres, this.stride, lay.beta, E, -kernel.sigma, lay.out);
+    run(lay.points, nPoints, this.d, this.rows.offset, lay.index, lay.beta, E, -kernel.sigma, lay.out);
   }
 
   /**

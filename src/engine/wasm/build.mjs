@@ -25,11 +25,19 @@ const here = dirname(fileURLToPath(import.meta.url));
 const assemblyDir = join(here, 'assembly');
 /** One module per kernel: entry file, generated file, exported constant, what it is. */
 const MODULES = [
-  { entry: 'rff.ts', out: 'rff-wasm.generated.ts', name: 'RFF_WASM_BASE64', what: 'The random-feature kernel module' },
-  { entry: 'sv.ts', out: 'sv-wasm.generated.ts', name: 'SV_WASM_BASE64', what: 'The exact-kernel (support-vector) module' },
+  { entry: 'rff.ts', out: 'rff-wasm.generated.ts', name: 'RFF_WASM_BASE64', what: 'The random-feature kernel module', flags: [] },
+  // The support-vector kernel reads the training rows in place: it imports one
+  // shared memory (the rows plus every thread's scratch) instead of owning one.
+  {
+    entry: 'sv.ts',
+    out: 'sv-wasm.generated.ts',
+    name: 'SV_WASM_BASE64',
+    what: 'The exact-kernel (support-vector) module',
+    flags: ['--enable', 'threads', '--importMemory', '--sharedMemory', '--initialMemory', '1', '--maximumMemory', '65536'],
+  },
 ];
 // SIMD on, full optimisation, no GC (the modules allocate nothing; the host lays
-// out and grows the exported memory).
+// out and grows the memory).
 const FLAGS = ['--enable', 'simd', '-O3', '--noAssert', '--runtime', 'stub'];
 
 const sources = readdirSync(assemblyDir)
@@ -42,7 +50,7 @@ const force = process.argv.includes('--force');
 for (const mod of MODULES) {
   const entry = join(assemblyDir, mod.entry);
   const outFile = join(here, mod.out);
-  const hash = createHash('sha256').update(JSON.stringify({ sources, FLAGS, asc, entry: mod.entry, v: 1 })).digest('hex').slice(0, 16);
+  const hash = createHash('sha256').update(JSON.stringify({ sources, FLAGS, asc, entry: mod.entry, flags: mod.flags, v: 1 })).digest('hex').slice(0, 16);
   const stamp = `// source-hash: ${hash}`;
   if (!force && existsSync(outFile) && readFileSync(outFile, 'utf8').startsWith(stamp)) continue;
 
@@ -50,7 +58,7 @@ for (const mod of MODULES) {
   let wasm = null;
   let diagnostics = '';
   const sink = { write: (chunk) => { diagnostics += String(chunk); return true; } };
-  const { error } = await ascMain.main([entry, ...FLAGS, '--outFile', 'module.wasm'], {
+  const { error } = await ascMain.main([entry, ...FLAGS, ...mod.flags, '--outFile', 'module.wasm'], {
     stdout: sink,
     stderr: sink,
     writeFile: (name, contents) => {

