@@ -108,6 +108,17 @@ describe('SvKernel.accumulate vs referenceSvAccumulate', () => {
     for (let p = 0; p < c.n; p++) expect(a.out()[p]).toBeCloseTo(ref[p], 12);
   });
 
+  it('growing batches claim scratch geometrically: the shared memory stays within a few times the largest need', () => {
+    const d = 64;
+    const rows = SharedRows.from(new Float64Array(10 * d), 10, d);
+    const k = SvKernel.create(rows);
+    const before = rows.memory.buffer.byteLength;
+    for (let n = 1; n <= 4000; n += 7) k.reserve(n, 256);
+    const claimed = rows.memory.buffer.byteLength - before;
+    const largest = 8 * (4000 * d + 4000 + 2 * 256);
+    expect(claimed).toBeLessThan(4 * largest + 2 ** 20);
+  });
+
   it('load rejects an entry whose row is beyond the rows', () => {
     const k = SvKernel.create(SharedRows.from(new Float64Array(6), 3, 2));
     k.reserve(1, 4);

@@ -13,13 +13,13 @@
  */
 
 /** Doubles in the header. */
-export const HEADER = 8;
+const HEADER = 8;
 const H_T = 0;
 const H_SCALE = 1;
 const H_FIRST = 2;
 const H_CAPACITY = 3;
 /** Header slot a kind may use for its own shape parameter (`m` for blocks). */
-export const H_PARAM = 4;
+const H_PARAM = 4;
 const H_KIND = 5;
 
 /** Below this |s| (or above its inverse) the stored coefficients are renormalised. */
@@ -162,11 +162,6 @@ export abstract class ScaledHistory {
     this.header[H_T] = t;
     this.header[H_SCALE] = scale;
     this.header[H_FIRST] = firstLive;
-  }
-
-  /** The kind-specific header slot. */
-  protected get param(): number {
-    return this.header[H_PARAM];
   }
 }
 

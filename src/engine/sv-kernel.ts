@@ -114,8 +114,10 @@ export class SvKernel {
     checkCount('maxEntries', maxEntries, 1);
     const wanted = Math.ceil(maxEntries / LANES) * LANES;
     if (this.lay && maxPoints <= this.cap && wanted <= this.stride) return;
-    const cap = Math.max(maxPoints, this.cap);
-    const stride = Math.max(wanted, this.stride);
+    // A claimed region is never given back (the memory only grows), so claim geometrically:
+    // all regions of a thread together stay under twice its largest.
+    const cap = maxPoints > this.cap ? Math.max(maxPoints, 2 * this.cap) : this.cap;
+    const stride = wanted > this.stride ? Math.max(wanted, 2 * this.stride) : this.stride;
     const bytes = 8 * (cap * this.d + stride + stride + cap) + 64;
     const pages = Math.ceil(bytes / PAGE);
     let first: number;
