@@ -20,8 +20,9 @@ export interface SupportVectorBasis {
  * Work of one entry at one point in random features: the pool's threshold
  * (`DEFAULT_PARALLEL_MIN_WORK`) counts a random feature at one point as
  * `d + 8`, and an entry (a `d`-term distance read from a row in place, one
- * vector exp) costs about as much as 2 features: bench/sv-kernel.ts measured
- * 1.1–2.5 × (d + 8) for d = 8, 28, 128 (on a loaded 2-core machine).
+ * vector exp) costs up to about 2 features: bench/sv-kernel.ts measured
+ * 0.6–2.5 × (d + 8) over three runs for d = 8, 28, 128, near 2 at d = 128
+ * (noisy: load 9–12 on the shared 2-core machine; re-measure on a quiet one).
  */
 export const SV_WORK_IN_FEATURES = 2;
 
