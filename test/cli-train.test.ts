@@ -338,3 +338,16 @@ describe('ETA of an O(T²) run', () => {
     expect(formatDuration(245_000)).toBe('4 min 05 s');
   });
 });
+
+describe('the exact solver through the CLI', () => {
+  it('trains a kernel-expansion model, saves it, and evaluate scores it', async () => {
+    const out = join(dir, 'exact.dsg');
+    const r = await run(['train', '--learner', 'exact-s2auc', '--data', trainFile, '--out', out, '--quiet', '--threads', '1']);
+    expect(r.code, r.err).toBe(0);
+    const model = await load(out);
+    expect(model.header.predictor).toMatchObject({ kind: 'kernel-expansion', n: 455 });
+    const e = await run(['evaluate', '--model', out, '--data', testFile]);
+    expect(e.code, e.err).toBe(0);
+    expect(Number(/AUC +(0\.\d+)/.exec(e.out)![1])).toBeGreaterThan(0.95);
+  }, 60_000);
+});
