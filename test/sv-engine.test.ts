@@ -6,7 +6,7 @@ import { referenceEvaluateSv } from '../src/engine/reference-evaluator.ts';
 import { SharedRows } from '../src/engine/shared-rows.ts';
 import { SupportVectorEvaluator } from '../src/engine/sv-evaluator.ts';
 import { SupportVectorHistory } from '../src/engine/sv-history.ts';
-import { evaluateExpansion, type KernelExpansion } from '../src/learners/exact.ts';
+import { evaluateExpansion, type KernelExpansion } from '../src/features/kernel-expansion.ts';
 
 const bits = (a: Float64Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 

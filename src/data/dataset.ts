@@ -20,6 +20,8 @@ export interface Dataset {
   readonly labelName: string;
   /** The file the rows came from, for error messages (absent for generated data). */
   readonly source?: string;
+  /** Class names when the labels were strings: `y[i]` is then an index into this list. */
+  readonly classNames?: readonly string[];
 }
 
 /**

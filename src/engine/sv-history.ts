@@ -122,7 +122,7 @@ export class SupportVectorHistory extends ScaledHistory {
 
   /**
    * A history and its rows for a FIXED expansion `f(x) = Σ_i c_i k(center_i, x)`
-   * (e.g. the exact solver's `KernelExpansion`): centre `i` becomes row `i` of
+   * (a `KernelExpansion` of features/kernel-expansion.ts): centre `i` becomes row `i` of
    * new {@link SharedRows} and entry `i` with coefficient `c_i`, scale 1.
    *
    * @example
