@@ -14,7 +14,11 @@ import { ModelError } from '../errors.ts';
 import { Evaluator, type EvaluatorOptions } from '../engine/evaluator.ts';
 import { History } from '../engine/history.ts';
 import { checkRandomFeatures, type RandomFeatures } from '../engine/random-features.ts';
-import { evaluateExpansion, type KernelExpansion } from '../features/kernel-expansion.ts';
+import { svChunkSizeFor } from '../engine/chunks.ts';
+import type { SharedRows } from '../engine/shared-rows.ts';
+import { SupportVectorEvaluator } from '../engine/sv-evaluator.ts';
+import { SupportVectorHistory } from '../engine/sv-history.ts';
+import type { KernelExpansion } from '../features/kernel-expansion.ts';
 import { checkKernelSpec, type KernelSpec } from '../features/kernel-spec.ts';
 
 /** How prediction runs (threads, cache); never changes a value. */
@@ -99,13 +103,17 @@ export class RandomFeaturePredictor implements Predictor {
 }
 
 /**
- * A kernel expansion `f(x) = Σ_i c_i k(x_i, x)` as a predictor.
+ * A kernel expansion `f(x) = Σ_i c_i k(x_i, x)` as a predictor, evaluated by
+ * the engine as a support-vector history over its centres (worker pool, WASM
+ * exact kernel, chunks of a size fixed by n: the same bits on any thread count).
  *
  * @example
  * const p = new KernelExpansionPredictor(exactQsgS2auc(ds, 1, params));
+ * const f = await p.evaluate(Xscaled, n, new Float64Array(n), { threads: 4 });
  */
 export class KernelExpansionPredictor implements Predictor {
   readonly expansion: KernelExpansion;
+  private engine: { history: SupportVectorHistory; rows: SharedRows } | undefined;
 
   constructor(expansion: KernelExpansion) {
     this.expansion = expansion;
@@ -129,8 +137,20 @@ export class KernelExpansionPredictor implements Predictor {
     return out;
   }
 
-  async evaluate(X: Float64Array, nPoints: number, out: Float64Array): Promise<Float64Array> {
-    return evaluateExpansion(this.expansion, X, nPoints, out);
+  async evaluate(X: Float64Array, nPoints: number, out: Float64Array, opts: PredictOptions = {}): Promise<Float64Array> {
+    const { d, kernel, c } = this.expansion;
+    if (c.length === 0) return out.fill(0, 0, nPoints);
+    this.engine ??= SupportVectorHistory.fromExpansion(this.expansion);
+    const evaluator = new SupportVectorEvaluator(this.engine.history, { kernel, rows: this.engine.rows }, { ...opts, chunkSize: svChunkSizeFor(c.length) });
+    try {
+      for (let start = 0; start < nPoints; start += PREDICT_BATCH) {
+        const count = Math.min(PREDICT_BATCH, nPoints - start);
+        await evaluator.evaluate(X.subarray(start * d, (start + count) * d), count, out.subarray(start, start + count));
+      }
+    } finally {
+      await evaluator.close();
+    }
+    return out;
   }
 }
 
