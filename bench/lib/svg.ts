@@ -51,15 +51,19 @@ export interface LineChart {
 }
 
 /** Colour-blind-safe (Okabe–Ito, yellow dropped) first, then Tableau 10 for more series. */
-const PALETTE = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000', '#8C564B', '#7F7F7F', '#BCBD22', '#17BECF'];
-const MARKERS = ['circle', 'square', 'triangle', 'diamond', 'triangleDown'] as const;
-const FONT = "system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif";
-const TICK_FONT = 12;
-const CHAR_W = 0.58; // average glyph width of a sans-serif font, in em
+export const PALETTE = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000', '#8C564B', '#7F7F7F', '#BCBD22', '#17BECF'];
+/** Marker shapes, cycled over series after the colours. */
+export const MARKERS = ['circle', 'square', 'triangle', 'diamond', 'triangleDown'] as const;
+/** The charts' font stack. */
+export const FONT = "system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif";
+/** Tick and legend font size, px. */
+export const TICK_FONT = 12;
+/** Average glyph width of a sans-serif font, in em (for layout). */
+export const CHAR_W = 0.58; // average glyph width of a sans-serif font, in em
 const REF_COLOUR = '#555555';
 
 /** A numeric axis: data → pixel mapping plus its ticks. */
-interface Axis {
+export interface Axis {
   log: boolean;
   min: number;
   max: number;
@@ -224,8 +228,13 @@ function legendText(s: Series): string {
   return s.points.length === 0 ? `${s.name} (no data)` : s.name;
 }
 
-/** Position of `v` along the axis, 0 at min and 1 at max. */
-function frac(axis: Axis, v: number): number {
+/**
+ * Position of `v` along the axis, 0 at min and 1 at max.
+ *
+ * @example
+ * frac(linearAxis(0, 1, true), 0.25); // 0.25
+ */
+export function frac(axis: Axis, v: number): number {
   if (axis.log) return (Math.log10(v) - Math.log10(axis.min)) / (Math.log10(axis.max) - Math.log10(axis.min));
   return (v - axis.min) / (axis.max - axis.min);
 }
@@ -237,7 +246,14 @@ function makeAxis([lo, hi]: readonly [number, number], log: boolean, fixed: bool
   return log ? logAxis(lo, hi, fixed) : linearAxis(lo, hi, fixed, integers);
 }
 
-function linearAxis(lo: number, hi: number, fixed: boolean, integers = false): Axis {
+/**
+ * A linear axis over `[lo, hi]` with readable ticks; unless `fixed`, padded by 4%
+ * (and stretched to 0 when the data come within 20% of it).
+ *
+ * @example
+ * linearAxis(0.5, 1, true).ticks; // [0.5, 0.6, 0.7, 0.8, 0.9, 1]
+ */
+export function linearAxis(lo: number, hi: number, fixed: boolean, integers = false): Axis {
   if (lo === hi) {
     const pad = lo === 0 ? 1 : Math.abs(lo) * 0.1;
     lo -= pad;
@@ -332,16 +348,33 @@ function clean(v: number): number {
   return Number(v.toPrecision(12));
 }
 
-/** Pixel coordinate with two decimals. */
-function f(v: number): string {
+/**
+ * Pixel coordinate with two decimals.
+ *
+ * @example
+ * f(12.3456); // '12.35'
+ */
+export function f(v: number): string {
   return String(Math.round(v * 100) / 100);
 }
 
-function esc(s: string): string {
+/**
+ * Escapes text for SVG content and attribute values.
+ *
+ * @example
+ * esc('a < b'); // 'a &lt; b'
+ */
+export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
-function marker(shape: (typeof MARKERS)[number], x: number, y: number, colour: string): string {
+/**
+ * One marker of the given shape centred at (x, y).
+ *
+ * @example
+ * marker('circle', 10, 20, '#0072B2'); // '<circle cx="10" cy="20" r="4" …/>'
+ */
+export function marker(shape: (typeof MARKERS)[number], x: number, y: number, colour: string): string {
   const r = 4;
   const common = `fill="${colour}" stroke="#ffffff" stroke-width="1"`;
   switch (shape) {

@@ -29,7 +29,7 @@ export { readCsv, parseCsv, csvRecords, UNLABELED_MARKERS } from './csv.ts';
 export { readLibsvm, parseLibsvm, type LibsvmOptions } from './libsvm.ts';
 export { validateDataset, requireLabelColumn, requireClasses, classCounts } from './validate.ts';
 export { MinMaxScaler, type MinMaxScalerJSON } from './scaler.ts';
-export { splitDataset, stratifiedCounts, type SplitOptions, type Split } from './split.ts';
+export { splitDataset, stratifiedCounts, labeledFolds, type SplitOptions, type Split, type LabeledFold, type LabeledFoldsOptions } from './split.ts';
 export {
   writeSynthetic,
   syntheticBatches,

@@ -153,3 +153,80 @@ export function splitDataset(ds: Dataset, opts: SplitOptions): Split {
   }
   return result;
 }
+
+/** One fold of {@link labeledFolds}. */
+export interface LabeledFold {
+  /** Labeled rows of the other folds plus every unlabeled row, labels kept (NaN = unlabeled). */
+  train: Dataset;
+  /** This fold's labeled rows. */
+  validation: Dataset;
+  /** Indices (into the input) of the training and validation rows, ascending. */
+  trainRows: Uint32Array;
+  validationRows: Uint32Array;
+}
+
+/** Options of {@link labeledFolds}. */
+export interface LabeledFoldsOptions {
+  /** Number of folds k ≥ 2. */
+  k: number;
+  /** Seed of the per-class shuffles (default 0). */
+  seed?: number | string;
+}
+
+/**
+ * Seeded stratified k-fold cross-validation over the LABELED rows only, for
+ * tuning a semi-supervised learner: the unlabeled rows are training data in
+ * every fold and are never held out.
+ *
+ * Procedure: the labeled rows of each class (ascending label order) are
+ * shuffled with one seeded generator, then dealt round-robin to folds 0, 1, …,
+ * k−1, each class continuing where the previous one stopped — so every fold
+ * holds ⌊n_c/k⌋ or ⌈n_c/k⌉ rows of class c, and the fold sizes differ by at
+ * most one. Fold j's validation set is its labeled rows; its training set is
+ * every other row of `ds` (other folds' labeled rows and all unlabeled rows).
+ * Rows keep their original order in both. Same data and seed → same folds.
+ *
+ * Throws a RangeError when k is not a whole number ≥ 2, and a DataError (naming
+ * the file) when there are fewer labeled rows than folds. A class with fewer
+ * than k labeled rows is absent from some validation folds.
+ *
+ * @example
+ * const folds = labeledFolds(train, { k: 5, seed: 1 });
+ * for (const { train: tr, validation: va } of folds) {
+ *   // fit on tr (its unlabeled rows included), score on va
+ * }
+ */
+export function labeledFolds(ds: Dataset, opts: LabeledFoldsOptions): LabeledFold[] {
+  const { k } = opts;
+  if (!Number.isInteger(k) || k < 2) throw new RangeError(`labeledFolds: k must be a whole number ≥ 2, got ${k}`);
+  const byClass = new Map<number, number[]>();
+  let nLabeled = 0;
+  for (let i = 0; i < ds.n; i++) {
+    if (!ds.labeled[i]) continue;
+    nLabeled++;
+    const list = byClass.get(ds.y[i]);
+    if (list) list.push(i);
+    else byClass.set(ds.y[i], [i]);
+  }
+  if (nLabeled < k) throw new DataError(`${k}-fold cross-validation needs at least ${k} labeled rows, found ${nLabeled}`, { file: ds.source });
+  const rng = seedrandom(`folds:${opts.seed ?? 0}`);
+  const foldOf = new Int32Array(ds.n).fill(-1);
+  let next = 0;
+  for (const c of [...byClass.keys()].sort((a, b) => a - b)) {
+    for (const i of shuffleInPlace(byClass.get(c)!, rng)) {
+      foldOf[i] = next;
+      next = (next + 1) % k;
+    }
+  }
+  return Array.from({ length: k }, (_, j) => {
+    const trainRows: number[] = [];
+    const validationRows: number[] = [];
+    for (let i = 0; i < ds.n; i++) (foldOf[i] === j ? validationRows : trainRows).push(i);
+    return {
+      train: selectRows(ds, trainRows),
+      validation: selectRows(ds, validationRows),
+      trainRows: Uint32Array.from(trainRows),
+      validationRows: Uint32Array.from(validationRows),
+    };
+  });
+}

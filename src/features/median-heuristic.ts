@@ -1,0 +1,97 @@
+/**
+ * The median heuristic for the Gaussian kernel width: σ = 1 / median ‖x − x'‖²
+ * over pairs of (scaled) rows, in dsgkit's convention `k(x, x') = exp(−σ‖x − x'‖²)`
+ * — so a pair at the median distance has kernel value e⁻¹. A starting point
+ * (or the centre of a search grid) for σ that adapts to the dimension and the
+ * spread of the data, where a fixed σ = 1 does not.
+ *
+ * For speed the median is taken over ALL pairs among a seeded sample of at
+ * most `sample` rows (default 1,000 rows → 499,500 pairs); with n ≤ `sample`
+ * every row is used and the result is the exact all-pairs median heuristic.
+ */
+import seedrandom from 'seedrandom';
+
+/** Options of {@link medianHeuristicSigma}. */
+export interface MedianHeuristicOptions {
+  /** Rows sampled (without replacement); all pairs among them are used. Default 1000. */
+  sample?: number;
+  /** Seed of the row sample (default 0). Same data, sample and seed → same σ. */
+  seed?: number | string;
+}
+
+/** Default number of sampled rows for {@link medianHeuristicSigma}. */
+export const MEDIAN_HEURISTIC_SAMPLE = 1000;
+
+/**
+ * `count` distinct row indices out of `n`, drawn by a seeded partial Fisher–Yates
+ * shuffle and returned ascending; all of `0 … n−1` when `count ≥ n`.
+ *
+ * @example
+ * sampleRowIndices(10, 3, 7); // e.g. Uint32Array [1, 4, 8], the same for seed 7 every time
+ */
+export function sampleRowIndices(n: number, count: number, seed: number | string = 0): Uint32Array {
+  if (!Number.isInteger(n) || n < 0) throw new RangeError(`sampleRowIndices: n must be a whole number ≥ 0, got ${n}`);
+  if (!Number.isInteger(count) || count < 0) throw new RangeError(`sampleRowIndices: count must be a whole number ≥ 0, got ${count}`);
+  const idx = Uint32Array.from({ length: n }, (_, i) => i);
+  if (count >= n) return idx;
+  const rng = seedrandom(`median-heuristic:${seed}`);
+  for (let i = 0; i < count; i++) {
+    const j = i + Math.floor(rng() * (n - i));
+    const t = idx[i];
+    idx[i] = idx[j];
+    idx[j] = t;
+  }
+  return idx.slice(0, count).sort();
+}
+
+/**
+ * Median of a non-empty array (average of the two middle values when the length
+ * is even). Sorts `values` in place.
+ */
+function medianInPlace(values: Float64Array): number {
+  values.sort();
+  const h = values.length >> 1;
+  return values.length % 2 === 1 ? values[h] : (values[h - 1] + values[h]) / 2;
+}
+
+/**
+ * σ = 1 / median ‖x_i − x_j‖² over all pairs i < j of a seeded sample of rows
+ * of the row-major `X` (n rows of d features; pass features scaled as the
+ * model will see them, e.g. to [0, 1] by the training scaler).
+ *
+ * Throws a RangeError when fewer than 2 rows are given, a value is not finite,
+ * or the median squared distance is 0 (more than half the sampled pairs are
+ * identical rows: no width can be read off such data).
+ *
+ * @example
+ * // three points on a line at 0, 1, 3: squared distances 1, 9, 4 → median 4
+ * medianHeuristicSigma(new Float64Array([0, 1, 3]), 3, 1); // 0.25
+ * // a sample of 1,000 rows of a large scaled training set, seed 1
+ * const sigma = medianHeuristicSigma(scaled.X, scaled.n, scaled.d, { sample: 1000, seed: 1 });
+ */
+export function medianHeuristicSigma(X: Float64Array, n: number, d: number, opts: MedianHeuristicOptions = {}): number {
+  if (X.length !== n * d) throw new RangeError(`medianHeuristicSigma: X has ${X.length} values, expected n*d = ${n}*${d}`);
+  const sample = opts.sample ?? MEDIAN_HEURISTIC_SAMPLE;
+  if (!Number.isInteger(sample) || sample < 2) throw new RangeError(`medianHeuristicSigma: sample must be a whole number ≥ 2, got ${sample}`);
+  if (n < 2) throw new RangeError(`medianHeuristicSigma: needs at least 2 rows, got ${n}`);
+  const rows = sampleRowIndices(n, sample, opts.seed ?? 0);
+  const s = rows.length;
+  const dist = new Float64Array((s * (s - 1)) / 2);
+  let p = 0;
+  for (let a = 0; a < s; a++) {
+    const ia = rows[a] * d;
+    for (let b = a + 1; b < s; b++) {
+      const ib = rows[b] * d;
+      let sum = 0;
+      for (let k = 0; k < d; k++) {
+        const diff = X[ia + k] - X[ib + k];
+        sum += diff * diff;
+      }
+      if (!Number.isFinite(sum)) throw new RangeError(`medianHeuristicSigma: rows ${rows[a] + 1} and ${rows[b] + 1} have a non-finite squared distance (${sum})`);
+      dist[p++] = sum;
+    }
+  }
+  const median = medianInPlace(dist);
+  if (!(median > 0)) throw new RangeError(`medianHeuristicSigma: the median squared distance over ${dist.length} pairs of ${s} rows is 0 (mostly duplicate rows)`);
+  return 1 / median;
+}
