@@ -120,3 +120,37 @@ async function positiveShareOfUnlabeled(model: Awaited<ReturnType<typeof train>>
   }
   return pos / n;
 }
+
+describe('the class-balance constraint (real data, few labels)', () => {
+  // Breast cancer with 10 labeled rows and a strong unlabeled loss: without the
+  // constraint the free bias runs to one side and (nearly) every unlabeled row
+  // lands in one class; with it the unlabeled rows split about as the labels do.
+  const { train: tr } = splitDataset(breastCancer, { labeled: 10, seed: 7 });
+  const settings = { T: 100, m: 32, batchSize: 64, C: 100, Cstar: 100, seed: 1, threads: 1 };
+  let truePositiveShare = 0;
+  let nU = 0;
+  for (let i = 0; i < tr.n; i++) if (!tr.labeled[i]) (nU++, (truePositiveShare += breastCancer.y[i] === 1 ? 1 : 0));
+
+  it('tsgs3vm: off, the unlabeled rows collapse into one class; on (the default), they do not', async () => {
+    const off = await positiveShareOfUnlabeled(await train({ learner: 'tsgs3vm', data: tr, ...settings, balance: 'off' }), tr);
+    const on = await positiveShareOfUnlabeled(await train({ learner: 'tsgs3vm', data: tr, ...settings }), tr);
+    expect(Math.min(off, 1 - off), `positive share of unlabeled rows without the constraint: ${off}`).toBeLessThan(0.05);
+    expect(Math.abs(on - truePositiveShare / nU), `positive share with the constraint: ${on}, true ${truePositiveShare / nU}`).toBeLessThan(0.15);
+  }, 60_000);
+});
+
+describe('against supervised DSG on the same labeled rows', () => {
+  it('breast cancer, 200 labeled rows: tsgs3vm test accuracy ≥ dsg (mean of 3 seeds)', async () => {
+    const run = { T: 150, m: 32, seed: 1, threads: 2 };
+    const acc = { tsgs3vm: [] as number[], dsg: [] as number[] };
+    for (const seed of [1, 2, 3]) {
+      const { train: tr, test } = splitDataset(breastCancer, { labeled: 200, test: 0.2, seed });
+      for (const learner of ['tsgs3vm', 'dsg'] as const) {
+        const model = await train({ learner, data: tr, ...run, seed, batchSize: 64 });
+        acc[learner].push((await model.evaluate(test!)).accuracy);
+      }
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    expect(mean(acc.tsgs3vm), `tsgs3vm ${acc.tsgs3vm.join(', ')}; dsg ${acc.dsg.join(', ')}`).toBeGreaterThanOrEqual(mean(acc.dsg));
+  }, 120_000);
+});

@@ -100,7 +100,7 @@ export function unlabeledLossDerivative(loss: UnlabeledLoss, r: number, s = RAMP
  * unlabeled loss and its s, the class balance and its prior.
  */
 export const S3VM_PARAMS: ParamTable = {
-  C: { kind: 'number', default: 10, min: 0, openMin: true, max: 1e6, cli: 'c', symbol: 'C', doc: "weight C of the labeled hinge loss (the regulariser ½‖f‖² has weight 1); paper's grid 10⁻³…10³" },
+  C: { kind: 'number', default: 100, min: 0, openMin: true, max: 1e6, cli: 'c', symbol: 'C', doc: "weight C of the labeled hinge loss (the regulariser ½‖f‖² has weight 1); paper's grid 10⁻³…10³" },
   Cstar: {
     kind: 'number',
     default: undefined,
