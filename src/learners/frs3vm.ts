@@ -57,7 +57,7 @@ export const frs3vmSpec: DirectLearnerSpec = {
     blocks: { kind: 'number', default: 16, min: 1, max: 100_000, integer: true, symbol: 'K', doc: 'blocks K of fixed random features (blocks 0 … K−1 of the seed)' },
     epochs: { kind: 'number', default: 10, min: 1, max: 1_000_000, integer: true, doc: "passes over the unlabeled rows (⌈n_u/B⌉ SGD steps each); the paper's experiments use 10" },
     seed: RANDOM_FEATURE_PARAMS.seed,
-    batchSize: { ...(RANDOM_FEATURE_PARAMS.batchSize as NumberParam), default: 256, doc: 'points drawn per source (labeled, unlabeled) per SGD step' },
+    batchSize: RANDOM_FEATURE_PARAMS.batchSize,
     ...S3VM_PARAMS,
   },
   threshold: 'zero',
