@@ -123,6 +123,7 @@ export const S3VM_PARAMS: ParamTable = {
     kind: 'choice',
     choices: ['on', 'off'],
     default: 'on',
+    symbol: 'balance',
     doc: 'class balance: mean of f + b over the unlabeled rows = mean of the labeled ±1 labels (or 2π − 1 with --class-prior); off leaves b free, and with few labels the unlabeled rows may collapse into one class',
   },
   classPrior: {
