@@ -40,7 +40,7 @@ describe('unlabeled losses', () => {
     expect(unlabeledLoss('shg', 0)).toBe(1);
     expect(unlabeledLoss('sshg', 0)).toBe(0.5);
     expect(unlabeledLoss('ramp', 0, -0.3)).toBeCloseTo(2, 12); // R_s(0) + R_s(-0) = 1 + 1
-    expect(unlabeledLoss('ramp', -0.5, -0.3)).toBeCloseTo(1.5 + 1.3, 12); // R_s(−0.5) = min(1.3, 1.5), R_s(0.5) = 0.5
+    expect(unlabeledLoss('ramp', -0.5, -0.3)).toBeCloseTo(1.3 + 0.5, 12); // R_s(−0.5) = min(1.3, 1.5) = 1.3, R_s(0.5) = 0.5
     expect(unlabeledLoss('da', 0.2)).toBeCloseTo(Math.exp(-0.2), 12);
   });
 });
