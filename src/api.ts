@@ -180,7 +180,8 @@ export async function train(opts: TrainOptions): Promise<Model> {
   const onWarning = opts.onWarning ?? ((m: string) => process.emitWarning(m));
   const params = resolveParams(spec, opts);
   const step = resolveStep(spec, params, opts);
-  if (step) {
+  // The θλ ∈ (1, 2) condition belongs to the λ-regularised learners' theorems.
+  if (step && typeof params.lambda === 'number') {
     const warning = inverseStepWarning(step, params.lambda as number);
     if (warning) onWarning(warning);
   }
@@ -278,7 +279,7 @@ async function fit(
     ...hooks,
     ...(run.validation ? { validation: { ...run.validation, every: opts.validateEvery ?? Math.max(1, Math.floor(T / 20)) } } : {}),
   });
-  return { predictor: new RandomFeaturePredictor(result.history, features, chunkSize), trace: result.trace };
+  return { predictor: new RandomFeaturePredictor(result.history, features, chunkSize, result.bias), trace: result.trace };
 }
 
 /** Default frequency-store budget, in MiB, for help texts. */

@@ -238,20 +238,33 @@ export function describeRun(learners: readonly LearnerSpec[], settings: Training
     const v = values.get(having[0].name)![key];
     const tag = having.length < learners.length ? ` (${having.map((l) => l.name).join(', ')})` : '';
     if (key === 'kernel') parts.push(`${v} kernel`);
-    else if (spec.kind === 'choice') parts.push(`${v} ${key}${tag}`);
-    else parts.push(`${spec.symbol ?? key} = ${fmt(v as number)}${tag}`);
+    else if (spec.kind === 'choice') parts.push(spec.symbol ? `${spec.symbol} = ${v}${tag}` : `${v} ${key}${tag}`);
+    else parts.push(`${spec.symbol ?? key} = ${v === undefined ? (spec.defaultDoc ?? 'none') : fmt(v as number)}${tag}`);
   }
   if (parts[0]?.endsWith('kernel') && parts[1]?.startsWith('σ')) parts.splice(0, 2, `${parts[0]} ${parts[1]}`);
-  const loop = learners.find((l) => l.kind === 'loop');
-  if (loop) {
-    const p = values.get(loop.name)!;
-    parts.push(stepText(settings.run, p.lambda as number), `batch ${p.batchSize}`, `m = ${p.m}`, `T = ${p.T}`, `seed ${p.seed}`);
+  const loops = learners.filter((l) => l.kind === 'loop');
+  if (loops.length > 0) {
+    // Each loop learner's step (learners differ in their default schedule), tagged when they differ.
+    const steps = new Map<string, string[]>();
+    for (const l of loops) {
+      const text = stepText(settings.run, l, values.get(l.name)!);
+      steps.set(text, [...(steps.get(text) ?? []), l.name]);
+    }
+    for (const [text, who] of steps) parts.push(steps.size > 1 || loops.length < learners.length ? `${text} (${who.join(', ')})` : text);
+    const batches = new Map<string, string[]>();
+    for (const l of learners.filter((x) => 'batchSize' in x.params)) {
+      const b = String(values.get(l.name)!.batchSize);
+      batches.set(b, [...(batches.get(b) ?? []), l.name]);
+    }
+    for (const [b, who] of batches) parts.push(batches.size > 1 ? `batch ${b} (${who.join(', ')})` : `batch ${b}`);
+    const p = values.get(loops[0].name)!;
+    parts.push(`m = ${p.m}`, `T = ${p.T}`, `seed ${p.seed}`);
   }
   return parts.join(', ');
 }
 
-function stepText(run: TrainingSettings['run'], lambda: number): string {
-  const step = run.step ?? (run.theta !== undefined ? { kind: 'inverse' as const, theta: run.theta } : defaultStepSize(lambda, THETA_LAMBDA));
+function stepText(run: TrainingSettings['run'], spec: LearnerSpec, params: Params): string {
+  const step = run.step ?? (run.theta !== undefined ? { kind: 'inverse' as const, theta: run.theta } : spec.kind === 'loop' ? spec.defaultStep(params) : defaultStepSize(params.lambda as number, THETA_LAMBDA));
   if (run.step === undefined && run.theta === undefined && step.kind === 'decay') {
     const theta = step.eta0 / step.eta1;
     return `η_t = ${fmt(theta)}/(t + ${fmt(theta / step.eta0)})`;

@@ -49,6 +49,8 @@ export interface LoopOptions {
 /** What a run produced. */
 export interface LoopResult {
   readonly history: History;
+  /** The final bias `b` of `f(x) + b`, when the learner has one. */
+  readonly bias?: number;
   /** Validation metric trace `[t, value]`. */
   readonly trace: Array<[number, number]>;
   readonly elapsedMs: number;
@@ -56,6 +58,26 @@ export interface LoopResult {
 
 /** How often (ms) the loop lets the event loop run, so cancel messages and progress reach their listeners. */
 const YIELD_EVERY_MS = 25;
+
+/**
+ * A function that lets the event loop run (one `setImmediate`) when more than
+ * {@link YIELD_EVERY_MS} ms have passed since it last did: a serial run never
+ * leaves the microtask queue on its own, and an abort sent from another thread
+ * (the Comlink handle) or a timer must be seen.
+ *
+ * @example
+ * const breathe = eventLoopYielder();
+ * for (let t = 1; t <= T; t++) { await breathe(); … }
+ */
+export function eventLoopYielder(): () => Promise<void> {
+  let last = performance.now();
+  return async () => {
+    if (performance.now() - last > YIELD_EVERY_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      last = performance.now();
+    }
+  };
+}
 
 /**
  * The sampling stream of a run: seeded by the model seed, separate from the feature seeds.
@@ -86,18 +108,15 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
   const trace: Array<[number, number]> = [];
   const val = opts.validation;
   const fVal = val ? new Float64Array(val.nPoints) : undefined;
+  const bias = learner.bias;
+  const fValBiased = val && bias ? new Float64Array(val.nPoints) : undefined;
   let f = new Float64Array(0);
   let w = new Float64Array(0);
   let metric: Progress['metric'];
-  let lastYield = start;
+  const breathe = eventLoopYielder();
   try {
     for (let t = 1; t <= T; t++) {
-      // A serial run never leaves the microtask queue on its own; yield now and then so
-      // an abort sent from another thread (the Comlink handle) or a timer can be seen.
-      if (performance.now() - lastYield > YIELD_EVERY_MS) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        lastYield = performance.now();
-      }
+      await breathe();
       if (opts.signal?.aborted) throw new CancelledError(`training cancelled after ${t - 1} of ${T} iterations`);
       const batch = learner.sample(rng, t);
       if (f.length < batch.nPoints) {
@@ -105,6 +124,7 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
         w = new Float64Array(batch.nPoints);
       }
       await evaluator.evaluate(batch.X, batch.nPoints, f);
+      if (bias) for (let p = 0; p < batch.nPoints; p++) f[p] += bias.value;
       learner.weights(f, w);
       const eta = stepAt(learner.step, t);
       const alpha = ops.project(rf, t - 1, batch.X, batch.nPoints, w, evaluator.frequencies);
@@ -112,11 +132,17 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
       const factor = 1 - eta * learner.lambda;
       history.shrink(factor);
       history.append(alpha);
+      bias?.update(eta, f, w, batch.nPoints);
       if (val && fVal) {
         for (let p = 0; p < val.nPoints; p++) fVal[p] *= factor;
         ops.accumulate(rf, t - 1, alpha, val.X, val.nPoints, fVal, evaluator.frequencies);
         if (t % val.every === 0 || t === T) {
-          const value = val.metric(fVal);
+          let values = fVal;
+          if (bias && fValBiased) {
+            for (let p = 0; p < val.nPoints; p++) fValBiased[p] = fVal[p] + bias.value;
+            values = fValBiased;
+          }
+          const value = val.metric(values);
           trace.push([t, value]);
           metric = { name: val.name, value, t };
         }
@@ -124,8 +150,13 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
       if (opts.onIteration) await opts.onIteration(t, history, evaluator);
       opts.onProgress?.({ t, T, elapsedMs: performance.now() - start, ...(metric ? { metric } : {}) });
     }
+    let b = bias?.value;
+    if (bias?.final) {
+      const { X, nPoints } = bias.final;
+      b = bias.final.bias(await evaluator.evaluate(X, nPoints, new Float64Array(nPoints)));
+    }
+    return { history, trace, elapsedMs: performance.now() - start, ...(b !== undefined ? { bias: b } : {}) };
   } finally {
     await evaluator.close();
   }
-  return { history, trace, elapsedMs: performance.now() - start };
 }

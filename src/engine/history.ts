@@ -56,6 +56,23 @@ export class History extends ScaledHistory {
   }
 
   /**
+   * Adds TRUE coefficients `alpha` (length 2m) to the existing block `i`
+   * (stores `alpha / s` added in place): a model on a fixed set of blocks,
+   * trained by plain SGD, updates its blocks instead of appending new ones.
+   *
+   * @example
+   * h.add(0, Float64Array.from({ length: 2 * h.m }, () => -0.01));
+   */
+  add(i: number, alpha: ArrayLike<number>): void {
+    if (!Number.isInteger(i) || i < this.firstLive || i >= this.t) throw new RangeError(`block ${i} is not a live block (live: ${this.firstLive}..${this.t - 1})`);
+    const width = 2 * this.m;
+    if (alpha.length !== width) throw new RangeError(`block has ${alpha.length} coefficients, expected 2m = ${width}`);
+    const inv = 1 / this.scale;
+    const row = this.stored.subarray(i * width, (i + 1) * width);
+    for (let j = 0; j < width; j++) row[j] += alpha[j] * inv;
+  }
+
+  /**
    * The true coefficients `α_i = s · α̃_i` of block `i` (a new array); zeros for dropped blocks.
    *
    * @example

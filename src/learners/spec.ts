@@ -44,6 +44,12 @@ interface LearnerBase {
   readonly params: ParamTable;
   /** How scores become labels after training (see task.ts). */
   readonly threshold: ThresholdRule;
+  /**
+   * `false`: `compare` runs this learner only when `--learners` names it (a
+   * learner with another metric or a heavier default run than the task's
+   * main learners). Default: in `compare`'s default set when it is on the loop.
+   */
+  readonly compareByDefault?: boolean;
   /** The grid `tune` searches, per parameter (parameters not listed keep their value). */
   searchSpace(ctx: SearchContext): Readonly<Record<string, readonly ParamValue[]>>;
 }

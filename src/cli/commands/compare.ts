@@ -45,11 +45,12 @@ ${trainingOptionsHelp(LEARNERS, { seedAlsoSplits: true })}
 Example:
   dsgkit compare --data data/spam.arrow --labeled 200
   dsgkit compare --data data/breast_cancer.arrow --labeled 50 --iterations 200 --json
+  dsgkit compare --data data/spam.arrow --learners ${LEARNERS.filter((l) => l.compareByDefault === false).map((l) => l.name).join(',')},dsg
 `;
 
-/** The learners compare runs when none are named: every learner of the task on the stochastic loop. */
+/** The learners compare runs when none are named: every learner of the task on the stochastic loop, unless it opts out. */
 function defaultLearners(task: LearnerSpec['task']): LearnerSpec[] {
-  return LEARNERS.filter((l) => l.task === task && l.kind === 'loop');
+  return LEARNERS.filter((l) => l.task === task && l.kind === 'loop' && l.compareByDefault !== false);
 }
 
 function parseLearners(text: string | undefined): LearnerSpec[] | undefined {
