@@ -209,6 +209,26 @@ describe('QS3ORAO training', () => {
   });
 });
 
+describe('QS3ORAO against its supervised baseline on the bundled ordinal data (diabetes, 200 labeled rows, 3 seeds)', () => {
+  it('ranks held-out rows as well as sorao on the same labeled rows, within 0.01 mean threshold AUC, and well above chance', async () => {
+    // Measured (README § Ordinal regression): on diabetes the unlabeled rows do not help — at the defaults
+    // (T = 400) QS3ORAO 0.840 vs SORAO 0.845, mean of 3 seeds; the "at least the baseline" does not hold
+    // here. This guards the measured relation at small T: a gap beyond 0.01 would be a regression.
+    const mean: Record<string, number> = { qs3orao: 0, sorao: 0 };
+    for (const seed of [1, 2, 3]) {
+      const { train: tr, test } = splitDataset(diabetes, { labeled: 200, test: 0.2, seed });
+      for (const learner of ['qs3orao', 'sorao']) {
+        const model = await train({ learner, data: tr, T: 100, m: 32, batchSize: 16, seed, threads: 1 });
+        const m = await model.evaluate(test!, { threads: 1 });
+        if (m.kind === 'ordinal') mean[learner] += m.meanAuc / 3;
+      }
+    }
+    expect(mean.sorao).toBeGreaterThan(0.8);
+    expect(mean.qs3orao).toBeGreaterThan(0.8);
+    expect(mean.qs3orao).toBeGreaterThan(mean.sorao - 0.01);
+  });
+});
+
 describe('the CLI on ordinal data', () => {
   it('dsgkit bin turns a real column into k equal-frequency classes (numpy percentile cuts), missing values stay unlabeled', async () => {
     const csv = join(dir, 'houses.csv');
