@@ -140,7 +140,7 @@ describe('dsgkit train', () => {
     ['non-integer threads', ['--learner', 'dsg', '--threads', '1.5'], /--threads must be a whole number ≥ 1, got '1.5'/],
     ['zero iterations', ['--learner', 'dsg', '--iterations', '0'], /--iterations must be a whole number in \[1, 10000000\], got '0'/],
     ['gamma out of [0, 1]', ['--learner', 'qsg-s2auc', '--gamma', '2'], /--gamma must be a number in \[0, 1\], got '2'/],
-    ['gamma for dsg', ['--learner', 'dsg', '--gamma', '0.5'], /--gamma applies to qsg-s2auc, exact-s2auc only \(training: dsg\)/],
+    ['gamma for dsg', ['--learner', 'dsg', '--gamma', '0.5'], /--gamma applies to qsg-s2auc, exact-s2auc, qs3orao only \(training: dsg\)/],
     ['constant step without eta', ['--learner', 'dsg', '--step', 'constant'], /--step constant needs --eta/],
     ['eta without constant step', ['--learner', 'dsg', '--eta', '0.1'], /--eta applies to --step constant only/],
     ['unknown kernel', ['--learner', 'dsg', '--kernel', 'poly'], /--kernel must be one of rbf, laplacian, got 'poly'/],

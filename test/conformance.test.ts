@@ -57,7 +57,8 @@ function badValues(spec: ParamSpec): unknown[] {
   const out: unknown[] = ['abc', NaN, Infinity];
   if (spec.min !== undefined) out.push(spec.openMin ? spec.min : spec.min - 1);
   if (spec.max !== undefined) out.push(spec.openMax ? spec.max : spec.max * 10 + 1);
-  if (spec.integer) out.push((spec.min ?? 0) + 1.5);
+  if (spec.kind === 'number' && spec.integer) out.push((spec.min ?? 0) + 1.5);
+  if (spec.kind === 'numbers') out.push([0.5, 'abc']);
   return out;
 }
 

@@ -39,6 +39,7 @@ export {
   type SyntheticSummary,
   type SyntheticBatch,
 } from './synthetic.ts';
+export { binLabels, quantileSorted, type Binned } from './binning.ts';
 export { withAtomicFile, withAtomicFiles, writeFileAtomic, tempPathFor } from './atomic.ts';
 
 /** The input formats {@link readDataset} knows, by lower-case extension. */
