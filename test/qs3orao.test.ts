@@ -196,13 +196,13 @@ describe('QS3ORAO training', () => {
     await expect(train({ learner: 'sorao', data: tr, ...TINY, gamma: 0.5 })).rejects.toThrow(/gamma is not a parameter of sorao/);
   });
 
-  it('refuses data it cannot fit with located DataErrors: a class without labeled rows, two classes (suggesting qsg-s2auc), no unlabeled rows with γ < 1', async () => {
+  it('refuses data it cannot fit with located DataErrors: a class without labeled rows, two classes (suggesting a binary learner), no unlabeled rows with γ < 1', async () => {
     const noClass3: Dataset = { ...tr, y: tr.y.map((v) => (v === 3 ? NaN : v)), labeled: Uint8Array.from(tr.y, (v) => (v === 3 || Number.isNaN(v) ? 0 : 1)) };
     await expect(train({ learner: 'qs3orao', data: { ...noClass3, source: 'd.arrow' }, ...TINY })).rejects.toThrow(/d\.arrow: column 'label': class 3 has no labeled rows/);
     const twoClasses: Dataset = { ...tr, y: tr.y.map((v) => (v > 3 ? 2 : Number.isNaN(v) ? v : 1)) };
     const err = await train({ learner: 'qs3orao', data: twoClasses, ...TINY }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DataError);
-    expect((err as Error).message).toMatch(/at least 3 ordered classes, found 2.*use qsg-s2auc/);
+    expect((err as Error).message).toMatch(/at least 3 ordered classes, found 2.*use a binary learner/);
     const allLabeled = splitDataset(diabetes, { labeled: 442, seed: 1 }).train;
     await expect(train({ learner: 'qs3orao', data: allLabeled, ...TINY })).rejects.toThrow(/needs unlabeled rows.*γ = 1/);
     await expect(train({ learner: 'sorao', data: allLabeled, ...TINY, threads: 1 })).resolves.toBeDefined();
