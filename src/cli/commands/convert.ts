@@ -1,6 +1,7 @@
 /** `dsgkit convert`: LIBSVM / CSV (or Arrow) → Arrow IPC. */
 import { readDataset, writeArrow } from '../../data/index.ts';
 import { intOption, onePositional, parseCommandArgs, requireArrowOutput, requireString } from '../args.ts';
+import { checkOutputs } from '../outputs.ts';
 import type { Command } from './command.ts';
 
 const HELP = `dsgkit convert — turn a LIBSVM or CSV file into an Arrow file dsgkit trains on
@@ -41,6 +42,7 @@ export const convert: Command = {
     });
     const input = onePositional(positionals, 'input file');
     const out = requireArrowOutput(requireString(values, 'out'), 'out');
+    await checkOutputs({ out }, { 'input file': input });
     const features = intOption(values, 'features', { min: 1 });
     const ds = await readDataset(input, {
       ...(typeof values.label === 'string' ? { labelColumn: values.label } : {}),

@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { UsageError } from '../../errors.ts';
 import { classCounts, encodeArrow, formatForPath, readDataset, splitDataset, withAtomicFiles } from '../../data/index.ts';
 import { intOption, numberOption, onePositional, parseCommandArgs, requireArrowOutput, requireString } from '../args.ts';
+import { checkOutputs } from '../outputs.ts';
 import type { Command } from './command.ts';
 
 const HELP = `dsgkit split — make a semi-supervised training set (and a test set) from labeled data
@@ -58,7 +59,7 @@ export const split: Command = {
     const outTest = typeof values['out-test'] === 'string' ? requireArrowOutput(values['out-test'], 'out-test') : undefined;
     if (test !== undefined && outTest === undefined) throw new UsageError('--test needs --out-test <path> for the test rows');
     if (test === undefined && outTest !== undefined) throw new UsageError('--out-test needs --test <fraction or count>');
-    if (outTest !== undefined && outTest === outTrain) throw new UsageError('--out-train and --out-test must be different files');
+    await checkOutputs({ 'out-train': outTrain, 'out-test': outTest }, { 'input file': input });
     const seed = typeof values.seed === 'string' ? values.seed : '0';
     const features = intOption(values, 'features', { min: 1 });
     const ds = await readDataset(input, {

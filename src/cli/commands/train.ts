@@ -5,7 +5,8 @@ import type { Dataset } from '../../data/dataset.ts';
 import { readDataset } from '../../data/index.ts';
 import { DEFAULTS } from '../../learners/defaults.ts';
 import { defaultPositiveLabel } from '../../learners/sources.ts';
-import { choiceOption, parseCommandArgs, requireOutputDirectory, requireString } from '../args.ts';
+import { choiceOption, parseCommandArgs, requireString } from '../args.ts';
+import { checkOutputs } from '../outputs.ts';
 import type { CliIO } from '../io.ts';
 import { interruptible } from '../interrupt.ts';
 import { formatDuration, progressDisplay, type ProgressDisplayOptions } from '../progress.ts';
@@ -133,12 +134,13 @@ export const trainCommand: Command = {
     const learner: LearnerName | undefined = choiceOption(values, 'learner', LEARNERS);
     if (learner === undefined) throw new UsageError(`missing required option --learner (${LEARNERS.join(' or ')})`);
     const dataPath = requireString(values, 'data');
-    const out = await requireOutputDirectory(requireString(values, 'out'), 'out');
+    const out = requireString(values, 'out');
     const settings = parseTrainingOptions(values, [learner]);
     const validationPath = typeof values.validation === 'string' ? values.validation : undefined;
     if (settings.train.validateEvery !== undefined && validationPath === undefined) {
       throw new UsageError('--validate-every needs --validation <file>');
     }
+    await checkOutputs({ out }, { data: dataPath, validation: validationPath });
 
     const read = settings.labelColumn !== undefined ? { labelColumn: settings.labelColumn } : {};
     const data = await readDataset(dataPath, read);
