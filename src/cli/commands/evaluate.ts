@@ -110,7 +110,7 @@ export const evaluate: Command = {
     const threads = intOption(values, 'threads', { min: 1 });
     const model = await load(modelPath);
     const labelColumn = typeof values.label === 'string' ? values.label : model.header.labelName;
-    const ds = await readDataset(dataPath, { labelColumn });
+    const ds = await readDataset(dataPath, { labelColumn, features: model.featureNames.length }); // LIBSVM: the model's width
 
     const { positive, negative } = model.header.task;
     const foreign = [...classCounts(ds).keys()].filter((c) => c !== positive && c !== negative);

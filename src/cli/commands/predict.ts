@@ -97,7 +97,7 @@ export const predict: Command = {
 
     const model = await load(modelPath);
     const labelColumn = typeof values.label === 'string' ? values.label : model.header.labelName;
-    const ds = await readDataset(dataPath, { labelColumn, allowMissingLabel: true });
+    const ds = await readDataset(dataPath, { labelColumn, allowMissingLabel: true, features: model.featureNames.length }); // LIBSVM: the model's width
     const score = await model.decisionFunction(ds, threads !== undefined ? { threads } : {});
     const predicted = model.labelsFromScores(score);
     const hasLabels = ds.labeled.some((v) => v === 1);
