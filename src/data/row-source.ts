@@ -8,15 +8,15 @@ import { makeDataset, type Dataset } from './dataset.ts';
 import { concatBatches, type RowBatch } from './row-batches.ts';
 import { validateDataset } from './validate.ts';
 
-/** Values per row block (8 MiB of float64): rows per block = this / features. */
-export const VALUES_PER_BLOCK = 2 ** 20;
+/** Values per row block (1 MiB of float64): rows per block = this / features. */
+export const VALUES_PER_BLOCK = 2 ** 17;
 
 /**
  * Rows per block for `d` features: about {@link VALUES_PER_BLOCK} values, at
  * least 1 row and at most 65,536.
  *
  * @example
- * rowsPerBlock(20);    // 52428
+ * rowsPerBlock(20);    // 6553
  * rowsPerBlock(1e6);   // 1
  */
 export function rowsPerBlock(d: number): number {
