@@ -43,7 +43,7 @@ export {
   type SyntheticBatch,
 } from './synthetic.ts';
 export { writeBatchesStreaming, writeRowSource, type RowSourceSummary } from './batch-writer.ts';
-export { withAtomicFile, withAtomicFiles, writeFileAtomic, tempPathFor } from './atomic.ts';
+export { withAtomicFile, withAtomicFiles, writeFileAtomic, tempPathFor, pendingTempFiles, removePendingTempFiles, removeStaleTempFiles } from './atomic.ts';
 
 /** The input formats {@link readDataset} knows, by lower-case extension. */
 export const FORMAT_BY_EXTENSION: Readonly<Record<string, 'arrow' | 'csv' | 'libsvm'>> = {
