@@ -60,10 +60,10 @@ describe('labels that are class names', () => {
   });
 
   it('Arrow: a string (utf8) label column and a dictionary-encoded one are read as classes, nulls unlabeled', () => {
-    const utf8 = tableFromArrays({ label: vectorFromArray(['spam', null, 'ham', 'spam'], new Utf8()), a: Float64Array.from([1, 2, 3, 4]) });
+    const utf8 = new Table({ label: vectorFromArray(['spam', null, 'ham', 'spam'], new Utf8()), a: vectorFromArray(Float64Array.from([1, 2, 3, 4])) });
     const a = tableToDataset(utf8, 'u.arrow');
     expect([a.classNames, Array.from(a.y)]).toEqual([['ham', 'spam'], [1, NaN, 0, 1]]);
-    const dict = tableFromArrays({ label: vectorFromArray(['b', 'a', null, 'b'], new Dictionary(new Utf8(), new Int32())), a: Float64Array.from([1, 2, 3, 4]) });
+    const dict = new Table({ label: vectorFromArray(['b', 'a', null, 'b'], new Dictionary(new Utf8(), new Int32())), a: vectorFromArray(Float64Array.from([1, 2, 3, 4])) });
     expect(dict.schema.fields[0].type.typeId).toBe(Type.Dictionary);
     const b = arrowBytesToDataset(tableToIPC(dict, 'stream'), 'd.arrows');
     expect([b.classNames, Array.from(b.y)]).toEqual([['a', 'b'], [1, 0, NaN, 1]]);
