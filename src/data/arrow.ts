@@ -87,14 +87,33 @@ function corrupt(file: string, err: unknown): DataError {
  * const ds = arrowBytesToDataset(bytes, 'in-memory.arrow', { labelColumn: 'y' });
  */
 export function arrowBytesToDataset(bytes: Uint8Array, file: string, opts: ReadOptions = {}): Dataset {
-  checkIpcFraming(bytes, file);
+  const format = checkIpcFraming(bytes, file);
   let table: Table;
   try {
-    table = tableFromIPC(bytes);
+    table = format === 'file' ? fileTable(bytes) : tableFromIPC(bytes);
   } catch (err) {
     throw corrupt(file, err);
   }
   return tableToDataset(table, file, opts);
+}
+
+/**
+ * The record batches a file-format footer lists, read by index. (Iterating
+ * apache-arrow's file reader instead loops forever when a footer block points
+ * at a schema or dictionary message — found by fuzzing; reading by index
+ * checks that each block holds a record batch.)
+ */
+function fileTable(bytes: Uint8Array): Table {
+  const reader = RecordBatchReader.from(bytes);
+  if (!reader.isFile()) throw new Error('not the file format');
+  reader.open();
+  const batches: RecordBatch[] = [];
+  for (let i = 0; i < reader.numRecordBatches; i++) {
+    const batch = reader.readRecordBatch(i);
+    if (!batch) throw new Error(`the footer lists record batch ${i + 1}, which cannot be read`);
+    batches.push(batch);
+  }
+  return new Table(reader.schema, batches);
 }
 
 /**
