@@ -1,4 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { arrowBytesToDataset, readArrow } from '../src/data/arrow.ts';
+import { DataError } from '../src/errors.ts';
 import { fuzz, fuzzTargets, scratch, type FuzzTarget } from './fuzz/targets.ts';
 
 // A few hundred cases per reader inside `npm test` (a few seconds in all);
@@ -29,9 +32,6 @@ describe('fuzzing: random bytes and mutated valid files give a result or a typed
 
 describe('inputs the fuzzer found', () => {
   it('a file-format footer whose record-batch block points at the schema message is a DataError (apache-arrow alone loops forever)', async () => {
-    const { readFile } = await import('node:fs/promises');
-    const { arrowBytesToDataset, readArrow } = await import('../src/data/arrow.ts');
-    const { DataError } = await import('../src/errors.ts');
     const path = new URL('./fixtures/fuzz/footer-block-is-schema.arrow', import.meta.url).pathname;
     const bytes = await readFile(path);
     expect(() => arrowBytesToDataset(bytes, 'found.arrow')).toThrow(DataError);
