@@ -15,8 +15,12 @@
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { readDataset, splitDataset, MinMaxScaler, selectRows } from '../src/data/index.ts';
 import { train } from '../src/api.ts';
-import { DEFAULTS } from '../src/learners/defaults.ts';
-import { exactQsgS2auc, evaluateExpansion } from '../src/learners/exact.ts';
+import { exactQsgS2auc } from '../src/learners/exact.ts';
+import { evaluateExpansion } from '../src/features/kernel-expansion.ts';
+import { resolveParams } from '../src/api.ts';
+import { learnerSpec } from '../src/learners/registry.ts';
+
+const DEFAULTS = resolveParams(learnerSpec('qsg-s2auc'), {}) as { T: number; lambda: number; gamma: number; sigma: number; batchSize: number; m: number };
 import { auc } from '../src/metrics/auc.ts';
 import { lineChartSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
 
@@ -34,7 +38,7 @@ for (const threads of [...Array.from({ length: cores }, (_, i) => i + 1), cores 
   const t0 = performance.now();
   const model = await train({ learner: 'qsg-s2auc', ...common, threads });
   const seconds = (performance.now() - t0) / 1000;
-  const bits = Buffer.from(model.history.stored.buffer, model.history.stored.byteOffset, model.history.t * 2 * model.history.m * 8);
+  const bits = Buffer.from(model.toBytes());
   if (reference === undefined) reference = Buffer.from(bits);
   else if (!bits.equals(reference)) throw new Error(`bench:train: ${threads} threads trained a different model than 1 thread`);
   if (threads === 1) base = seconds;

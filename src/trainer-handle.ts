@@ -10,7 +10,7 @@
  *
  * @example
  * import { startTraining } from 'dsgkit';
- * const job = startTraining({ learner: 'qsg-s2auc', data: 'data/spam.arrow', T: 2000 }, {
+ * const job = startTraining({ learner: LEARNER_NAMES[0], data: 'data/spam.arrow', T: 2000 }, {
  *   onProgress: (p) => console.log(`${p.t}/${p.T}`),
  * });
  * const model = await job.result;
@@ -21,7 +21,9 @@ import type { Dataset } from './data/dataset.ts';
 import { CancelledError, DataError, ModelError, UsageError } from './errors.ts';
 import { startWorker } from './engine/worker-location.ts';
 import { Model } from './model/model.ts';
-import type { Progress, TrainOptions } from './api.ts';
+import type { Progress, TrainRequest } from './api.ts';
+import { tableToDataset } from './data/index.ts';
+import { Table } from 'apache-arrow';
 // Comlink's Node adapter ships without types for its ESM build (GoogleChromeLabs/comlink#508, PR #675).
 // @ts-expect-error TS7016: no declaration file for comlink/dist/esm/node-adapter.mjs
 import untypedNodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
@@ -35,7 +37,7 @@ import untypedNodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 export const nodeEndpoint = untypedNodeEndpoint as (port: Worker | MessagePort) => Comlink.Endpoint;
 
 /** What `startTraining` sends to the trainer thread: everything `train` takes but its callbacks and signal. */
-export type WorkerTrainOptions = Omit<TrainOptions, 'onProgress' | 'signal' | 'onWarning'>;
+export type WorkerTrainOptions = TrainRequest;
 
 /** Callbacks and cancellation, which stay on the caller's thread. */
 export interface TrainingHooks {
@@ -143,7 +145,7 @@ export function reviveError(e: SerializedError): Error {
  * createServer((req, res) => {
  *   res.writeHead(200, { 'content-type': 'application/x-ndjson' });
  *   const job = startTraining(
- *     { learner: 'qsg-s2auc', data: 'data/spam.arrow', T: 2000, threads: 4 },
+ *     { learner: LEARNER_NAMES[0], data: 'data/spam.arrow', T: 2000, threads: 4 },
  *     { onProgress: (p) => res.write(JSON.stringify({ t: p.t, T: p.T }) + '\n') },
  *   );
  *   res.on('close', () => void job.cancel()); // client disconnected: stop, free the threads
@@ -158,7 +160,7 @@ export function reviveError(e: SerializedError): Error {
  *
  * @example
  * // With an AbortSignal: give up after a minute.
- * const job = startTraining({ learner: 'dsg', data: trainSet, T: 5000 }, { signal: AbortSignal.timeout(60_000) });
+ * const job = startTraining({ learner, data: trainSet, T: 5000 }, { signal: AbortSignal.timeout(60_000) });
  * try {
  *   const model = await job.result;
  * } catch (err) {
@@ -244,8 +246,8 @@ export function startTraining(options: WorkerTrainOptions, hooks: TrainingHooks 
 
   const sent: WorkerTrainOptions = {
     ...options,
-    ...(typeof options.data === 'object' ? { data: compact(options.data) } : {}),
-    ...(options.validation ? { validation: compact(options.validation) } : {}),
+    ...(typeof options.data === 'object' ? { data: compact(options.data, options.read) } : {}),
+    ...(options.validation !== undefined && typeof options.validation === 'object' ? { validation: compact(options.validation, options.read) } : {}),
   };
   remote.train(sent, progressProxy, warningProxy).then(
     (outcome) => {
@@ -295,7 +297,9 @@ export function startTraining(options: WorkerTrainOptions, hooks: TrainingHooks 
 function noop(): void {}
 
 /** A dataset whose arrays own their whole buffers: a view into a larger buffer would clone all of it. */
-function compact(ds: Dataset): Dataset {
+function compact(data: Dataset | Table, read: TrainRequest['read']): Dataset {
+  if (data === null) return data;
+  const ds = data instanceof Table ? tableToDataset(data, 'table', read) : data;
   const tight = <A extends Float64Array | Uint8Array>(a: A): A => (a.buffer instanceof ArrayBuffer && a.byteLength !== a.buffer.byteLength ? (a.slice() as A) : a);
   return { ...ds, X: tight(ds.X), y: tight(ds.y), labeled: tight(ds.labeled) };
 }

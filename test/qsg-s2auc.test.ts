@@ -3,8 +3,10 @@ import { readDataset, splitDataset, MinMaxScaler } from '../src/data/index.ts';
 import type { Dataset } from '../src/data/dataset.ts';
 import { train } from '../src/api.ts';
 import { runLoop } from '../src/coordinator/loop.ts';
-import { exactQsgS2auc, evaluateExpansion } from '../src/learners/exact.ts';
-import { QsgS2auc, qsgS2aucWeights } from '../src/learners/qsg-s2auc.ts';
+import { exactQsgS2auc } from '../src/learners/exact.ts';
+import { evaluateExpansion } from '../src/features/kernel-expansion.ts';
+import { QsgS2auc } from '../src/learners/qsg-s2auc.ts';
+import { aucWeights } from '../src/learners/auc-risk.ts';
 import { auc } from '../src/metrics/auc.ts';
 import { logLogSlope } from './support/log-log-slope.ts';
 
@@ -29,7 +31,7 @@ describe('QSG-S2AUC weights', () => {
     const wP = new Float64Array(3);
     const wN = new Float64Array(2);
     const wU = new Float64Array(4);
-    qsgS2aucWeights(gamma, fP, fN, fU, wP, wN, wU);
+    aucWeights(gamma, fP, fN, fU, wP, wN, wU);
     const h = 1e-6;
     for (const [f, w] of [
       [fP, wP],

@@ -66,7 +66,7 @@ const api: TrainerApi = {
         signal: controller.signal,
       });
       // The request may land after the loop's last check (threshold fitting); honour it anyway.
-      if (controller.signal.aborted) throw new CancelledError(`training cancelled after all ${model.history.t} iterations, before the model was returned`);
+      if (controller.signal.aborted) throw new CancelledError('training cancelled after all iterations, before the model was returned');
       await lastCall;
       const bytes = transferable(model.toBytes());
       return Comlink.transfer({ ok: true, bytes }, [bytes.buffer]);

@@ -35,7 +35,7 @@ export interface Interrupt {
  * code 130 (the user insisted; workers may be mid-call).
  *
  * @example
- * const model = await interruptible(({ signal }) => train({ learner: 'dsg', data, signal }));
+ * const model = await interruptible(({ signal }) => train({ learner, data, signal }));
  */
 export async function interruptible<T>(work: (interrupt: Interrupt) => Promise<T>): Promise<T> {
   const controller = new AbortController();

@@ -99,11 +99,11 @@ function formatMetric(p: Progress): string {
 
 /**
  * A progress display for one training run on `io.stderr`: a bar when stderr
- * is a TTY, else a line at every 10 % (`qsg-s2auc: 30% (120/400 iterations), …`),
+ * is a TTY, else a line at every 10 % (`<learner>: 30% (120/400 iterations), …`),
  * nothing when `quiet`.
  *
  * @example
- * const shown = progressDisplay(io, { label: 'qsg-s2auc' });
+ * const shown = progressDisplay(io, { label: spec.name });
  * try { await train({ ..., onProgress: (p) => shown.update(p) }); } finally { shown.stop(); }
  */
 export function progressDisplay(io: CliIO, opts: ProgressDisplayOptions): ProgressDisplay {

@@ -1,55 +1,74 @@
 /**
- * The training options `dsgkit train` and `dsgkit compare` share: their
- * `parseArgs` specs, their help lines (defaults printed from
- * `learners/defaults.ts`, never copied), and their parsing into
- * {@link TrainOptions} fields with a UsageError for every bad value.
+ * The training options of `dsgkit train`, `compare` (and every command that
+ * trains), generated from the learner registry: their `parseArgs` specs, their
+ * `--help` lines with defaults read from each parameter's declaration, their
+ * parsing (with the one validation function of learners/params, naming
+ * `--option`), and the one-line description of a run.
  */
 import { UsageError } from '../errors.ts';
-import type { LearnerName, TrainOptions } from '../api.ts';
-import { DEFAULT_CACHE_BYTES } from '../engine/evaluator.ts';
-import { defaultThreads } from '../engine/pool.ts';
-import { KERNEL_KINDS } from '../features/kernel-spec.ts';
-import { DEFAULTS } from '../learners/defaults.ts';
-import { MARGIN_LOSSES } from '../learners/dsg.ts';
-import { DEFAULT_MAX_STEP, defaultStepSize, type StepSize } from '../learners/step-size.ts';
-import { choiceOption, intOption, numberOption, positiveNumberOption, type OptionSpecs, type ParsedArgs } from './args.ts';
+import {
+  checkParam,
+  cliName,
+  defaultStepSize,
+  defaultText,
+  defaultThreads,
+  DEFAULT_CACHE_MB,
+  DEFAULT_MAX_STEP,
+  LEARNERS,
+  rangeText,
+  resolveParams,
+  THETA_LAMBDA,
+  type LearnerSpec,
+  type ParamSpec,
+  type Params,
+  type StepSize,
+  type TrainOptions,
+} from '../api.ts';
+// (parameter checks come from the API: one validation function for scripts and the CLI)
+import { intOption, numberOption, positiveNumberOption, type OptionSpecs, type ParsedArgs } from './args.ts';
 
 /** Step-size schedules `--step` accepts (the kinds of {@link StepSize}). */
 export const STEP_KINDS = ['inverse', 'constant', 'decay'] as const satisfies readonly StepSize['kind'][];
 
-/** Largest model seed (random features are seeded with a 32-bit integer). */
-const MAX_SEED = 0xffffffff;
+/** Every learner parameter of every registered learner, by CLI name: [API key, declaration, learners that have it]. */
+function parameterIndex(learners: readonly LearnerSpec[]): Map<string, { key: string; spec: ParamSpec; learners: LearnerSpec[] }> {
+  const index = new Map<string, { key: string; spec: ParamSpec; learners: LearnerSpec[] }>();
+  for (const l of learners) {
+    for (const [key, spec] of Object.entries(l.params)) {
+      const name = cliName(key, spec);
+      const entry = index.get(name);
+      if (entry) entry.learners.push(l);
+      else index.set(name, { key, spec, learners: [l] });
+    }
+  }
+  return index;
+}
 
-/** `parseArgs` specs of every shared training option. */
+/** `parseArgs` specs of every training option: every registered learner's parameters, the step, and the run. */
 export const TRAINING_OPTION_SPECS: OptionSpecs = {
+  ...Object.fromEntries([...parameterIndex(LEARNERS).keys()].map((name) => [name, { type: 'string' as const }])),
   label: { type: 'string' },
   positive: { type: 'string' },
-  kernel: { type: 'string' },
-  sigma: { type: 'string' },
-  lambda: { type: 'string' },
-  gamma: { type: 'string' },
-  loss: { type: 'string' },
   step: { type: 'string' },
   theta: { type: 'string' },
   eta: { type: 'string' },
   eta0: { type: 'string' },
   eta1: { type: 'string' },
-  'batch-size': { type: 'string' },
-  features: { type: 'string' },
-  iterations: { type: 'string' },
-  seed: { type: 'string' },
   threads: { type: 'string' },
   'cache-mb': { type: 'string' },
   'validate-every': { type: 'string' },
   quiet: { type: 'boolean', short: 'q' },
 };
 
-/** What the shared options set: fields of {@link TrainOptions} plus how the CLI reads and reports. */
+/** What the shared options set: per-learner options for `train`, plus how the CLI reads and reports. */
 export interface TrainingSettings {
   /** Label column of the input files (default `label`). */
   labelColumn?: string;
-  train: Pick<TrainOptions, 'positive' | 'kernel' | 'sigma' | 'lambda' | 'gamma' | 'theta' | 'step' | 'batchSize' | 'm' | 'T' | 'seed' | 'loss' | 'cacheBytes' | 'validateEvery'>;
-  /** Evaluation threads, resolved (default: all cores). */
+  /** The learners' parameters as given (validated), by API key. */
+  given: Record<string, number | string>;
+  /** Options for `train` shared by every learner of the run (positive, step, cache, validation cadence). */
+  run: Pick<TrainOptions, 'positive' | 'step' | 'theta' | 'cacheBytes' | 'validateEvery'>;
+  /** Evaluation threads as given (the API clamps to the cores). */
   threads: number;
   /** No progress output. */
   quiet: boolean;
@@ -57,87 +76,97 @@ export interface TrainingSettings {
 
 function line(option: string, text: string): string {
   const head = `  ${option}`;
-  return head.length < 24 ? `${head.padEnd(24)}${text}` : `${head}\n${' '.repeat(24)}${text}`;
+  return head.length < 26 ? `${head.padEnd(26)}${text}` : `${head}\n${' '.repeat(26)}${text}`;
+}
+
+function paramLine(name: string, spec: ParamSpec): string {
+  const range = spec.kind === 'choice' ? spec.choices.join(' | ') : rangeText(spec);
+  return line(`--${name} <${spec.symbol ?? (spec.kind === 'choice' ? 'name' : 'x')}>`, `${spec.doc}; ${range} (default: ${defaultText(spec)})`);
 }
 
 /**
- * Help lines for the shared training options, each with its default
- * (numbers read from DEFAULTS and the engine, so help never drifts from code).
+ * Help lines for the training options of `learners` (default: every
+ * registered one): parameters every listed learner has, then each learner's
+ * own, then the step and run options; defaults are read from the declarations.
  * `seedAlsoSplits`: `--seed` also seeds the train/test split (compare).
  *
  * @example
- * io.stdout.write(trainingOptionsHelp({ seedAlsoSplits: true }));
+ * io.stdout.write(trainingOptionsHelp(LEARNERS, { seedAlsoSplits: true }));
  */
-export function trainingOptionsHelp(opts: { seedAlsoSplits?: boolean } = {}): string {
-  const cacheMb = DEFAULT_CACHE_BYTES / 2 ** 20;
-  return [
-    'Model options (the papers pick λ, σ in [2⁻³, 2³] and γ in [0, 1] by',
-    'cross-validation; features are scaled to [0, 1] first):',
-    line(`--kernel <k>`, `kernel: ${KERNEL_KINDS.join(' | ')} (default: rbf)`),
-    line(`--sigma <σ>`, `kernel width σ in exp(-σ‖x−x'‖²) (default: ${DEFAULTS.sigma})`),
-    line(`--lambda <λ>`, `regularisation λ > 0 (default: ${DEFAULTS.lambda})`),
-    line(`--gamma <γ>`, `qsg-s2auc only: γ in [0, 1] of the risk`),
-    line('', `γ·R_PN + (1 − γ)(R_PU + R_NU − ½) (default: ${DEFAULTS.gamma})`),
-    line(`--loss <l>`, `dsg only: margin loss ${MARGIN_LOSSES.join(' | ')} (default: ${DEFAULTS.loss})`),
-    line(`--step <s>`, `step size η_t: inverse (θ/t) | constant (η) | decay`),
-    line('', `(η0/(1 + η1·t)). Default: θ/(t + t0) with θ = ${DEFAULTS.thetaLambda}/λ, the`),
-    line('', `papers' θ/t shifted so the first step is at most ${DEFAULT_MAX_STEP}`),
-    line(`--theta <θ>`, `inverse step: θ of η_t = θ/t (default: ${DEFAULTS.thetaLambda}/λ, i.e. θλ = ${DEFAULTS.thetaLambda};`),
-    line('', `the convergence theorems need θλ in (1, 2)); implies --step inverse`),
-    line(`--eta <η>`, `constant step η (required with --step constant)`),
-    line(`--eta0 <η0>`, `decay step η0 > 0 (required with --step decay)`),
-    line(`--eta1 <η1>`, `decay step η1 ≥ 0 (required with --step decay)`),
-    line(`--batch-size <n>`, `points drawn per source per iteration (default: ${DEFAULTS.batchSize})`),
-    line(`--features <m>`, `random features per iteration; the model grows by 2m`),
-    line('', `coefficients per iteration (default: ${DEFAULTS.m})`),
-    line(`--iterations <T>`, `iterations T; time grows as T² (default: ${DEFAULTS.T})`),
-    opts.seedAlsoSplits
-      ? line(`--seed <s>`, `seed of the split and of every model (default: ${DEFAULTS.seed})`)
-      : line(`--seed <s>`, `model seed: random features and sampling (default: ${DEFAULTS.seed})`),
-    line(`--positive <label>`, `label of the positive class (default: the larger label)`),
+export function trainingOptionsHelp(learners: readonly LearnerSpec[] = LEARNERS, opts: { seedAlsoSplits?: boolean } = {}): string {
+  const index = parameterIndex(learners);
+  const shared = [...index].filter(([, e]) => e.learners.length === learners.length);
+  const own = [...index].filter(([, e]) => e.learners.length < learners.length);
+  const out = ['Model options (features are scaled to [0, 1] first; the papers pick λ, σ and γ by cross-validation):'];
+  for (const [name, e] of shared) out.push(name === 'seed' && opts.seedAlsoSplits ? line('--seed <s>', `seed of the split and of every model; ${rangeText(e.spec as never)} (default: ${defaultText(e.spec)})`) : paramLine(name, e.spec));
+  const groups = new Map<string, Array<[string, ParamSpec]>>();
+  for (const [name, e] of own) {
+    const who = e.learners.map((l) => l.name).join(', ');
+    groups.set(who, [...(groups.get(who) ?? []), [name, e.spec]]);
+  }
+  for (const [who, params] of groups) {
+    out.push('', `Only for ${who}:`);
+    for (const [name, spec] of params) out.push(paramLine(name, spec));
+  }
+  if (learners.some((l) => l.kind === 'loop')) {
+    out.push(
+      '',
+      'Step size (learners on the stochastic loop):',
+      line('--step <s>', 'η_t: inverse (θ/t) | constant (η) | decay (η0/(1 + η1·t)).'),
+      line('', `Default: θ/(t + t0) with θ = ${THETA_LAMBDA}/λ, the papers' θ/t shifted so`),
+      line('', `the first step is at most ${DEFAULT_MAX_STEP}`),
+      line('--theta <θ>', `inverse step θ (default: ${THETA_LAMBDA}/λ, i.e. θλ = ${THETA_LAMBDA}; the convergence`),
+      line('', 'theorems need θλ in (1, 2)); implies --step inverse'),
+      line('--eta <η>', 'constant step η (required with --step constant)'),
+      line('--eta0 <η0>', 'decay step η0 > 0 (required with --step decay)'),
+      line('--eta1 <η1>', 'decay step η1 ≥ 0 (required with --step decay)'),
+    );
+  }
+  out.push(
     '',
-    'Run options (none of these changes a model):',
-    line(`--label <name>`, `label column of the input files (default: label)`),
-    line(`--threads <n>`, `evaluation threads (default: all cores, ${defaultThreads()} here)`),
-    line(`--cache-mb <MB>`, `shared store of random frequencies, MiB; 0 regenerates`),
-    line('', `them on every use, as the papers do (default: ${cacheMb})`),
-    line(`--quiet, -q`, `no progress output on stderr`),
-  ].join('\n');
+    'Data and run options (none of the run options changes a model):',
+    line('--label <name>', 'label column of the input files (default: label)'),
+    line('--positive <label>', 'binary learners: the positive class, a label value or a class name'),
+    line('', '(default: the larger label; for string classes the last in sorted order)'),
+    line('--threads <n>', `evaluation threads (default: all cores, ${defaultThreads()} here; more is clamped)`),
+    line('--cache-mb <MB>', 'shared store of random frequencies, MiB; 0 regenerates them'),
+    line('', `on every use, as the papers do (default: ${DEFAULT_CACHE_MB})`),
+    line('--quiet, -q', 'no progress output on stderr'),
+  );
+  return out.join('\n');
 }
 
 /**
- * Parses the shared training options. `learners` are the learners that will
- * run: a learner-specific option (`--gamma`, `--loss`) none of them uses is a
- * UsageError, as is every bad number or missing step parameter.
+ * Parses the training options for a run of `learners`. A learner parameter
+ * that none of them declares is a UsageError naming the learners that do; every
+ * value is checked by its declaration (messages name `--option`), as are the
+ * step options.
  *
  * @example
- * const s = parseTrainingOptions(values, ['qsg-s2auc']);
- * await train({ learner: 'qsg-s2auc', data, ...s.train, threads: s.threads });
+ * const s = parseTrainingOptions(values, [spec]);
+ * await train({ learner: spec.name, data, ...optionsFor(spec, s), threads: s.threads });
  */
-export function parseTrainingOptions(values: ParsedArgs['values'], learners: readonly LearnerName[]): TrainingSettings {
-  const train: TrainingSettings['train'] = {};
-  const only = (option: string, learner: LearnerName) => {
-    if (values[option] !== undefined && !learners.includes(learner)) {
-      throw new UsageError(`--${option} applies to the ${learner} learner only (training: ${learners.join(', ')})`);
+export function parseTrainingOptions(values: ParsedArgs['values'], learners: readonly LearnerSpec[]): TrainingSettings {
+  const index = parameterIndex(LEARNERS);
+  const mine = parameterIndex(learners);
+  const given: Record<string, number | string> = {};
+  for (const [name, entry] of index) {
+    const v = values[name];
+    if (v === undefined) continue;
+    if (!mine.has(name)) {
+      throw new UsageError(`--${name} applies to ${entry.learners.map((l) => l.name).join(', ')} only (training: ${learners.map((l) => l.name).join(', ')})`);
     }
-  };
+    given[entry.key] = checkParam(`--${name}`, entry.spec, v);
+  }
 
-  if (values.positive !== undefined) train.positive = numberOption(values, 'positive');
-  const kernel = choiceOption(values, 'kernel', KERNEL_KINDS);
-  if (kernel !== undefined) train.kernel = kernel;
-  const sigma = positiveNumberOption(values, 'sigma');
-  if (sigma !== undefined) train.sigma = sigma;
-  const lambda = positiveNumberOption(values, 'lambda');
-  if (lambda !== undefined) train.lambda = lambda;
-  only('gamma', 'qsg-s2auc');
-  const gamma = numberOption(values, 'gamma', { min: 0, max: 1 });
-  if (gamma !== undefined) train.gamma = gamma;
-  only('loss', 'dsg');
-  const loss = choiceOption(values, 'loss', MARGIN_LOSSES);
-  if (loss !== undefined) train.loss = loss;
-
-  // No --step: --theta alone selects the papers' θ/t; otherwise the API's default schedule.
-  const stepKind = choiceOption(values, 'step', STEP_KINDS) ?? (values.theta !== undefined ? 'inverse' : undefined);
+  const run: TrainingSettings['run'] = {};
+  if (typeof values.positive === 'string') run.positive = values.positive;
+  const hasLoop = learners.some((l) => l.kind === 'loop');
+  // No --step: --theta alone selects the papers' θ/t; otherwise the learner's default schedule.
+  const stepKind = values.step !== undefined ? checkParam('--step', { kind: 'choice', choices: STEP_KINDS, default: 'inverse', doc: '' }, values.step) : values.theta !== undefined ? 'inverse' : undefined;
+  if (!hasLoop) {
+    for (const o of ['step', 'theta', 'eta', 'eta0', 'eta1']) if (values[o] !== undefined) throw new UsageError(`--${o} applies to learners on the stochastic loop only (training: ${learners.map((l) => l.name).join(', ')})`);
+  }
   const wrongStep = (option: string, kind: StepSize['kind']) => {
     if (values[option] !== undefined && stepKind !== kind) throw new UsageError(`--${option} applies to --step ${kind} only (the step is ${stepKind ?? 'the default'})`);
   };
@@ -150,75 +179,88 @@ export function parseTrainingOptions(values: ParsedArgs['values'], learners: rea
   };
   if (stepKind === 'inverse') {
     const theta = positiveNumberOption(values, 'theta');
-    if (theta !== undefined) train.theta = theta;
-  } else if (stepKind === undefined) {
-    // the API's default schedule (defaultStepSize)
+    if (theta !== undefined) run.theta = theta;
   } else if (stepKind === 'constant') {
     needs('eta');
-    train.step = { kind: 'constant', eta: positiveNumberOption(values, 'eta')! };
-  } else {
+    run.step = { kind: 'constant', eta: positiveNumberOption(values, 'eta')! };
+  } else if (stepKind === 'decay') {
     needs('eta0');
     needs('eta1');
-    train.step = { kind: 'decay', eta0: positiveNumberOption(values, 'eta0')!, eta1: numberOption(values, 'eta1', { min: 0 })! };
-  }
-
-  const batchSize = intOption(values, 'batch-size', { min: 1 });
-  if (batchSize !== undefined) train.batchSize = batchSize;
-  const m = intOption(values, 'features', { min: 1 });
-  if (m !== undefined) train.m = m;
-  const T = intOption(values, 'iterations', { min: 1 });
-  if (T !== undefined) train.T = T;
-  const seed = intOption(values, 'seed', { min: 0 });
-  if (seed !== undefined) {
-    if (seed > MAX_SEED) throw new UsageError(`--seed must be a whole number in [0, ${MAX_SEED}], got '${values.seed}'`);
-    train.seed = seed;
+    run.step = { kind: 'decay', eta0: positiveNumberOption(values, 'eta0')!, eta1: numberOption(values, 'eta1', { min: 0 })! };
   }
   const cacheMb = numberOption(values, 'cache-mb', { min: 0 });
-  if (cacheMb !== undefined) train.cacheBytes = Math.round(cacheMb * 2 ** 20);
+  if (cacheMb !== undefined) run.cacheBytes = Math.round(cacheMb * 2 ** 20);
   const every = intOption(values, 'validate-every', { min: 1 });
-  if (every !== undefined) train.validateEvery = every;
+  if (every !== undefined) run.validateEvery = every;
 
   return {
     ...(typeof values.label === 'string' ? { labelColumn: values.label } : {}),
-    train,
+    given,
+    run,
     threads: intOption(values, 'threads', { min: 1 }) ?? defaultThreads(),
     quiet: values.quiet === true,
   };
 }
 
 /**
- * One line naming the effective hyperparameters of a run (defaults filled in).
+ * The options `train` takes for one learner of the run: the given parameters
+ * it declares, and the step options when it is on the loop.
  *
  * @example
- * describeHyperparameters(settings.train, ['qsg-s2auc', 'dsg']);
- * // "rbf kernel σ = 1, λ = 0.5, γ = 0.5 (qsg-s2auc), hinge loss (dsg), η_t = 3/t, batch 64, m = 64, T = 400, seed 1"
+ * await train({ learner: spec.name, data, ...optionsFor(spec, settings), threads: settings.threads });
  */
-export function describeHyperparameters(t: TrainingSettings['train'], learners: readonly LearnerName[]): string {
-  const lambda = t.lambda ?? DEFAULTS.lambda;
-  const step = t.step;
-  const stepText =
-    step === undefined && t.theta !== undefined
-      ? `η_t = ${fmt(t.theta)}/t`
-      : step === undefined
-        ? `η_t = ${fmt(DEFAULTS.thetaLambda / lambda)}/(t + ${fmt((DEFAULTS.thetaLambda / lambda) / defaultStepFirst(lambda))})`
-        : step.kind === 'constant'
-        ? `η_t = ${fmt(step.eta)}`
-        : step.kind === 'decay'
-          ? `η_t = ${fmt(step.eta0)}/(1 + ${fmt(step.eta1)}·t)`
-          : `η_t = ${fmt(step.theta)}/t`;
-  const parts = [`${t.kernel ?? 'rbf'} kernel σ = ${fmt(t.sigma ?? DEFAULTS.sigma)}`, `λ = ${fmt(lambda)}`];
-  if (learners.includes('qsg-s2auc')) parts.push(`γ = ${fmt(t.gamma ?? DEFAULTS.gamma)}${learners.length > 1 ? ' (qsg-s2auc)' : ''}`);
-  if (learners.includes('dsg')) parts.push(`${t.loss ?? DEFAULTS.loss} loss${learners.length > 1 ? ' (dsg)' : ''}`);
-  parts.push(stepText, `batch ${t.batchSize ?? DEFAULTS.batchSize}`, `m = ${t.m ?? DEFAULTS.m}`, `T = ${t.T ?? DEFAULTS.T}`, `seed ${t.seed ?? DEFAULTS.seed}`);
+export function optionsFor(spec: LearnerSpec, settings: TrainingSettings): Record<string, unknown> {
+  const params = Object.fromEntries(Object.entries(settings.given).filter(([key]) => key in spec.params));
+  const { step, theta, ...rest } = settings.run;
+  return { ...params, ...rest, ...(spec.kind === 'loop' ? { ...(step ? { step } : {}), ...(theta !== undefined ? { theta } : {}) } : {}), ...(spec.task === 'binary' ? {} : { positive: undefined }) };
+}
+
+/**
+ * One line naming the effective hyperparameters of a run of `learners`
+ * (declared defaults filled in); a parameter some learners lack is tagged with
+ * the learners that have it.
+ *
+ * @example
+ * describeRun(LEARNERS.slice(0, 2), settings);
+ * // "rbf kernel σ = 1, λ = 0.01, γ = 0.5 (<first learner>), hinge loss (<second learner>), η_t = 150/(t + 300), batch 64, m = 64, T = 400, seed 1"
+ */
+export function describeRun(learners: readonly LearnerSpec[], settings: TrainingSettings): string {
+  const parts: string[] = [];
+  const seen = new Set<string>();
+  const values = new Map<string, Params>(learners.map((l) => [l.name, resolveParams(l, Object.fromEntries(Object.entries(settings.given).filter(([k]) => k in l.params)))]));
+  const order = ['kernel', 'sigma', 'lambda'];
+  const keys = [...new Set([...order, ...learners.flatMap((l) => Object.keys(l.params))])].filter((k) => !['m', 'T', 'seed', 'batchSize'].includes(k));
+  for (const key of keys) {
+    const having = learners.filter((l) => key in l.params);
+    if (having.length === 0 || seen.has(key)) continue;
+    seen.add(key);
+    const spec = having[0].params[key];
+    const v = values.get(having[0].name)![key];
+    const tag = having.length < learners.length ? ` (${having.map((l) => l.name).join(', ')})` : '';
+    if (key === 'kernel') parts.push(`${v} kernel`);
+    else if (spec.kind === 'choice') parts.push(`${v} ${key}${tag}`);
+    else parts.push(`${spec.symbol ?? key} = ${fmt(v as number)}${tag}`);
+  }
+  if (parts[0]?.endsWith('kernel') && parts[1]?.startsWith('σ')) parts.splice(0, 2, `${parts[0]} ${parts[1]}`);
+  const loop = learners.find((l) => l.kind === 'loop');
+  if (loop) {
+    const p = values.get(loop.name)!;
+    parts.push(stepText(settings.run, p.lambda as number), `batch ${p.batchSize}`, `m = ${p.m}`, `T = ${p.T}`, `seed ${p.seed}`);
+  }
   return parts.join(', ');
+}
+
+function stepText(run: TrainingSettings['run'], lambda: number): string {
+  const step = run.step ?? (run.theta !== undefined ? { kind: 'inverse' as const, theta: run.theta } : defaultStepSize(lambda, THETA_LAMBDA));
+  if (run.step === undefined && run.theta === undefined && step.kind === 'decay') {
+    const theta = step.eta0 / step.eta1;
+    return `η_t = ${fmt(theta)}/(t + ${fmt(theta / step.eta0)})`;
+  }
+  if (step.kind === 'constant') return `η_t = ${fmt(step.eta)}`;
+  if (step.kind === 'decay') return `η_t = ${fmt(step.eta0)}/(1 + ${fmt(step.eta1)}·t)`;
+  return `η_t = ${fmt(step.theta)}/t`;
 }
 
 function fmt(x: number): string {
   return String(Number(x.toPrecision(6)));
-}
-
-/** First step η_1 ≈ η_0 of the default schedule at this λ. */
-function defaultStepFirst(lambda: number): number {
-  const step = defaultStepSize(lambda, DEFAULTS.thetaLambda);
-  return step.kind === 'decay' ? step.eta0 : NaN;
 }

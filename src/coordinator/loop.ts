@@ -10,8 +10,8 @@ import { BlockOps } from '../engine/block-ops.ts';
 import { Evaluator, type EvaluatorOptions } from '../engine/evaluator.ts';
 import { History } from '../engine/history.ts';
 import type { RandomFeatures } from '../engine/random-features.ts';
-import type { DsgLearner } from '../learners/learner.ts';
-import { stepAt } from '../learners/step-size.ts';
+import type { DsgLearner } from './learner.ts';
+import { stepAt } from './step-size.ts';
 
 /** Progress of a run, reported after every iteration (callers throttle as they like). */
 export interface Progress {

@@ -21,7 +21,7 @@ import type { Dataset } from './dataset.ts';
 import { parseFiniteNumber, whyNotFinite } from './numbers.ts';
 import type { ReadOptions } from './arrow.ts';
 import { RowBuffer } from './row-batches.ts';
-import { readRowSource, rowsPerBlock, rowsToDataset, type RowSource } from './row-source.ts';
+import { readRowSource, rowsPerBlock, blocksToDataset, type RowSource } from './row-source.ts';
 import { requireLabelColumn } from './validate.ts';
 
 export { UNLABELED_MARKERS } from './class-labels.ts';
@@ -198,7 +198,7 @@ export function parseCsv(text: string, file: string, opts: ReadOptions = {}): Da
   const last = buf.take();
   if (last) batches.push(last);
   const { featureNames, labelName, labels } = columns;
-  return rowsToDataset({ file, featureNames, labelName, labels }, batches);
+  return blocksToDataset({ file, featureNames, labelName, labels }, batches);
 }
 
 /**

@@ -13,7 +13,7 @@ import { readLibsvm } from './libsvm.ts';
 export { makeDataset, selectRows, withRows, labelText, type Dataset } from './dataset.ts';
 export { LabelCoder, UNLABELED_MARKERS, type ClassOptions, type LabelKind } from './class-labels.ts';
 export { openCsvRows, csvRecordStream } from './csv.ts';
-export { readRowSource, rowsToDataset, rowsPerBlock, type RowSource } from './row-source.ts';
+export { readRowSource, blocksToDataset, rowsPerBlock, type RowSource } from './row-source.ts';
 export { allocateFloat64, RowBuffer, concatBatches, type RowBatch } from './row-batches.ts';
 export {
   readArrow,

@@ -41,9 +41,9 @@ export interface RowSource {
  * `classNames` is set.
  *
  * @example
- * const ds = rowsToDataset(source, [block1, block2]);
+ * const ds = blocksToDataset(source, [block1, block2]);
  */
-export function rowsToDataset(source: Omit<RowSource, 'batches'>, batches: readonly RowBatch[]): Dataset {
+export function blocksToDataset(source: Omit<RowSource, 'batches'>, batches: readonly RowBatch[]): Dataset {
   const { file, featureNames, labelName, labels } = source;
   const d = featureNames.length;
   const { X, y } = concatBatches(batches, d, { file });
@@ -62,5 +62,5 @@ export function rowsToDataset(source: Omit<RowSource, 'batches'>, batches: reado
 export async function readRowSource(source: RowSource): Promise<Dataset> {
   const batches: RowBatch[] = [];
   for await (const b of source.batches()) batches.push(b);
-  return rowsToDataset(source, batches);
+  return blocksToDataset(source, batches);
 }

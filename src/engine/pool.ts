@@ -20,6 +20,21 @@ export function defaultThreads(): number {
   return availableParallelism();
 }
 
+/** Tasks every pool of this thread has completed: how tests prove a run used the workers. */
+let tasksCompleted = 0;
+
+/**
+ * Evaluation tasks completed by worker pools created on this thread, since it started.
+ *
+ * @example
+ * const before = poolTasksCompleted();
+ * await train({ learner, data, threads: 2, parallelMinWork: 0 });
+ * poolTasksCompleted() > before; // true: the workers computed chunks
+ */
+export function poolTasksCompleted(): number {
+  return tasksCompleted;
+}
+
 /**
  * A fixed-size pool of evaluation worker threads. An evaluator that uses a
  * pool of `k` workers computes on `k + 1` threads: the calling thread takes a
@@ -64,7 +79,9 @@ export class EvaluatorPool {
   async run(task: EvalTask): Promise<number> {
     if (this.closed) throw new Error('evaluation pool is closed');
     try {
-      return (await this.piscina.run(task)) as number;
+      const chunks = (await this.piscina.run(task)) as number;
+      tasksCompleted++;
+      return chunks;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       throw new Error(`evaluation worker failed: ${message}`, { cause: err });

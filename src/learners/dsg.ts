@@ -4,13 +4,32 @@
  * mapped to ±1, on the same loop as the semi-supervised learners.
  */
 import type { Dataset } from '../data/dataset.ts';
-import type { Batch, DsgLearner, Rng } from './learner.ts';
+import type { Batch, DsgLearner, Rng } from '../coordinator/learner.ts';
 import { binarySources, drawRows } from './sources.ts';
-import type { StepSize } from './step-size.ts';
+import type { StepSize } from '../coordinator/step-size.ts';
+import { LAMBDA_PARAM, lambdaDefaultStep, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
+import type { LoopLearnerSpec } from './spec.ts';
 
 /** Margin losses `l(z)`, `z = y f(x)`, of the supervised baseline. */
 export const MARGIN_LOSSES = ['hinge', 'logistic', 'square'] as const;
 export type MarginLoss = (typeof MARGIN_LOSSES)[number];
+
+/**
+ * A margin loss `l(z)` at `z = y f(x)`.
+ *
+ * @example
+ * marginLoss('hinge', 0.5); // 0.5
+ */
+export function marginLoss(loss: MarginLoss, z: number): number {
+  switch (loss) {
+    case 'hinge':
+      return Math.max(0, 1 - z);
+    case 'logistic':
+      return z > 0 ? Math.log1p(Math.exp(-z)) : -z + Math.log1p(Math.exp(z));
+    case 'square':
+      return (1 - z) ** 2;
+  }
+}
 
 /**
  * `dl/dz` of a margin loss at `z = y f(x)`: hinge `max(0, 1−z)`,
@@ -59,9 +78,6 @@ export class SupervisedDsg implements DsgLearner {
   private readonly B: number;
 
   constructor(ds: Dataset, positive: number, params: DsgParams) {
-    if (!MARGIN_LOSSES.includes(params.loss)) throw new RangeError(`unknown loss '${params.loss}' (expected ${MARGIN_LOSSES.join(', ')})`);
-    if (!(params.lambda > 0) || !Number.isFinite(params.lambda)) throw new RangeError(`lambda must be positive, got ${params.lambda}`);
-    if (!Number.isInteger(params.batchSize) || params.batchSize < 1) throw new RangeError(`batch size must be a positive integer, got ${params.batchSize}`);
     const { P, N } = binarySources(ds, positive);
     this.ds = ds;
     this.d = ds.d;
@@ -87,6 +103,21 @@ export class SupervisedDsg implements DsgLearner {
   }
 
   /**
+   * The batch's risk `mean_r l(y_r f_r)` at `f`; its gradient is {@link weights}.
+   *
+   * @example
+   * learner.risk(fAtBatch);
+   */
+  risk(f: Float64Array): number {
+    let s = 0;
+    for (let r = 0; r < this.B; r++) {
+      const y = this.ds.y[this.drawn[r]] === this.positive ? 1 : -1;
+      s += marginLoss(this.loss, y * f[r]);
+    }
+    return s / this.B;
+  }
+
+  /**
    * `w_i = y_i l'(y_i f_i) / B` for the rows of the last sample.
    *
    * @example
@@ -99,3 +130,25 @@ export class SupervisedDsg implements DsgLearner {
     }
   }
 }
+
+/** Supervised DSG in the learner registry. */
+export const dsgSpec: LoopLearnerSpec = {
+  kind: 'loop',
+  name: 'dsg',
+  summary: 'supervised doubly stochastic gradients (labeled rows only): the baseline',
+  help: 'DSG: supervised doubly stochastic functional gradients (Dai et al., 2014) on the labeled rows only, with a margin loss; the baseline that shows what the unlabeled rows bring.',
+  task: 'binary',
+  metric: 'auc',
+  params: {
+    ...RANDOM_FEATURE_PARAMS,
+    ...LAMBDA_PARAM,
+    loss: { kind: 'choice', choices: MARGIN_LOSSES, default: 'hinge', doc: 'margin loss l(y·f(x)): hinge max(0, 1 − z), logistic log(1 + e^−z), square (1 − z)²' },
+  },
+  threshold: 'fit',
+  defaultStep: lambdaDefaultStep,
+  create(ds, classes, params, step) {
+    if (classes.kind !== 'binary') throw new Error('dsg needs a binary task');
+    return new SupervisedDsg(ds, classes.positive, { lambda: params.lambda as number, loss: params.loss as MarginLoss, batchSize: params.batchSize as number, step });
+  },
+  searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), lambda: [1e-3, 1e-2, 1e-1], loss: MARGIN_LOSSES }),
+};

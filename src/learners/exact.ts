@@ -8,44 +8,23 @@
  *
  * Derivation: let `F = Kc` be f at the training rows and `w(F)` the gradient
  * of the empirical risk with respect to F (the closed-form weights of
- * {@link qsgS2aucWeights} over the whole sets). `w` is affine, `w(F) = A F + w₀`;
+ * {@link aucWeights} over the whole sets). `w` is affine, `w(F) = A F + w₀`;
  * the functional gradient `Σ_i w_i k(x_i,·) + λ f` vanishes when
  * `w(Kc) + λ c = 0`, i.e. `(A K + λ I) c = −w₀`.
  */
 import { LuDecomposition, Matrix } from 'ml-matrix';
+import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
-import { kernelMatrix, exactKernel, type KernelSpec } from '../features/kernel-spec.ts';
-import { qsgS2aucWeights } from './qsg-s2auc.ts';
+import { kernelMatrix, type KernelSpec } from '../features/kernel-spec.ts';
+import type { KernelExpansion } from '../features/kernel-expansion.ts';
+import { KernelExpansionPredictor } from '../model/predictor.ts';
+import { KERNEL_PARAMS, LAMBDA_PARAM, powersOfTwoAround } from './common.ts';
+import { aucRisk, aucWeights, GAMMA_PARAM } from './auc-risk.ts';
 import { binarySources } from './sources.ts';
+import type { DirectLearnerSpec } from './spec.ts';
 
 /** Largest training set the exact solver accepts (an n×n dense solve). */
 export const EXACT_MAX_ROWS = 4000;
-
-/** A kernel expansion `f(x) = Σ_i c_i k(x_i, x)`. */
-export interface KernelExpansion {
-  readonly kernel: KernelSpec;
-  readonly d: number;
-  /** Expansion points, row-major. */
-  readonly centers: Float64Array;
-  readonly c: Float64Array;
-}
-
-/**
- * `f` at `nPoints` rows of `X` for a kernel expansion.
- *
- * @example
- * const f = evaluateExpansion(exact, Xtest, nTest);
- */
-export function evaluateExpansion(e: KernelExpansion, X: Float64Array, nPoints: number): Float64Array {
-  const n = e.c.length;
-  const out = new Float64Array(nPoints);
-  for (let p = 0; p < nPoints; p++) {
-    let s = 0;
-    for (let i = 0; i < n; i++) s += e.c[i] * exactKernel(e.kernel, e.centers, i * e.d, X, p * e.d, e.d);
-    out[p] = s;
-  }
-  return out;
-}
 
 /**
  * The exact minimiser of `γ R_PN + (1−γ)(R_PU + R_NU − ½) + (λ/2)‖f‖²` over
@@ -60,7 +39,9 @@ export function exactQsgS2auc(ds: Dataset, positive: number, params: { lambda: n
   const nU = params.gamma < 1 ? U.length : 0;
   const rows = [...P, ...N, ...U.subarray(0, nU)];
   const n = rows.length;
-  if (n > EXACT_MAX_ROWS) throw new RangeError(`the exact solver is O(n³): ${n} training rows is more than ${EXACT_MAX_ROWS}; subsample first`);
+  if (n > EXACT_MAX_ROWS) {
+    throw new DataError(`the exact solver is O(n³): ${n} training rows (labeled${nU > 0 ? ' + unlabeled' : ''}) is more than ${EXACT_MAX_ROWS}; subsample first (e.g. dsgkit split)`, ds.source !== undefined ? { file: ds.source } : {});
+  }
   const { d } = ds;
   const centers = new Float64Array(n * d);
   rows.forEach((i, r) => centers.set(ds.X.subarray(i * d, i * d + d), r * d));
@@ -70,7 +51,7 @@ export function exactQsgS2auc(ds: Dataset, positive: number, params: { lambda: n
   const w = new Float64Array(n);
   const F = new Float64Array(n);
   const gradient = (): Float64Array => {
-    qsgS2aucWeights(params.gamma, F.subarray(0, nP), F.subarray(nP, nP + nN), F.subarray(nP + nN), w.subarray(0, nP), w.subarray(nP, nP + nN), w.subarray(nP + nN));
+    aucWeights(params.gamma, F.subarray(0, nP), F.subarray(nP, nP + nN), F.subarray(nP + nN), w.subarray(0, nP), w.subarray(nP, nP + nN), w.subarray(nP + nN));
     return w;
   };
   const w0 = Float64Array.from(gradient());
@@ -91,3 +72,47 @@ export function exactQsgS2auc(ds: Dataset, positive: number, params: { lambda: n
   const c = new LuDecomposition(M).solve(rhs).getColumn(0);
   return { kernel: params.kernel, d, centers, c: Float64Array.from(c) };
 }
+
+/** The exact O(n³) QSG-S2AUC solution in the learner registry: the oracle and the "exact kernel" peer. */
+export const exactS2aucSpec: DirectLearnerSpec = {
+  kind: 'direct',
+  name: 'exact-s2auc',
+  summary: `the QSG-S2AUC objective solved exactly, O(n³) (at most ${EXACT_MAX_ROWS} rows)`,
+  help: `The exact minimiser of the QSG-S2AUC objective over all training rows: one n × n linear solve (the SAMULT baseline of the paper), a kernel expansion over the training rows. For small data only (n ≤ ${EXACT_MAX_ROWS}); the oracle the stochastic learners converge to.`,
+  task: 'binary',
+  metric: 'auc',
+  params: { ...KERNEL_PARAMS, ...LAMBDA_PARAM, ...GAMMA_PARAM },
+  threshold: 'fit',
+  async fit({ ds, classes, params }) {
+    if (classes.kind !== 'binary') throw new Error('exact-s2auc needs a binary task');
+    const kernel = { kind: params.kernel, sigma: params.sigma } as KernelSpec;
+    return { predictor: new KernelExpansionPredictor(exactQsgS2auc(ds, classes.positive, { lambda: params.lambda as number, gamma: params.gamma as number, kernel })) };
+  },
+  objective({ ds, classes, params }, predictor) {
+    if (classes.kind !== 'binary') throw new Error('exact-s2auc needs a binary task');
+    const { P, N } = binarySources(ds, classes.positive);
+    // J(c) = R(Kc) + (λ/2) cᵀKc over the expansion's centres, which are the rows
+    // P, then N, then U (see exactQsgS2auc), in that order.
+    const { expansion } = predictor as KernelExpansionPredictor;
+    const { centers, c, d, kernel } = expansion;
+    const n = c.length;
+    const K = kernelMatrix(kernel, centers, n, centers, n, d);
+    const gamma = params.gamma as number;
+    const lambda = params.lambda as number;
+    return (coef: Float64Array) => {
+      const F = new Float64Array(n);
+      let reg = 0;
+      for (let i = 0; i < n; i++) {
+        let s = 0;
+        for (let j = 0; j < n; j++) s += K[i * n + j] * coef[j];
+        F[i] = s;
+        reg += coef[i] * s;
+      }
+      const nP = P.length;
+      const nN = N.length;
+      return aucRisk(gamma, F.subarray(0, nP), F.subarray(nP, nP + nN), F.subarray(nP + nN)) + (lambda / 2) * reg;
+    };
+  },
+  coefficients: (predictor) => (predictor as KernelExpansionPredictor).expansion.c,
+  searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), lambda: [1e-3, 1e-2, 1e-1], gamma: [0.25, 0.5, 0.75, 1] }),
+};

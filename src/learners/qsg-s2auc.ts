@@ -11,9 +11,12 @@
  */
 import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
-import type { Batch, DsgLearner, Rng } from './learner.ts';
+import type { Batch, DsgLearner, Rng } from '../coordinator/learner.ts';
+import type { StepSize } from '../coordinator/step-size.ts';
+import { aucRisk, aucWeights, GAMMA_PARAM } from './auc-risk.ts';
+import { LAMBDA_PARAM, lambdaDefaultStep, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
 import { binarySources, drawRows, type BinarySources } from './sources.ts';
-import type { StepSize } from './step-size.ts';
+import type { LoopLearnerSpec } from './spec.ts';
 
 /** Hyperparameters of QSG-S2AUC (the loop's T, m, σ, seed live with the trainer). */
 export interface QsgS2aucParams {
@@ -24,57 +27,6 @@ export interface QsgS2aucParams {
   /** Points drawn per source per iteration (B). */
   readonly batchSize: number;
   readonly step: StepSize;
-}
-
-/**
- * The closed-form weights `w = ∂R̂/∂f` at every point of three sets for the
- * all-pairs empirical risk over those sets:
- *
- *   w_p = −2γ/|P| (1 − f_p + f̄_N) − 2(1−γ)/|P| (1 − f_p + f̄_U)
- *   w_n =  2γ/|N| (1 − f̄_P + f_n) + 2(1−γ)/|N| (1 − f̄_U + f_n)
- *   w_u =  2(1−γ)/|U| ((1 − f̄_P + f_u) − (1 − f_u + f̄_N))
- *
- * (the per-triplet weights of ALGORITHMS.md summed over all pairs, divided by
- * the number of pairs). Used on mini-batches by the learner and on the whole
- * training set by the exact solver. `fU`/`wU` may be empty when γ = 1.
- *
- * @example
- * qsgS2aucWeights(0.5, fP, fN, fU, wP, wN, wU);
- */
-export function qsgS2aucWeights(
-  gamma: number,
-  fP: Float64Array,
-  fN: Float64Array,
-  fU: Float64Array,
-  wP: Float64Array,
-  wN: Float64Array,
-  wU: Float64Array,
-): void {
-  const nP = fP.length;
-  const nN = fN.length;
-  const nU = fU.length;
-  const meanP = mean(fP);
-  const meanN = mean(fN);
-  const meanU = nU > 0 ? mean(fU) : 0;
-  const g1 = 1 - gamma;
-  for (let i = 0; i < nP; i++) {
-    const fp = fP[i];
-    wP[i] = (-2 * gamma * (1 - fp + meanN) - (nU > 0 ? 2 * g1 * (1 - fp + meanU) : 0)) / nP;
-  }
-  for (let i = 0; i < nN; i++) {
-    const fn = fN[i];
-    wN[i] = (2 * gamma * (1 - meanP + fn) + (nU > 0 ? 2 * g1 * (1 - meanU + fn) : 0)) / nN;
-  }
-  for (let i = 0; i < nU; i++) {
-    const fu = fU[i];
-    wU[i] = (2 * g1 * (1 - meanP + fu - (1 - fu + meanN))) / nU;
-  }
-}
-
-function mean(a: Float64Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i];
-  return s / a.length;
 }
 
 /**
@@ -97,9 +49,6 @@ export class QsgS2auc implements DsgLearner {
   private readonly BU: number;
 
   constructor(ds: Dataset, positive: number, params: QsgS2aucParams) {
-    if (!(params.gamma >= 0 && params.gamma <= 1)) throw new RangeError(`gamma must be in [0, 1], got ${params.gamma}`);
-    if (!(params.lambda > 0) || !Number.isFinite(params.lambda)) throw new RangeError(`lambda must be positive, got ${params.lambda}`);
-    if (!Number.isInteger(params.batchSize) || params.batchSize < 1) throw new RangeError(`batch size must be a positive integer, got ${params.batchSize}`);
     this.ds = ds;
     this.d = ds.d;
     this.lambda = params.lambda;
@@ -133,14 +82,25 @@ export class QsgS2auc implements DsgLearner {
   }
 
   /**
-   * Closed-form all-pairs weights of the batch (see {@link qsgS2aucWeights}).
+   * The batch's all-pairs risk at `f` (see {@link aucRisk}); its gradient is {@link weights}.
+   *
+   * @example
+   * learner.risk(fAtBatch);
+   */
+  risk(f: Float64Array): number {
+    const { B, BU } = this;
+    return aucRisk(this.gamma, f.subarray(0, B), f.subarray(B, 2 * B), f.subarray(2 * B, 2 * B + BU));
+  }
+
+  /**
+   * Closed-form all-pairs weights of the batch (see {@link aucWeights}).
    *
    * @example
    * learner.weights(fAtBatch, w); // then α_t = −η_t Σ_p w[p] φ_t(x_p)
    */
   weights(f: Float64Array, w: Float64Array): void {
     const { B, BU } = this;
-    qsgS2aucWeights(
+    aucWeights(
       this.gamma,
       f.subarray(0, B),
       f.subarray(B, 2 * B),
@@ -151,3 +111,21 @@ export class QsgS2auc implements DsgLearner {
     );
   }
 }
+
+/** QSG-S2AUC in the learner registry. */
+export const qsgS2aucSpec: LoopLearnerSpec = {
+  kind: 'loop',
+  name: 'qsg-s2auc',
+  summary: 'semi-supervised AUC maximisation by quadruply stochastic gradients',
+  help: 'QSG-S2AUC: maximises AUC from positive, negative and unlabeled rows (the unlabeled rows enter through the PU and NU risks), with random features; the papers\' quadruply stochastic gradients.',
+  task: 'binary',
+  metric: 'auc',
+  params: { ...RANDOM_FEATURE_PARAMS, ...LAMBDA_PARAM, ...GAMMA_PARAM },
+  threshold: 'fit',
+  defaultStep: lambdaDefaultStep,
+  create(ds, classes, params, step) {
+    if (classes.kind !== 'binary') throw new Error('qsg-s2auc needs a binary task');
+    return new QsgS2auc(ds, classes.positive, { lambda: params.lambda as number, gamma: params.gamma as number, batchSize: params.batchSize as number, step });
+  },
+  searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), lambda: [1e-3, 1e-2, 1e-1], gamma: [0.25, 0.5, 0.75, 1] }),
+};

@@ -4,7 +4,7 @@
  */
 import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
-import type { Rng } from './learner.ts';
+import type { Rng } from '../coordinator/learner.ts';
 
 /** Row indices of each source of a binary semi-supervised dataset. */
 export interface BinarySources {

@@ -1,106 +1,185 @@
 /**
- * The `.dsg` model file: self-describing and exact.
+ * The `.dsg` model file: self-describing, exact and checked.
  *
- * Layout (little-endian):
- *   bytes 0..7   magic "DSGKIT\x00\x01" (format version 1 in the last byte)
+ * Layout of format 2 (little-endian):
+ *   bytes 0..7   magic "DSGKIT\x00\x02" (format version in the last byte)
  *   bytes 8..11  uint32 length H of the header
- *   H bytes      UTF-8 JSON header ({@link ModelHeader})
+ *   H bytes      UTF-8 JSON header ({@link ModelHeader}: learner, task, predictor, scaler, …)
  *   zero padding to a multiple of 8
- *   Float64      stored coefficients α̃ of blocks [firstLive, t), 2m per block
+ *   Float64      the predictor's payload (see predictor.ts: stored history
+ *                coefficients, or expansion centres then coefficients)
+ *   32 bytes     SHA-256 of every byte before it
  *
- * JSON numbers round-trip doubles exactly and the coefficients are raw bytes,
- * so a model survives save → load bit for bit.
+ * JSON numbers round-trip doubles exactly and the payload is raw bytes, so a
+ * model survives save → load bit for bit. On load the checksum is verified
+ * first (a flipped bit anywhere is "corrupt"), then the header's fields are
+ * checked against each other and against the file's size before anything is
+ * allocated, and a non-finite coefficient is refused.
+ *
+ * Format 1 (no checksum, random-feature binary models only) still loads, with a warning.
  */
+import { createHash } from 'node:crypto';
 import { ModelError } from '../errors.ts';
 import type { MinMaxScalerJSON } from '../data/scaler.ts';
-import type { RandomFeatures } from '../engine/random-features.ts';
+import { payloadLength, type PredictorHeader } from './predictor.ts';
+import { METRICS, TASK_KINDS, type MetricName, type Task } from './task.ts';
 
-export const MODEL_FORMAT_VERSION = 1;
-const MAGIC = [0x44, 0x53, 0x47, 0x4b, 0x49, 0x54, 0x00, MODEL_FORMAT_VERSION];
+export const MODEL_FORMAT_VERSION = 2;
+const MAGIC = [0x44, 0x53, 0x47, 0x4b, 0x49, 0x54, 0x00];
+const CHECKSUM_BYTES = 32;
 
-/** What the model predicts. */
-export type ModelTask = { readonly kind: 'binary'; readonly positive: number; readonly negative: number; readonly threshold: number };
-
-/** The header of a model file. */
+/** The header of a model file (format 2). */
 export interface ModelHeader {
   readonly format: 'dsgkit-model';
   readonly version: number;
-  /** Learner id, e.g. "qsg-s2auc". */
+  /** Learner id: its name in the registry. */
   readonly learner: string;
   /** The learner's hyperparameters as trained (λ, γ, step, batch size, T, …). */
   readonly hyperparameters: Readonly<Record<string, unknown>>;
-  readonly features: RandomFeatures;
-  /** Blocks per chunk: fixes the summation order of f. */
-  readonly chunkSize: number;
-  readonly task: ModelTask;
+  /** The learner's own metric: what `score` returns. */
+  readonly metric: MetricName;
+  /** What the model predicts and how scores become labels. */
+  readonly task: Task;
+  /** The function f. */
+  readonly predictor: PredictorHeader;
   readonly scaler: MinMaxScalerJSON;
   readonly featureNames: readonly string[];
   readonly labelName: string;
-  readonly history: { readonly t: number; readonly firstLive: number; readonly scale: number };
   /** How training went: not part of the model's arithmetic. */
   readonly training: Readonly<Record<string, unknown>>;
 }
 
+/** A decoded model file. */
+export interface DecodedModel {
+  readonly header: ModelHeader;
+  readonly payload: Float64Array;
+  /** Things a user should know (an old format without a checksum). */
+  readonly warnings: readonly string[];
+}
+
 /**
- * Serialises a header and the stored coefficients of blocks `[firstLive, t)`.
+ * Serialises a header and a predictor payload, with the checksum trailer.
  *
  * @example
- * const bytes = encodeModel(header, history.stored.subarray(firstLive * 2 * m, t * 2 * m));
+ * const bytes = encodeModel(header, predictor.payload());
  */
-export function encodeModel(header: ModelHeader, coefficients: Float64Array): Uint8Array {
+export function encodeModel(header: ModelHeader, payload: Float64Array): Uint8Array {
   const json = new TextEncoder().encode(JSON.stringify(header));
-  const headerEnd = 12 + json.length;
-  const dataStart = Math.ceil(headerEnd / 8) * 8;
-  const bytes = new Uint8Array(dataStart + coefficients.length * 8);
+  const dataStart = Math.ceil((12 + json.length) / 8) * 8;
+  const end = dataStart + payload.length * 8;
+  const bytes = new Uint8Array(end + CHECKSUM_BYTES);
   bytes.set(MAGIC, 0);
-  new DataView(bytes.buffer).setUint32(8, json.length, true);
+  bytes[7] = MODEL_FORMAT_VERSION;
+  const view = new DataView(bytes.buffer);
+  view.setUint32(8, json.length, true);
   bytes.set(json, 12);
-  const view = new DataView(bytes.buffer, dataStart);
-  for (let j = 0; j < coefficients.length; j++) view.setFloat64(8 * j, coefficients[j], true);
+  for (let j = 0; j < payload.length; j++) view.setFloat64(dataStart + 8 * j, payload[j], true);
+  bytes.set(sha256(bytes.subarray(0, end)), end);
   return bytes;
 }
 
 /**
- * Parses and checks a model file's bytes; `file` names it in errors.
+ * Parses and checks a model file's bytes; `file` names it in every ModelError.
  *
  * @example
- * const { header, coefficients } = decodeModel(await readFile('model.dsg'), 'model.dsg');
+ * const { header, payload, warnings } = decodeModel(await readFile('model.dsg'), 'model.dsg');
  */
-export function decodeModel(bytes: Uint8Array, file: string): { header: ModelHeader; coefficients: Float64Array } {
-  if (bytes.length < 12 || !MAGIC.slice(0, 7).every((b, i) => bytes[i] === b)) {
-    throw new ModelError(`${file}: not a dsgkit model file (bad magic bytes)`);
+export function decodeModel(bytes: Uint8Array, file: string): DecodedModel {
+  if (bytes.length < 12 || !MAGIC.every((b, i) => bytes[i] === b)) throw new ModelError(`${file}: not a dsgkit model file (bad magic bytes)`);
+  const version = bytes[7];
+  if (version !== 1 && version !== MODEL_FORMAT_VERSION) {
+    throw new ModelError(`${file}: model format version ${version} is not supported (this dsgkit reads versions 1 and ${MODEL_FORMAT_VERSION})`);
   }
-  if (bytes[7] !== MODEL_FORMAT_VERSION) throw new ModelError(`${file}: model format version ${bytes[7]} is not supported (this dsgkit reads version ${MODEL_FORMAT_VERSION})`);
+  const warnings: string[] = [];
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const headerLength = view.getUint32(8, true);
   if (12 + headerLength > bytes.length) throw new ModelError(`${file}: truncated model file (header cut short)`);
-  let header: ModelHeader;
+  let raw: unknown;
   try {
-    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(12, 12 + headerLength))) as ModelHeader;
+    raw = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(12, 12 + headerLength)));
   } catch (err) {
-    throw new ModelError(`${file}: corrupt model header`, { cause: err });
+    raw = undefined;
+    if (version === 1) throw new ModelError(`${file}: corrupt model header (not JSON)`, { cause: err });
   }
-  checkHeader(header, file);
+  let body = bytes;
+  if (version === MODEL_FORMAT_VERSION) {
+    body = bytes.subarray(0, Math.max(12, bytes.length - CHECKSUM_BYTES));
+    const stored = bytes.subarray(body.length);
+    const expected = sha256(body);
+    if (stored.length !== CHECKSUM_BYTES || !expected.every((b, i) => b === stored[i])) {
+      // Say "truncated" when the (unverified) header describes a longer file, "corrupt" otherwise.
+      const size = raw === undefined ? undefined : describedSize(raw as ModelHeader, headerLength);
+      if (size !== undefined && bytes.length < size + CHECKSUM_BYTES) throw new ModelError(`${file}: truncated model file (${bytes.length} bytes, the header describes ${size + CHECKSUM_BYTES})`);
+      throw new ModelError(`${file}: corrupt model file (checksum mismatch: the file was changed or damaged after it was saved)`);
+    }
+    if (raw === undefined) throw new ModelError(`${file}: corrupt model header (not JSON)`);
+  } else {
+    warnings.push(`${file}: model format 1 has no checksum, so damage to it cannot be detected; save it again to upgrade it to format ${MODEL_FORMAT_VERSION}`);
+  }
+  const header = version === 1 ? upgradeV1(raw, file) : (raw as ModelHeader);
+  const count = checkHeader(header, file);
   const dataStart = Math.ceil((12 + headerLength) / 8) * 8;
-  const count = (header.history.t - header.history.firstLive) * 2 * header.features.m;
   const expected = dataStart + 8 * count;
-  if (bytes.length < expected) throw new ModelError(`${file}: truncated model file (${bytes.length} bytes, expected ${expected})`);
-  if (bytes.length > expected) throw new ModelError(`${file}: ${bytes.length - expected} unexpected bytes after the coefficients`);
-  const coefficients = new Float64Array(count);
-  for (let j = 0; j < count; j++) coefficients[j] = view.getFloat64(dataStart + 8 * j, true);
-  return { header, coefficients };
+  if (body.length < expected) throw new ModelError(`${file}: truncated model file (${bytes.length} bytes, the header describes ${expected + (version === 1 ? 0 : CHECKSUM_BYTES)})`);
+  if (body.length > expected) throw new ModelError(`${file}: ${body.length - expected} unexpected bytes after the coefficients`);
+  const payload = new Float64Array(count);
+  for (let j = 0; j < count; j++) {
+    const v = view.getFloat64(dataStart + 8 * j, true);
+    if (!Number.isFinite(v)) throw new ModelError(`${file}: corrupt model file (stored value ${j} is ${v})`);
+    payload[j] = v;
+  }
+  return { header, payload, warnings };
 }
 
-function checkHeader(h: ModelHeader, file: string): void {
+/** The size (bytes, without checksum) a header describes, or undefined when it cannot be told. */
+function describedSize(h: ModelHeader, headerLength: number): number | undefined {
+  try {
+    return Math.ceil((12 + headerLength) / 8) * 8 + 8 * payloadLength(h.predictor, '');
+  } catch {
+    return undefined;
+  }
+}
+
+function sha256(bytes: Uint8Array): Uint8Array {
+  return createHash('sha256').update(bytes).digest();
+}
+
+/** A format-1 header (random-feature binary models) in format-2 shape. */
+function upgradeV1(raw: unknown, file: string): ModelHeader {
+  const h = raw as Record<string, unknown> | null;
+  if (h === null || typeof h !== 'object') throw new ModelError(`${file}: corrupt model header (not an object)`);
+  const { features, chunkSize, history, ...rest } = h;
+  return { ...(rest as object), version: 1, metric: 'auc', predictor: { kind: 'random-features', features, chunkSize, history } } as unknown as ModelHeader;
+}
+
+/** Checks the header's fields against each other; returns the payload length in doubles. */
+function checkHeader(h: ModelHeader, file: string): number {
   const bad = (what: string) => new ModelError(`${file}: corrupt model header (${what})`);
   if (h === null || typeof h !== 'object' || h.format !== 'dsgkit-model') throw bad('format');
   if (typeof h.learner !== 'string') throw bad('learner');
-  const f = h.features;
-  if (!f || typeof f.m !== 'number' || typeof f.d !== 'number' || typeof f.seed !== 'number' || !f.kernel) throw bad('features');
-  const hist = h.history;
-  if (!hist || !Number.isInteger(hist.t) || !Number.isInteger(hist.firstLive) || hist.firstLive > hist.t || typeof hist.scale !== 'number') throw bad('history');
-  if (!Number.isInteger(h.chunkSize) || h.chunkSize < 1) throw bad('chunkSize');
-  if (!Array.isArray(h.featureNames) || h.featureNames.length !== f.d) throw bad('featureNames');
-  if (!h.scaler || h.scaler.kind !== 'minmax') throw bad('scaler');
-  if (!h.task || h.task.kind !== 'binary') throw bad('task');
+  if (!(h.metric in METRICS)) throw bad('metric');
+  const count = payloadLength(h.predictor, file);
+  const d = h.predictor.kind === 'random-features' ? h.predictor.features.d : h.predictor.d;
+  if (!Array.isArray(h.featureNames) || h.featureNames.length !== d || !h.featureNames.every((n) => typeof n === 'string')) throw bad('featureNames');
+  if (typeof h.labelName !== 'string') throw bad('labelName');
+  const s = h.scaler;
+  if (!s || s.kind !== 'minmax' || !Array.isArray(s.min) || !Array.isArray(s.max) || s.min.length !== d || s.max.length !== d) throw bad('scaler');
+  checkTask(h.task, bad);
+  if (h.hyperparameters === null || typeof h.hyperparameters !== 'object') throw bad('hyperparameters');
+  if (h.training === null || typeof h.training !== 'object') throw bad('training');
+  return count;
+}
+
+function checkTask(task: Task, bad: (what: string) => ModelError): void {
+  if (!task || !TASK_KINDS.includes(task.kind)) throw bad('task');
+  const names = task.classNames;
+  if (names !== undefined && (!Array.isArray(names) || !names.every((n) => typeof n === 'string'))) throw bad('task class names');
+  const isLabel = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && (names === undefined || (Number.isInteger(v) && v >= 0 && v < names.length));
+  if (task.kind === 'binary') {
+    if (!isLabel(task.positive) || !isLabel(task.negative) || task.positive === task.negative || !Number.isFinite(task.threshold)) throw bad('binary task');
+    return;
+  }
+  const { classes, thresholds } = task;
+  if (!Array.isArray(classes) || classes.length < 2 || !classes.every(isLabel) || new Set(classes).size !== classes.length) throw bad('ordinal classes');
+  if (!Array.isArray(thresholds) || thresholds.length !== classes.length - 1 || !thresholds.every((b) => Number.isFinite(b))) throw bad('ordinal thresholds');
 }

@@ -1,13 +1,11 @@
 /** `dsgkit compare`: the papers' experiment on one file — same split, same settings, every learner, held-out scores. */
 import { CancelledError, UsageError } from '../../errors.ts';
-import { LEARNERS, type LearnerName } from '../../api.ts';
-import { readDataset, splitDataset } from '../../data/index.ts';
-import { DEFAULTS } from '../../learners/defaults.ts';
+import { LEARNERS, learnerSpec, resolveParams, type LearnerSpec, type TaskMetrics } from '../../api.ts';
+import { classCounts, readDataset, splitDataset } from '../../data/index.ts';
 import { intOption, numberOption, parseCommandArgs, requireString } from '../args.ts';
 import { formatDuration } from '../progress.ts';
-import { describeHyperparameters, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
+import { describeRun, optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
 import type { Command } from './command.ts';
-import { heldOutMetrics, type HeldOutMetrics } from './evaluate.ts';
 import { runTraining } from './train.ts';
 
 /** Labeled training rows kept by default: the papers' setting. */
@@ -34,33 +32,40 @@ Options:
   --labeled <N>         labeled training rows to keep (default: ${DEFAULT_LABELED})
   --test <F>            test set: a fraction in (0, 1) of the labeled rows or a
                         whole count ≥ 1 (default: ${DEFAULT_TEST})
-  --learners <list>     comma-separated, from ${LEARNERS.join(', ')} (default: ${LEARNERS.join(',')})
+  --learners <list>     comma-separated, from ${LEARNERS.map((l) => l.name).join(', ')}
+                        (default: the stochastic learners of the data's task,
+                        ${defaultLearners('binary').map((l) => l.name).join(',')} for binary data)
   --validate-every <K>  show the test AUC in the progress bar every K
                         iterations (default: off; never changes a model)
   --json                print one JSON object instead of the table
   -h, --help            show this help
 
-${trainingOptionsHelp({ seedAlsoSplits: true })}
+${trainingOptionsHelp(LEARNERS, { seedAlsoSplits: true })}
 
 Example:
   dsgkit compare --data data/spam.arrow --labeled 200
   dsgkit compare --data data/breast_cancer.arrow --labeled 50 --iterations 200 --json
 `;
 
-function parseLearners(text: string | undefined): LearnerName[] {
-  if (text === undefined) return [...LEARNERS];
+/** The learners compare runs when none are named: every learner of the task on the stochastic loop. */
+function defaultLearners(task: LearnerSpec['task']): LearnerSpec[] {
+  return LEARNERS.filter((l) => l.task === task && l.kind === 'loop');
+}
+
+function parseLearners(text: string | undefined): LearnerSpec[] | undefined {
+  if (text === undefined) return undefined;
   const names = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  if (names.length === 0) throw new UsageError(`--learners must list at least one of ${LEARNERS.join(', ')}`);
-  for (const n of names) {
-    if (!(LEARNERS as readonly string[]).includes(n)) throw new UsageError(`--learners: unknown learner '${n}' (expected ${LEARNERS.join(', ')})`);
-  }
+  if (names.length === 0) throw new UsageError(`--learners must list at least one of ${LEARNERS.map((l) => l.name).join(', ')}`);
   if (new Set(names).size !== names.length) throw new UsageError(`--learners lists a learner twice: '${text}'`);
-  return names as LearnerName[];
+  const specs = names.map((n) => learnerSpec(n, '--learners'));
+  if (new Set(specs.map((l) => l.task)).size > 1) throw new UsageError(`--learners mixes tasks (${specs.map((l) => `${l.name}: ${l.task}`).join(', ')}); compare learners of one task`);
+  return specs;
 }
 
 /** One row of the comparison. */
-export interface ComparisonRow extends HeldOutMetrics {
-  learner: LearnerName;
+export interface ComparisonRow {
+  learner: string;
+  metrics: TaskMetrics;
   trainSeconds: number;
 }
 
@@ -71,8 +76,13 @@ export interface ComparisonRow extends HeldOutMetrics {
  * io.stdout.write(comparisonTable(rows));
  */
 export function comparisonTable(rows: readonly ComparisonRow[]): string {
-  const header = ['learner', 'test AUC', 'accuracy', 'F1', 'train time'];
-  const body = rows.map((r) => [r.learner, r.auc.toFixed(4), r.accuracy.toFixed(4), r.f1.toFixed(4), formatDuration(r.trainSeconds * 1000)]);
+  const ordinal = rows[0]?.metrics.kind === 'ordinal';
+  const header = ordinal ? ['learner', 'mean AUC', 'MAE', 'accuracy', 'train time'] : ['learner', 'test AUC', 'accuracy', 'F1', 'train time'];
+  const body = rows.map((r) => {
+    const m = r.metrics;
+    const cells = m.kind === 'ordinal' ? [m.meanAuc, m.mae, m.accuracy] : [m.auc, m.accuracy, m.f1];
+    return [r.learner, ...cells.map((v) => v.toFixed(4)), formatDuration(r.trainSeconds * 1000)];
+  });
   const widths = header.map((h, c) => Math.max(h.length, ...body.map((row) => row[c].length)));
   const fmt = (cells: string[]) => cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ');
   return [fmt(header), ...body.map(fmt)].join('\n') + '\n';
@@ -95,41 +105,42 @@ export const compare: Command = {
     const labeled = intOption(values, 'labeled', { min: 2, fallback: DEFAULT_LABELED })!;
     const test = numberOption(values, 'test', { min: 0, openMin: true, fallback: DEFAULT_TEST })!;
     if (test >= 1 && !Number.isInteger(test)) throw new UsageError(`--test must be a fraction in (0, 1) or a whole count ≥ 1, got '${values.test}'`);
-    const learners = parseLearners(typeof values.learners === 'string' ? values.learners : undefined);
+    const named = parseLearners(typeof values.learners === 'string' ? values.learners : undefined);
+    const ds = await readDataset(dataPath, typeof values.label === 'string' ? { labelColumn: values.label } : {});
+    const learners = named ?? defaultLearners(classCounts(ds).size > 2 ? 'ordinal' : 'binary');
     const settings = parseTrainingOptions(values, learners);
-    const seed = settings.train.seed ?? DEFAULTS.seed;
+    const seed = (settings.given.seed as number | undefined) ?? (resolveParams(learners[0], {}).seed as number | undefined) ?? 1;
 
-    const ds = await readDataset(dataPath, settings.labelColumn !== undefined ? { labelColumn: settings.labelColumn } : {});
     const { train: trainSet, test: testSet } = splitDataset(ds, { labeled, test, seed });
     if (!testSet) throw new Error('splitDataset returned no test set although one was asked for');
     const unlabeled = trainSet.n - labeled;
     const splitLine = `seed ${seed}: train ${trainSet.n} rows (${labeled} labeled, ${unlabeled} unlabeled), test ${testSet.n} labeled rows`;
-    const settingsLine = `${describeHyperparameters(settings.train, learners)}; ${settings.threads} thread${settings.threads === 1 ? '' : 's'}`;
+    const settingsLine = `${describeRun(learners, settings)}; ${settings.threads} thread${settings.threads === 1 ? '' : 's'}`;
     if (!values.json) {
       io.stdout.write(`data        ${dataPath}: ${ds.n} rows, ${ds.d} features\nsplit       ${splitLine}\nsettings    ${settingsLine}\n\n`);
     }
 
     const rows: ComparisonRow[] = [];
-    for (const learner of learners) {
+    for (const spec of learners) {
       let run;
       try {
         run = await runTraining(
           io,
           {
-            learner,
+            learner: spec.name,
             data: trainSet,
-            ...settings.train,
+            ...optionsFor(spec, settings),
             threads: settings.threads,
-            ...(settings.train.validateEvery !== undefined ? { validation: testSet } : {}),
+            ...(settings.run.validateEvery !== undefined ? { validation: testSet } : {}),
           },
-          { label: learner, labelWidth: Math.max(...learners.map((l) => l.length)), quiet: settings.quiet },
+          { label: spec.name, labelWidth: Math.max(...learners.map((l) => l.name.length)), quiet: settings.quiet },
         );
       } catch (err) {
-        if (err instanceof CancelledError) throw new CancelledError(`${learner}: ${err.message}`);
+        if (err instanceof CancelledError) throw new CancelledError(`${spec.name}: ${err.message}`);
         throw err;
       }
-      const metrics = await heldOutMetrics(run.model, testSet, { threads: settings.threads });
-      rows.push({ learner, ...metrics, trainSeconds: run.wallMs / 1000 });
+      const metrics = await run.model.evaluate(testSet, { threads: settings.threads });
+      rows.push({ learner: spec.name, metrics, trainSeconds: run.wallMs / 1000 });
     }
 
     if (values.json) {
@@ -138,10 +149,10 @@ export const compare: Command = {
         rows: ds.n,
         features: ds.d,
         split: { seed, train: trainSet.n, labeled, unlabeled, test: testSet.n },
-        hyperparameters: describeHyperparameters(settings.train, learners),
-        options: settings.train,
+        hyperparameters: describeRun(learners, settings),
+        options: { ...settings.given, ...settings.run },
         threads: settings.threads,
-        results: rows,
+        results: rows.map((r) => ({ learner: r.learner, ...r.metrics, trainSeconds: r.trainSeconds })),
       };
       io.stdout.write(`${JSON.stringify(result)}\n`);
     } else {
@@ -150,3 +161,4 @@ export const compare: Command = {
     return 0;
   },
 };
+

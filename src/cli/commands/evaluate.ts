@@ -1,8 +1,6 @@
 /** `dsgkit evaluate`: AUC, accuracy and F1 of a saved model on labeled rows. */
-import { DataError } from '../../errors.ts';
-import { load, type Model } from '../../api.ts';
-import { classCounts, readDataset, selectRows, type Dataset } from '../../data/index.ts';
-import { accuracy, auc, confusionCounts, f1Score } from '../../metrics/index.ts';
+import { LEARNER_NAMES, labelName, load, type Model, type TaskMetrics } from '../../api.ts';
+import { classCounts, readDataset } from '../../data/index.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import type { Command } from './command.ts';
 
@@ -10,14 +8,20 @@ const HELP = `dsgkit evaluate — measure a saved model on labeled rows
 
 Usage: dsgkit evaluate --model <model.dsg> --data <file> [options]
 
-Scores the labeled rows of the file (unlabeled rows are skipped) and prints:
+Scores the labeled rows of the file (unlabeled rows are skipped) and prints
+the metrics of the model's task. Binary models:
   AUC        probability that a random positive row scores above a random
-             negative one (ties count one half) — what qsg-s2auc maximises
+             negative one (ties count one half)
   accuracy   fraction of rows whose predicted label is right
   F1         of the positive class: 2·tp / (2·tp + fp + fn)
-and the confusion counts. The positive class is the model's (as trained);
-every other label counts as negative. Predicted labels use the threshold
-fitted on the training labels.
+and the confusion counts; the positive class is the model's (as trained),
+every other label counts as negative. Ordinal models:
+  mean AUC   the mean over the k − 1 thresholds j of the AUC of f for
+             "class > j" against "class ≤ j" (the QS3ORAO paper's metric)
+  MAE        mean absolute error of the predicted class rank
+  accuracy   fraction of rows whose predicted class is right
+and the confusion matrix. Predicted labels use the thresholds fitted on the
+training labels. LIBSVM files are read with the model's number of features.
 
 Options:
   --model <file>        model file written by 'dsgkit train' (required)
@@ -28,74 +32,17 @@ Options:
   -h, --help            show this help
 
 Exit code 1 when the file has no labeled rows, or labeled rows of one class
-only (AUC is undefined), or features other than the model's.
+only (AUC is undefined), or features other than the model's, or the model
+file is damaged (its checksum is verified before use).
 
 Example:
-  dsgkit train --learner qsg-s2auc --data data/breast_cancer.arrow --out bc.dsg
+  dsgkit train --learner ${LEARNER_NAMES[0]} --data data/breast_cancer.arrow --out bc.dsg
   dsgkit evaluate --model bc.dsg --data data/breast_cancer.arrow
 `;
 
-/** Held-out quality of a binary model on the labeled rows of a dataset. */
-export interface HeldOutMetrics {
-  auc: number;
-  accuracy: number;
-  f1: number;
-  /** Labeled rows scored. */
-  labeled: number;
-  /** Unlabeled rows skipped. */
-  unlabeled: number;
-  positive: number;
-  tp: number;
-  fp: number;
-  tn: number;
-  fn: number;
-}
-
-/**
- * AUC, accuracy and F1 (positive class = the model's) of `model` on the
- * labeled rows of `data`. Throws a DataError naming the file when there are
- * no labeled rows, or when either the positive or the negative class is missing.
- *
- * @example
- * const { auc, accuracy, f1 } = await heldOutMetrics(model, test, { threads: 2 });
- */
-export async function heldOutMetrics(model: Model, data: Dataset, opts: { threads?: number } = {}): Promise<HeldOutMetrics> {
-  const where = { ...(data.source !== undefined ? { file: data.source } : {}), column: data.labelName };
-  const rows: number[] = [];
-  for (let i = 0; i < data.n; i++) if (data.labeled[i]) rows.push(i);
-  if (rows.length === 0) throw new DataError(`no labeled rows to evaluate on (${data.n} rows, all unlabeled)`, where);
-  const { positive } = model.header.task;
-  const counts = classCounts(data);
-  const nPos = counts.get(positive) ?? 0;
-  if (nPos === 0 || nPos === rows.length) {
-    const classes = [...counts.keys()].sort((a, b) => a - b).join(', ');
-    throw new DataError(
-      `the labeled rows are of one class only (${classes}); AUC needs rows of the model's positive class ${positive} and of another class`,
-      where,
-    );
-  }
-  const sub = rows.length === data.n ? data : selectRows(data, rows);
-  const f = await model.decisionFunction(sub, opts.threads !== undefined ? { threads: opts.threads } : {});
-  const predicted = model.labelsFromScores(f);
-  const isPositive = (v: number) => v === positive;
-  const c = confusionCounts(sub.y, predicted, { positive: isPositive });
-  return {
-    auc: auc(sub.y, f, { positive }),
-    accuracy: accuracy(sub.y, predicted, { positive: isPositive }),
-    f1: f1Score(sub.y, predicted, { positive: isPositive }),
-    labeled: rows.length,
-    unlabeled: data.n - rows.length,
-    positive,
-    tp: c.tp,
-    fp: c.fp,
-    tn: c.tn,
-    fn: c.fn,
-  };
-}
-
 export const evaluate: Command = {
   name: 'evaluate',
-  summary: 'AUC, accuracy and F1 of a saved model on labeled rows',
+  summary: "a saved model's metrics on labeled rows (AUC, accuracy, F1; ordinal: mean AUC, MAE)",
   help: HELP,
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, {
@@ -108,34 +55,62 @@ export const evaluate: Command = {
     const modelPath = requireString(values, 'model');
     const dataPath = requireString(values, 'data');
     const threads = intOption(values, 'threads', { min: 1 });
-    const model = await load(modelPath);
-    const labelColumn = typeof values.label === 'string' ? values.label : model.header.labelName;
-    const ds = await readDataset(dataPath, { labelColumn, features: model.featureNames.length }); // LIBSVM: the model's width
-
-    const { positive, negative } = model.header.task;
-    const foreign = [...classCounts(ds).keys()].filter((c) => c !== positive && c !== negative);
-    if (foreign.length > 0) {
-      io.stderr.write(
-        `dsgkit: warning: ${dataPath}: labels ${foreign.join(', ')} are not among the model's (${positive}, ${negative}); they count as negative\n`,
-      );
+    const model = await load(modelPath, { onWarning: (m) => io.stderr.write(`dsgkit: warning: ${m}\n`) });
+    const ds = await readDataset(dataPath, { ...model.readOptions(), allowMissingLabel: false, ...(typeof values.label === 'string' ? { labelColumn: values.label } : {}) });
+    const task = model.task;
+    if (task.kind === 'binary') {
+      const foreign = [...classCounts(ds).keys()].filter((c) => c !== task.positive && c !== task.negative);
+      if (foreign.length > 0) {
+        io.stderr.write(
+          `dsgkit: warning: ${dataPath}: labels ${foreign.map((v) => labelName(task, v)).join(', ')} are not among the model's (${labelName(task, task.positive)}, ${labelName(task, task.negative)}); they count as negative\n`,
+        );
+      }
     }
-    const r = await heldOutMetrics(model, ds, threads !== undefined ? { threads } : {});
+    const r = await model.evaluate(ds, threads !== undefined ? { threads } : {});
     if (values.json) {
-      io.stdout.write(`${JSON.stringify({ model: modelPath, data: dataPath, learner: model.learner, ...r })}\n`);
+      io.stdout.write(`${JSON.stringify({ model: modelPath, data: dataPath, learner: model.learner, ...(task.kind === 'binary' ? { positive: labelName(task, task.positive) } : {}), ...r })}\n`);
       return 0;
     }
-    const nPos = r.tp + r.fn;
-    io.stdout.write(
-      [
-        `model      ${modelPath} (${model.learner}, positive class ${positive})`,
-        `data       ${dataPath}: ${r.labeled} labeled rows (${positive}: ${nPos}, other: ${r.labeled - nPos})` +
-          (r.unlabeled > 0 ? `, ${r.unlabeled} unlabeled skipped` : ''),
-        `AUC        ${r.auc.toFixed(4)}`,
-        `accuracy   ${r.accuracy.toFixed(4)}`,
-        `F1         ${r.f1.toFixed(4)}`,
-        `confusion  tp ${r.tp}  fp ${r.fp}  tn ${r.tn}  fn ${r.fn}`,
-      ].join('\n') + '\n',
-    );
+    io.stdout.write(formatMetrics(model, modelPath, dataPath, r));
     return 0;
   },
 };
+
+/**
+ * The text `dsgkit evaluate` prints for a model's metrics on a file.
+ *
+ * @example
+ * io.stdout.write(formatMetrics(model, 'bc.dsg', 'test.arrow', await model.evaluate('test.arrow')));
+ */
+export function formatMetrics(model: Model, modelPath: string, dataPath: string, r: TaskMetrics & { labeled: number; unlabeled: number }): string {
+  const task = model.task;
+  const skipped = r.unlabeled > 0 ? `, ${r.unlabeled} unlabeled skipped` : '';
+  if (r.kind === 'binary' && task.kind === 'binary') {
+    const nPos = r.tp + r.fn;
+    const pos = labelName(task, task.positive);
+    return [
+      `model      ${modelPath} (${model.learner}, positive class ${pos})`,
+      `data       ${dataPath}: ${r.labeled} labeled rows (${pos}: ${nPos}, other: ${r.labeled - nPos})${skipped}`,
+      `AUC        ${r.auc.toFixed(4)}`,
+      `accuracy   ${r.accuracy.toFixed(4)}`,
+      `F1         ${r.f1.toFixed(4)}`,
+      `confusion  tp ${r.tp}  fp ${r.fp}  tn ${r.tn}  fn ${r.fn}`,
+    ].join('\n') + '\n';
+  }
+  if (r.kind !== 'ordinal' || task.kind !== 'ordinal') throw new Error('metrics do not match the model task');
+  const names = task.classes.map((c) => labelName(task, c));
+  const w = Math.max(6, ...names.map((n) => n.length), ...r.confusion.flat().map((v) => String(v).length));
+  const matrix = [
+    `  ${'true \\ predicted'.padEnd(w + 2)}${names.map((n) => n.padStart(w + 1)).join('')}`,
+    ...r.confusion.map((row, k) => `  ${names[k].padEnd(w + 2)}${' '.repeat(Math.max(0, 'true \\ predicted'.length - w))}${row.map((v) => String(v).padStart(w + 1)).join('')}`),
+  ];
+  return [
+    `model      ${modelPath} (${model.learner}, ${names.length} ordered classes ${names.join(' < ')})`,
+    `data       ${dataPath}: ${r.labeled} labeled rows${skipped}`,
+    `mean AUC   ${r.meanAuc.toFixed(4)}  (per threshold: ${r.perThreshold.map((v) => (Number.isNaN(v) ? '–' : v.toFixed(4))).join(', ')})`,
+    `MAE        ${r.mae.toFixed(4)}`,
+    `accuracy   ${r.accuracy.toFixed(4)}`,
+    'confusion',
+    ...matrix,
+  ].join('\n') + '\n';
+}

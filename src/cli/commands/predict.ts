@@ -1,7 +1,7 @@
 /** `dsgkit predict`: score a file with a saved model and write the scores as Arrow. */
-import { Field, Float64, makeData, type Data, RecordBatch, Schema, Struct } from 'apache-arrow';
+import { Field, Float64, makeData, type Data, RecordBatch, Schema, Struct, Utf8, vectorFromArray } from 'apache-arrow';
 import { DataError, UsageError } from '../../errors.ts';
-import { load } from '../../api.ts';
+import { LEARNER_NAMES, load } from '../../api.ts';
 import { formatForPath, readDataset, writeBatchesStreaming } from '../../data/index.ts';
 import { intOption, parseCommandArgs, requireArrowOutput, requireString } from '../args.ts';
 import { checkOutputs } from '../outputs.ts';
@@ -18,9 +18,11 @@ Reads the rows (labeled or not; the file may have no label column at all),
 checks that its feature columns are the ones the model was trained on (same
 names, same order), and writes an Arrow file with one row per input row:
   score       f(x), the model's real-valued score (higher = more positive)
-  predicted   the predicted label: the model's positive label where f(x) is
-              above the threshold fitted on the training labels, else the
-              negative label
+  predicted   the predicted label: for a binary model its positive label
+              where f(x) is above the threshold fitted on the training
+              labels, else the negative label; for an ordinal model the class
+              of rank 1 + #{j : f(x) > b_j}. Class names when the training
+              labels were strings (spam / ham), label values otherwise
   <label>     the input's label column, copied (nulls kept), when the input
               has at least one labeled row
 The output is written atomically (temporary file + rename).
@@ -37,7 +39,7 @@ Exit codes: 1 when the model cannot be read or its features differ from the
 file's (the message says which), 2 for bad usage.
 
 Example:
-  dsgkit train --learner qsg-s2auc --data data/breast_cancer.arrow --out bc.dsg
+  dsgkit train --learner ${LEARNER_NAMES[0]} --data data/breast_cancer.arrow --out bc.dsg
   dsgkit predict --model bc.dsg --data data/breast_cancer.arrow --out bc-scores.arrow
 `;
 
@@ -58,18 +60,29 @@ function column(name: string, values: Float64Array, nullable: boolean): { field:
   };
 }
 
+/** A float64 column, or a UTF-8 column for class names. */
+function anyColumn(name: string, values: Float64Array | ReadonlyArray<string | null>, nullable: boolean): { field: Field; data: Data } {
+  if (values instanceof Float64Array) return column(name, values, nullable);
+  const vector = vectorFromArray(values as (string | null)[], new Utf8());
+  return { field: new Field(name, new Utf8(), nullable), data: vector.data[0] };
+}
+
 /**
  * Record batches of the prediction output: `score`, `predicted`, and the label column when given.
  *
  * @example
  * const batches = [...predictionBatches(scores, labels, { name: 'label', values: y })];
  */
-export function* predictionBatches(score: Float64Array, predicted: Float64Array, label?: { name: string; values: Float64Array }): Generator<RecordBatch> {
+export function* predictionBatches(
+  score: Float64Array,
+  predicted: Float64Array | readonly string[],
+  label?: { name: string; values: Float64Array | ReadonlyArray<string | null> },
+): Generator<RecordBatch> {
   let start = 0;
   do {
     const end = Math.min(score.length, start + ROWS_PER_BATCH);
-    const cols = [column('score', score.subarray(start, end), false), column('predicted', predicted.subarray(start, end), false)];
-    if (label) cols.push(column(label.name, label.values.subarray(start, end), true));
+    const cols = [column('score', score.subarray(start, end), false), anyColumn('predicted', predicted.slice(start, end), false)];
+    if (label) cols.push(anyColumn(label.name, label.values.slice(start, end), true));
     const schema = new Schema(cols.map((c) => c.field));
     const struct = makeData({ type: new Struct(schema.fields), length: end - start, nullCount: 0, children: cols.map((c) => c.data) });
     yield new RecordBatch(schema, struct);
@@ -95,22 +108,27 @@ export const predict: Command = {
     await checkOutputs({ out }, { model: modelPath, data: dataPath });
     const threads = intOption(values, 'threads', { min: 1 });
 
-    const model = await load(modelPath);
-    const labelColumn = typeof values.label === 'string' ? values.label : model.header.labelName;
-    const ds = await readDataset(dataPath, { labelColumn, allowMissingLabel: true, features: model.featureNames.length }); // LIBSVM: the model's width
+    const model = await load(modelPath, { onWarning: (m) => io.stderr.write(`dsgkit: warning: ${m}\n`) });
+    const ds = await readDataset(dataPath, { ...model.readOptions(), ...(typeof values.label === 'string' ? { labelColumn: values.label } : {}) });
     const score = await model.decisionFunction(ds, threads !== undefined ? { threads } : {});
     const predicted = model.labelsFromScores(score);
+    const named = model.task.classNames !== undefined;
     const hasLabels = ds.labeled.some((v) => v === 1);
     if (hasLabels && (ds.labelName === 'score' || ds.labelName === 'predicted')) {
       throw new DataError(`the label column is named '${ds.labelName}', which the output uses for its own column; rename it`, { file: dataPath, column: ds.labelName });
     }
-    await writeBatchesStreaming(out, predictionBatches(score, predicted, hasLabels ? { name: ds.labelName, values: ds.y } : undefined), formatForPath(out));
+    const labels = named ? Array.from(ds.y, (v) => (Number.isNaN(v) ? null : model.labelNames([v])[0])) : ds.y;
+    await writeBatchesStreaming(
+      out,
+      predictionBatches(score, named ? model.labelNames(predicted) : predicted, hasLabels ? { name: ds.labelName, values: labels } : undefined),
+      formatForPath(out),
+    );
 
-    const { positive, negative } = model.header.task;
-    let nPos = 0;
-    for (const v of predicted) if (v === positive) nPos++;
+    const counts = new Map<number, number>();
+    for (const v of predicted) counts.set(v, (counts.get(v) ?? 0) + 1);
+    const classes = model.task.kind === 'binary' ? [model.task.positive, model.task.negative] : model.task.classes;
     const cols = ['score', 'predicted', ...(hasLabels ? [ds.labelName] : [])].join(', ');
-    io.stdout.write(`wrote ${out}: ${ds.n} rows (${cols}); predicted ${positive}: ${nPos}, ${negative}: ${ds.n - nPos}\n`);
+    io.stdout.write(`wrote ${out}: ${ds.n} rows (${cols}); predicted ${classes.map((c) => `${model.labelNames([c])[0]}: ${counts.get(c) ?? 0}`).join(', ')}\n`);
     return 0;
   },
 };

@@ -25,6 +25,14 @@ export function fitThreshold(f: Float64Array, high: Uint8Array): number {
   const n = f.length;
   if (high.length !== n) throw new RangeError(`fitThreshold: ${n} scores, ${high.length} flags`);
   if (n === 0) throw new RangeError('fitThreshold: no labeled rows');
+  // Separated groups (every low score ≤ every high score): zero loss on the whole gap; take its middle.
+  let maxLow = -Infinity;
+  let minHigh = Infinity;
+  for (let i = 0; i < n; i++) {
+    if (high[i]) minHigh = Math.min(minHigh, f[i]);
+    else maxLow = Math.max(maxLow, f[i]);
+  }
+  if (maxLow <= minHigh) return Number.isFinite(maxLow) && Number.isFinite(minHigh) ? (maxLow + minHigh) / 2 : Number.isFinite(maxLow) ? maxLow : minHigh;
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => f[a] - f[b]);
   // Active set on the interval (v[k-1], v[k]): high rows among the first k (they
   // lie below b) and low rows among the rest (they lie above b).

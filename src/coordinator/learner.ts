@@ -31,4 +31,10 @@ export interface DsgLearner {
    * new block is `α_t = -η_t Σ_p w_p φ_t(x_p)` (the learner's batch means included).
    */
   weights(f: Float64Array, w: Float64Array): void;
+  /**
+   * The empirical risk of the last sampled batch at values `f` — the function
+   * whose gradient with respect to `f` is {@link weights} (the conformance
+   * suite checks one against finite differences of the other).
+   */
+  risk(f: Float64Array): number;
 }

@@ -1,0 +1,162 @@
+/**
+ * Learner parameters as data: every hyperparameter a learner takes is declared
+ * once, in the learner's file, as a {@link ParamSpec} (default, doc, range, CLI
+ * name). The API's validation, the CLI's parsing and `--help`, the one-line
+ * description of a run, the model header and the search space all read these
+ * declarations; nothing else spells a parameter out.
+ *
+ * Validation happens once, at the boundary, with one error class
+ * ({@link UsageError}) whose message names the option as the caller wrote it:
+ * `lambda` from a script, `--lambda` from the command line.
+ */
+import { UsageError } from '../errors.ts';
+
+/** A parameter's value once validated. */
+export type ParamValue = number | string;
+
+/** Fields every parameter has. */
+interface ParamBase {
+  /** One line for `--help`, in a user's words. */
+  readonly doc: string;
+  /** Option name on the command line, without `--` (default: the key in kebab case). */
+  readonly cli?: string;
+  /** Short symbol for one-line descriptions of a run, e.g. `λ` (default: the key). */
+  readonly symbol?: string;
+  /** How the default is shown when it is computed, e.g. `C·n_l/n_u` or `median heuristic`. */
+  readonly defaultDoc?: string;
+}
+
+/** A real or whole number within a range. */
+export interface NumberParam extends ParamBase {
+  readonly kind: 'number';
+  /** Default value; `undefined` when the learner computes it from the data (see `defaultDoc`). */
+  readonly default: number | undefined;
+  readonly min?: number;
+  readonly max?: number;
+  /** Bounds are exclusive when set. */
+  readonly openMin?: boolean;
+  readonly openMax?: boolean;
+  readonly integer?: boolean;
+}
+
+/** One of a fixed set of names. */
+export interface ChoiceParam extends ParamBase {
+  readonly kind: 'choice';
+  readonly choices: readonly string[];
+  readonly default: string;
+}
+
+/** A parameter declaration. */
+export type ParamSpec = NumberParam | ChoiceParam;
+
+/** A learner's parameter table: API key → declaration. */
+export type ParamTable = Readonly<Record<string, ParamSpec>>;
+
+/** Validated parameter values (defaults not yet filled are absent). */
+export type ParamValues = Readonly<Record<string, ParamValue>>;
+
+/**
+ * The command-line name of a parameter (`batchSize` → `batch-size`, unless the spec says otherwise).
+ *
+ * @example
+ * cliName('batchSize', { kind: 'number', default: 64, doc: '' }); // 'batch-size'
+ */
+export function cliName(key: string, spec: ParamSpec): string {
+  return spec.cli ?? key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/**
+ * The range of a number parameter as text: `(0, ∞)`, `[0, 1]`, `whole number ≥ 1`.
+ *
+ * @example
+ * rangeText({ kind: 'number', default: 0.5, min: 0, max: 1, doc: '' }); // '[0, 1]'
+ */
+export function rangeText(spec: NumberParam): string {
+  const { min = -Infinity, max = Infinity } = spec;
+  if (spec.integer) return Number.isFinite(max) ? `whole number in [${min}, ${max}]` : `whole number ≥ ${min}`;
+  const lo = Number.isFinite(min) ? `${spec.openMin ? '(' : '['}${min}` : '(-∞';
+  const hi = Number.isFinite(max) ? `${max}${spec.openMax ? ')' : ']'}` : '∞)';
+  return `${lo}, ${hi}`;
+}
+
+/**
+ * Checks one value against its declaration and returns it, or throws a
+ * UsageError naming `option` (e.g. `lambda` or `--lambda`). Numbers given as
+ * strings (from the command line) are parsed here: `2e6`, `2_000_000`.
+ *
+ * @example
+ * checkParam('lambda', { kind: 'number', default: 0.01, min: 0, openMin: true, doc: '' }, 'abc');
+ * // UsageError: lambda must be a number in (0, ∞), got 'abc'
+ */
+export function checkParam(option: string, spec: ParamSpec, value: unknown): ParamValue {
+  if (spec.kind === 'choice') {
+    if (typeof value !== 'string' || !spec.choices.includes(value)) {
+      throw new UsageError(`${option} must be one of ${spec.choices.join(', ')}, got ${show(value)}`);
+    }
+    return value;
+  }
+  const n = typeof value === 'number' ? value : typeof value === 'string' ? toNumber(value) : NaN;
+  const { min = -Infinity, max = Infinity } = spec;
+  const inRange = Number.isFinite(n) && (spec.openMin ? n > min : n >= min) && (spec.openMax ? n < max : n <= max);
+  if (!inRange || (spec.integer && !Number.isSafeInteger(n))) {
+    throw new UsageError(`${option} must be a ${spec.integer ? '' : 'number in '}${rangeText(spec)}, got ${show(value)}`);
+  }
+  return n;
+}
+
+/**
+ * Checks every known key of `given` against `table`; keys the table does not
+ * declare are a UsageError naming them (a typo must never be silently ignored).
+ * `prefix` is prepended to option names in messages (`--` for the CLI).
+ *
+ * @example
+ * checkParams({ lambda: 0.1 }, spec.params, { learner: spec.name }); // { lambda: 0.1 }
+ */
+export function checkParams(given: Readonly<Record<string, unknown>>, table: ParamTable, opts: { learner: string; prefix?: string }): Record<string, ParamValue> {
+  const out: Record<string, ParamValue> = {};
+  for (const [key, value] of Object.entries(given)) {
+    if (value === undefined) continue;
+    const spec = table[key];
+    if (!spec) throw new UsageError(`${opts.prefix ?? ''}${key} is not a parameter of ${opts.learner} (its parameters: ${Object.keys(table).join(', ')})`);
+    out[key] = checkParam(`${opts.prefix ? opts.prefix + cliName(key, spec) : key}`, spec, value);
+  }
+  return out;
+}
+
+/**
+ * `given` with every declared default filled in (computed defaults stay absent).
+ *
+ * @example
+ * withDefaults({ lambda: 0.1 }, table); // { lambda: 0.1, sigma: 1, … }
+ */
+export function withDefaults(given: ParamValues, table: ParamTable): Record<string, ParamValue> {
+  const out: Record<string, ParamValue> = {};
+  for (const [key, spec] of Object.entries(table)) {
+    const v = given[key] ?? spec.default;
+    if (v !== undefined) out[key] = v;
+  }
+  return out;
+}
+
+/**
+ * The default as `--help` shows it: the value, or the doc of a computed default.
+ *
+ * @example
+ * defaultText({ kind: 'number', default: undefined, defaultDoc: 'median heuristic', doc: '' }); // 'median heuristic'
+ */
+export function defaultText(spec: ParamSpec): string {
+  if (spec.defaultDoc !== undefined) return spec.defaultDoc;
+  return spec.default === undefined ? 'none' : String(spec.default);
+}
+
+function toNumber(text: string): number {
+  const t = text.trim().replace(/_/g, '');
+  return t === '' ? NaN : Number(t);
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'string') return `'${value}'`;
+  if (typeof value === 'number') return String(value);
+  if (value === null) return 'null';
+  return typeof value === 'object' ? `a ${Array.isArray(value) ? 'list' : 'object'}` : `${typeof value} ${String(value)}`;
+}

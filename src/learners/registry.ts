@@ -1,0 +1,30 @@
+/**
+ * The learner registry: every learner dsgkit knows, in one list. Adding a
+ * learner is its own file (declaring a {@link LearnerSpec}) plus one line here;
+ * the API, the CLI, the model header, `compare`, `tune` and the conformance
+ * suite read this list and nothing else.
+ */
+import { UsageError } from '../errors.ts';
+import { dsgSpec } from './dsg.ts';
+import { exactS2aucSpec } from './exact.ts';
+import { qsgS2aucSpec } from './qsg-s2auc.ts';
+import type { LearnerSpec } from './spec.ts';
+
+/** Every registered learner, in the order listings show them. */
+export const LEARNERS: readonly LearnerSpec[] = [qsgS2aucSpec, dsgSpec, exactS2aucSpec];
+
+/** Names of the registered learners. */
+export const LEARNER_NAMES: readonly string[] = LEARNERS.map((l) => l.name);
+
+/**
+ * The registered learner called `name`, or a UsageError listing the known ones.
+ *
+ * @example
+ * learnerSpec('qsg-s2auc').task; // 'binary'
+ * learnerSpec('svm', '--learner'); // UsageError "--learner: unknown learner 'svm' (expected one of …)"
+ */
+export function learnerSpec(name: unknown, option = 'learner'): LearnerSpec {
+  const spec = LEARNERS.find((l) => l.name === name);
+  if (!spec) throw new UsageError(`${option}: unknown learner ${typeof name === 'string' ? `'${name}'` : String(name)} (expected one of ${LEARNER_NAMES.join(', ')})`);
+  return spec;
+}

@@ -1,0 +1,101 @@
+/**
+ * The learner contract: what one learner declares, in its own file, so that
+ * the API, the CLI (options, `--help`), the model header, `compare`, `tune`
+ * and the conformance suite can all work from the registry alone.
+ *
+ * Two kinds of learner:
+ * - `loop`: a learner on the shared doubly stochastic loop (ALGORITHMS.md):
+ *   it declares its sources and weights as a {@link DsgLearner}; the loop, the
+ *   engine and the random-feature model are shared. Its parameter table holds
+ *   the common random-feature parameters (see common.ts) plus its own.
+ * - `direct`: a learner that produces its predictor another way (the exact
+ *   O(n³) solution, fixed-feature baselines, support-vector expansions).
+ */
+import type { Dataset } from '../data/dataset.ts';
+import type { EvaluatorOptions } from '../engine/evaluator.ts';
+import type { DsgLearner } from '../coordinator/learner.ts';
+import type { Progress, Validation } from '../coordinator/loop.ts';
+import type { StepSize } from '../coordinator/step-size.ts';
+import type { Predictor } from '../model/predictor.ts';
+import type { MetricName, TaskClasses, TaskKind, ThresholdRule } from '../model/task.ts';
+import type { ParamTable, ParamValue } from './params.ts';
+
+/** Validated parameter values with every declared default filled in. */
+export type Params = Readonly<Record<string, ParamValue>>;
+
+/** What a search space may depend on: facts of the training data. */
+export interface SearchContext {
+  /** The median-heuristic kernel scale σ₀ of the (scaled) training rows. */
+  readonly sigma0: number;
+}
+
+/** Fields every learner declares. */
+interface LearnerBase {
+  /** Id, as written on the command line and in model files. */
+  readonly name: string;
+  /** One line for listings. */
+  readonly summary: string;
+  /** A paragraph for `--help`: what it optimises, which rows it uses. */
+  readonly help: string;
+  readonly task: TaskKind;
+  /** The learner's own metric: what `score` returns and `tune` maximises. */
+  readonly metric: MetricName;
+  /** Every hyperparameter, with default, doc, range and CLI name. */
+  readonly params: ParamTable;
+  /** How scores become labels after training (see task.ts). */
+  readonly threshold: ThresholdRule;
+  /** The grid `tune` searches, per parameter (parameters not listed keep their value). */
+  searchSpace(ctx: SearchContext): Readonly<Record<string, readonly ParamValue[]>>;
+}
+
+/** A learner on the shared random-feature loop. */
+export interface LoopLearnerSpec extends LearnerBase {
+  readonly kind: 'loop';
+  /** The step schedule when the user gives none. */
+  defaultStep(params: Params): StepSize;
+  /**
+   * The learner on a scaled dataset: sources, sampling and weights.
+   *
+   * @example
+   * const learner = spec.create(ds, classes, params, step);
+   */
+  create(ds: Dataset, classes: TaskClasses, params: Params, step: StepSize): DsgLearner;
+}
+
+/** Everything a direct learner gets to fit. */
+export interface FitContext {
+  /** Training rows, features scaled to [0, 1]. */
+  readonly ds: Dataset;
+  readonly classes: TaskClasses;
+  readonly params: Params;
+  readonly engine: EvaluatorOptions;
+  readonly onProgress?: (p: Progress) => void;
+  readonly signal?: AbortSignal;
+  readonly validation?: Validation;
+}
+
+/** What a direct learner's fit produces. */
+export interface FitResult {
+  readonly predictor: Predictor;
+  /** Values computed during the fit that belong in the model header (e.g. a data-driven default). */
+  readonly computed?: Readonly<Record<string, unknown>>;
+  /** Validation trace `[t, value]`, when the fit is iterative. */
+  readonly trace?: ReadonlyArray<readonly [number, number]>;
+}
+
+/** A learner that builds its predictor itself. */
+export interface DirectLearnerSpec extends LearnerBase {
+  readonly kind: 'direct';
+  fit(ctx: FitContext): Promise<FitResult>;
+  /**
+   * The learner's training objective as a function of the predictor's
+   * coefficients (for the conformance suite's gradient check): `J` at a
+   * coefficient vector, for the fitted predictor's structure.
+   */
+  objective(ctx: Pick<FitContext, 'ds' | 'classes' | 'params'>, predictor: Predictor): (coefficients: Float64Array) => number;
+  /** The coefficients of a fitted predictor that {@link objective} varies. */
+  coefficients(predictor: Predictor): Float64Array;
+}
+
+/** A registered learner. */
+export type LearnerSpec = LoopLearnerSpec | DirectLearnerSpec;

@@ -1,0 +1,205 @@
+/**
+ * The predictor of a model: the function `f` itself, in one of two forms.
+ *
+ * - `random-features`: `f(x) = Σ_i α_i·φ_i(x)` over a coefficient history
+ *   whose block `i` regenerates its frequencies from `(seed, i)`; evaluated by
+ *   the engine's worker pool (QSG-S2AUC, DSG and every learner on the loop).
+ * - `kernel-expansion`: `f(x) = Σ_i c_i k(x_i, x)` over stored centres with
+ *   the exact kernel (the exact O(n³) solver; support-vector models).
+ *
+ * Each form says how much it stores (so a loader checks a file's size before
+ * allocating anything) and how it is saved and restored bit for bit.
+ */
+import { ModelError } from '../errors.ts';
+import { Evaluator, type EvaluatorOptions } from '../engine/evaluator.ts';
+import { History } from '../engine/history.ts';
+import { checkRandomFeatures, type RandomFeatures } from '../engine/random-features.ts';
+import { evaluateExpansion, type KernelExpansion } from '../features/kernel-expansion.ts';
+import { checkKernelSpec, type KernelSpec } from '../features/kernel-spec.ts';
+
+/** How prediction runs (threads, cache); never changes a value. */
+export type PredictOptions = Pick<EvaluatorOptions, 'threads' | 'cacheBytes' | 'parallelMinWork'>;
+
+/** Rows per engine call when scoring many rows: bounds the per-chunk result buffers. */
+const PREDICT_BATCH = 4096;
+
+/** The JSON description of a predictor, as kept in the model header. */
+export type PredictorHeader =
+  | {
+      readonly kind: 'random-features';
+      readonly features: RandomFeatures;
+      /** Blocks per chunk: fixes the summation order of f. */
+      readonly chunkSize: number;
+      readonly history: { readonly t: number; readonly firstLive: number; readonly scale: number };
+    }
+  | { readonly kind: 'kernel-expansion'; readonly kernel: KernelSpec; readonly d: number; readonly n: number };
+
+/** A function f that can be evaluated at scaled rows, saved and restored. */
+export interface Predictor {
+  /** Input dimension. */
+  readonly d: number;
+  /** The header part that describes this predictor. */
+  describe(): PredictorHeader;
+  /** The numbers saved after the header (see {@link payloadLength}). */
+  payload(): Float64Array;
+  /**
+   * `f` at `nPoints` rows of `X` (row-major, already scaled), into `out`.
+   *
+   * @example
+   * const f = await predictor.evaluate(Xscaled, n, new Float64Array(n), { threads: 4 });
+   */
+  evaluate(X: Float64Array, nPoints: number, out: Float64Array, opts?: PredictOptions): Promise<Float64Array>;
+}
+
+/**
+ * A random-feature history as a predictor.
+ *
+ * @example
+ * const p = new RandomFeaturePredictor(history, features, chunkSize);
+ * const f = await p.evaluate(X, n, new Float64Array(n));
+ */
+export class RandomFeaturePredictor implements Predictor {
+  readonly history: History;
+  readonly features: RandomFeatures;
+  readonly chunkSize: number;
+
+  constructor(history: History, features: RandomFeatures, chunkSize: number) {
+    this.history = history;
+    this.features = features;
+    this.chunkSize = chunkSize;
+  }
+
+  get d(): number {
+    return this.features.d;
+  }
+
+  describe(): PredictorHeader {
+    const { t, firstLive, scale } = this.history;
+    return { kind: 'random-features', features: this.features, chunkSize: this.chunkSize, history: { t, firstLive, scale } };
+  }
+
+  payload(): Float64Array {
+    const { t, firstLive, m } = this.history;
+    return this.history.stored.subarray(firstLive * 2 * m, t * 2 * m);
+  }
+
+  async evaluate(X: Float64Array, nPoints: number, out: Float64Array, opts: PredictOptions = {}): Promise<Float64Array> {
+    const { d } = this.features;
+    const evaluator = new Evaluator(this.history, this.features, { ...opts, chunkSize: this.chunkSize });
+    try {
+      for (let start = 0; start < nPoints; start += PREDICT_BATCH) {
+        const count = Math.min(PREDICT_BATCH, nPoints - start);
+        await evaluator.evaluate(X.subarray(start * d, (start + count) * d), count, out.subarray(start, start + count));
+      }
+    } finally {
+      await evaluator.close();
+    }
+    return out;
+  }
+}
+
+/**
+ * A kernel expansion `f(x) = Σ_i c_i k(x_i, x)` as a predictor.
+ *
+ * @example
+ * const p = new KernelExpansionPredictor(exactQsgS2auc(ds, 1, params));
+ */
+export class KernelExpansionPredictor implements Predictor {
+  readonly expansion: KernelExpansion;
+
+  constructor(expansion: KernelExpansion) {
+    this.expansion = expansion;
+  }
+
+  get d(): number {
+    return this.expansion.d;
+  }
+
+  describe(): PredictorHeader {
+    const { kernel, d, c } = this.expansion;
+    return { kind: 'kernel-expansion', kernel, d, n: c.length };
+  }
+
+  /** Centres (`n × d`, row-major) then coefficients (`n`). */
+  payload(): Float64Array {
+    const { centers, c } = this.expansion;
+    const out = new Float64Array(centers.length + c.length);
+    out.set(centers, 0);
+    out.set(c, centers.length);
+    return out;
+  }
+
+  async evaluate(X: Float64Array, nPoints: number, out: Float64Array): Promise<Float64Array> {
+    return evaluateExpansion(this.expansion, X, nPoints, out);
+  }
+}
+
+/** Largest number of stored doubles a model file may declare (2³¹, 16 GiB). */
+const MAX_PAYLOAD = 2 ** 31;
+
+/** Most bytes a loaded history may spend on dropped (all-zero) blocks, beyond 8× its stored ones. */
+const MAX_DEAD_BYTES = 64 * 2 ** 20;
+
+/**
+ * Checks a predictor header's fields against each other and returns how many
+ * doubles its payload holds — before anything is allocated. `file` names the
+ * model file in the ModelError.
+ *
+ * @example
+ * const count = payloadLength(header.predictor, 'model.dsg');
+ */
+export function payloadLength(h: PredictorHeader, file: string): number {
+  const bad = (what: string) => new ModelError(`${file}: corrupt model header (${what})`);
+  if (h === null || typeof h !== 'object') throw bad('predictor');
+  if (h.kind === 'random-features') {
+    try {
+      checkRandomFeatures(h.features);
+    } catch (err) {
+      throw new ModelError(`${file}: corrupt model header (features: ${(err as Error).message})`);
+    }
+    const hist = h.history;
+    if (!hist || !Number.isSafeInteger(hist.t) || !Number.isSafeInteger(hist.firstLive) || hist.firstLive < 0 || hist.firstLive > hist.t) throw bad('history');
+    if (!Number.isFinite(hist.scale) || hist.scale === 0) throw bad('history scale');
+    if (!Number.isSafeInteger(h.chunkSize) || h.chunkSize < 1) throw bad('chunkSize');
+    // The engine indexes blocks by number, so a loaded history holds all t of them
+    // (dropped ones as zeros). Blocks are dropped only when a shrink factor is
+    // exactly 0, which the default schedules never give; a header whose dropped
+    // blocks would need more than 64 MiB and 8× the stored ones is a forged or
+    // damaged file, and is refused before anything is allocated.
+    const live = (hist.t - hist.firstLive) * 2 * h.features.m;
+    const dead = hist.firstLive * 2 * h.features.m;
+    if (live + dead > MAX_PAYLOAD || dead * 8 > Math.max(MAX_DEAD_BYTES, 8 * live * 8)) throw bad(`history claims ${hist.t} blocks of which only ${hist.t - hist.firstLive} are stored`);
+    return live;
+  }
+  if (h.kind === 'kernel-expansion') {
+    try {
+      checkKernelSpec(h.kernel);
+    } catch (err) {
+      throw new ModelError(`${file}: corrupt model header (kernel: ${(err as Error).message})`);
+    }
+    if (!Number.isSafeInteger(h.d) || h.d < 1 || !Number.isSafeInteger(h.n) || h.n < 0) throw bad('expansion size');
+    const count = h.n * (h.d + 1);
+    if (count > MAX_PAYLOAD) throw bad('expansion size');
+    return count;
+  }
+  throw bad(`predictor kind '${String((h as { kind?: unknown }).kind)}'`);
+}
+
+/**
+ * Rebuilds a predictor from its header and payload (as checked by {@link payloadLength}).
+ *
+ * @example
+ * const p = restorePredictor(header.predictor, payload);
+ */
+export function restorePredictor(h: PredictorHeader, payload: Float64Array): Predictor {
+  if (h.kind === 'random-features') {
+    const { t, firstLive, scale } = h.history;
+    const { m } = h.features;
+    const stored = new Float64Array(t * 2 * m);
+    stored.set(payload, firstLive * 2 * m);
+    return new RandomFeaturePredictor(History.restore({ m, t, scale, firstLive, stored }), h.features, h.chunkSize);
+  }
+  const centers = payload.slice(0, h.n * h.d);
+  const c = payload.slice(h.n * h.d);
+  return new KernelExpansionPredictor({ kernel: h.kernel, d: h.d, centers, c });
+}
