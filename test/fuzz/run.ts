@@ -18,7 +18,11 @@ const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 const { dir, cleanup } = await scratch();
 let failures = 0;
 try {
-  const targets = (await fuzzTargets(dir)).filter((t) => only === undefined || t.name.includes(only));
+  // Fastest first, so a cut-short run still covers every reader in memory and the model loader.
+  const order = ['model loader', 'libsvm (text)', 'csv (text)', 'arrow (bytes)', 'libsvm (file)', 'csv (file)', 'arrow (file)'];
+  const targets = (await fuzzTargets(dir))
+    .filter((t) => only === undefined || t.name.includes(only))
+    .sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
   console.log(`fuzz seed ${seed}`);
   for (const target of targets) {
     const runs = fixed !== undefined ? Number(fixed) : target.name.includes('(file)') ? 20_000 : 100_000;
