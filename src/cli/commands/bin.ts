@@ -1,6 +1,7 @@
 /** `dsgkit bin`: a real-valued column → k equal-frequency ordered classes, written to Arrow (ordinal regression data). */
 import { UsageError } from '../../errors.ts';
 import { binLabels, readDataset, writeArrow } from '../../data/index.ts';
+import { checkOutputs } from '../outputs.ts';
 import { intOption, onePositional, parseCommandArgs, requireArrowOutput, requireString } from '../args.ts';
 import type { Command } from './command.ts';
 
@@ -51,6 +52,7 @@ export const bin: Command = {
     if (values.k === undefined) throw new UsageError('missing required option --k');
     const k = intOption(values, 'k', { min: 2 })!;
     const out = requireArrowOutput(requireString(values, 'out'), 'out');
+    await checkOutputs({ out }, { 'input file': input });
     const outLabel = typeof values['out-label'] === 'string' && values['out-label'] !== '' ? values['out-label'] : 'label';
     const features = intOption(values, 'features', { min: 1 });
     const ds = await readDataset(input, { labelColumn: column, ...(features !== undefined ? { features } : {}) });

@@ -2,7 +2,8 @@
 import { CancelledError, UsageError } from '../../errors.ts';
 import { defaultThreads, LEARNER_NAMES, LEARNERS, learnerSpec, Model, train, type TrainRequest } from '../../api.ts';
 import { readDataset } from '../../data/index.ts';
-import { parseCommandArgs, requireOutputDirectory, requireString } from '../args.ts';
+import { parseCommandArgs, requireString } from '../args.ts';
+import { checkOutputs } from '../outputs.ts';
 import type { CliIO } from '../io.ts';
 import { interruptible } from '../interrupt.ts';
 import { formatDuration, progressDisplay, type ProgressDisplayOptions } from '../progress.ts';
@@ -101,12 +102,13 @@ export const trainCommand: Command = {
     });
     const spec = learnerSpec(requireString(values, 'learner'), '--learner');
     const dataPath = requireString(values, 'data');
-    const out = await requireOutputDirectory(requireString(values, 'out'), 'out');
+    const out = requireString(values, 'out');
     const settings = parseTrainingOptions(values, [spec]);
     const validationPath = typeof values.validation === 'string' ? values.validation : undefined;
     if (settings.run.validateEvery !== undefined && validationPath === undefined) {
       throw new UsageError('--validate-every needs --validation <file>');
     }
+    await checkOutputs({ out }, { data: dataPath, validation: validationPath });
 
     const read = settings.labelColumn !== undefined ? { labelColumn: settings.labelColumn } : {};
     const data = await readDataset(dataPath, read);
