@@ -191,6 +191,7 @@ for (const path of paths) {
     });
   } else peers = {};
   entries.push({ dataset: path, rows: raw.n, features: raw.d, labeled, hide, seeds, chosen, accuracy: acc, seconds: secs, threadTimes, peers, loadavg: loadavg() });
+  console.error(`[gkm] ${name} done: ${JSON.stringify({ table2: row, threads: threadRows[threadRows.length - 1], peers: peerRows[peerRows.length - 1] })}`);
 }
 
 console.log(`${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg().map((v) => v.toFixed(2)).join(' ')}; ${hide * 100}% of training labels hidden; seeds ${seeds.join(',')}`);
