@@ -79,9 +79,21 @@ function line(option: string, text: string): string {
   return head.length < 26 ? `${head.padEnd(26)}${text}` : `${head}\n${' '.repeat(26)}${text}`;
 }
 
-function paramLine(name: string, spec: ParamSpec): string {
+function paramLine(name: string, spec: ParamSpec, others: ReadonlyArray<{ spec: ParamSpec; learner: string }> = []): string {
   const range = spec.kind === 'choice' ? spec.choices.join(' | ') : rangeText(spec);
-  return line(`--${name} <${spec.symbol ?? (spec.kind === 'choice' ? 'name' : 'x')}>`, `${spec.doc}; ${range} (default: ${defaultText(spec)})`);
+  // Learners that share the option name but declare another default say so on the same line.
+  const differing = new Map<string, string[]>();
+  for (const o of others) {
+    const d = defaultText(o.spec);
+    if (d !== defaultText(spec)) differing.set(d, [...(differing.get(d) ?? []), o.learner]);
+  }
+  const extra = [...differing].map(([d, who]) => `; ${who.join(', ')}: (default: ${d})`).join('');
+  return line(`--${name} <${spec.symbol ?? (spec.kind === 'choice' ? 'name' : 'x')}>`, `${spec.doc}; ${range} (default: ${defaultText(spec)})${extra}`);
+}
+
+/** The declarations of an option by the other learners that share its name. */
+function othersOf(e: { key: string; spec: ParamSpec; learners: LearnerSpec[] }, name: string): Array<{ spec: ParamSpec; learner: string }> {
+  return e.learners.slice(1).map((l) => ({ learner: l.name, spec: Object.entries(l.params).find(([k, p]) => cliName(k, p) === name)![1] }));
 }
 
 /**
@@ -98,15 +110,15 @@ export function trainingOptionsHelp(learners: readonly LearnerSpec[] = LEARNERS,
   const shared = [...index].filter(([, e]) => e.learners.length === learners.length);
   const own = [...index].filter(([, e]) => e.learners.length < learners.length);
   const out = ['Model options (features are scaled to [0, 1] first; the papers pick λ, σ and γ by cross-validation):'];
-  for (const [name, e] of shared) out.push(name === 'seed' && opts.seedAlsoSplits ? line('--seed <s>', `seed of the split and of every model; ${rangeText(e.spec as never)} (default: ${defaultText(e.spec)})`) : paramLine(name, e.spec));
-  const groups = new Map<string, Array<[string, ParamSpec]>>();
+  for (const [name, e] of shared) out.push(name === 'seed' && opts.seedAlsoSplits ? line('--seed <s>', `seed of the split and of every model; ${rangeText(e.spec as never)} (default: ${defaultText(e.spec)})`) : paramLine(name, e.spec, othersOf(e, name)));
+  const groups = new Map<string, Array<[string, ParamSpec, Array<{ spec: ParamSpec; learner: string }>]>>();
   for (const [name, e] of own) {
     const who = e.learners.map((l) => l.name).join(', ');
-    groups.set(who, [...(groups.get(who) ?? []), [name, e.spec]]);
+    groups.set(who, [...(groups.get(who) ?? []), [name, e.spec, othersOf(e, name)]]);
   }
   for (const [who, params] of groups) {
     out.push('', `Only for ${who}:`);
-    for (const [name, spec] of params) out.push(paramLine(name, spec));
+    for (const [name, spec, others] of params) out.push(paramLine(name, spec, others));
   }
   if (learners.some((l) => l.kind === 'loop')) {
     out.push(
