@@ -5,7 +5,10 @@
  *
  * 1. its gradient is right: a loop learner's weights equal finite differences
  *    of its own batch risk; a direct learner's fit is a stationary point of its
- *    own objective;
+ *    own objective — or, for a stochastic direct learner (one that declares
+ *    `gradient`), its gradient equals finite differences of its objective at
+ *    random coefficients (a deliberately broken one fails) and its fit lowers
+ *    the objective;
  * 2. the same model bytes at 1 and 2 threads, with the worker pool proven used;
  * 3. save → load → save is the same bytes, and the loaded model scores the same;
  * 4. every bad parameter value is a UsageError naming the option, from a
@@ -62,6 +65,34 @@ function badValues(spec: ParamSpec): unknown[] {
   return out;
 }
 
+/** Largest relative error {@link gradientMismatch} accepts. */
+const GRADIENT_TOLERANCE = 1e-6;
+
+/**
+ * Largest relative error between `grad(c)·e` and the central difference of `J`
+ * along `e`, over random coefficient vectors near the fit's scale and, at each,
+ * every coordinate direction among the first ones plus random directions.
+ */
+function gradientMismatch(J: (c: Float64Array) => number, grad: (c: Float64Array) => Float64Array, fit: Float64Array, rng: () => number): number {
+  const scale = Math.max(1e-3, ...Array.from(fit, Math.abs));
+  let worst = 0;
+  for (let k = 0; k < 3; k++) {
+    const at = Float64Array.from(fit, () => scale * (2 * rng() - 1));
+    const g = grad(at);
+    const directions = [
+      ...Array.from({ length: Math.min(4, at.length) }, (_, i) => Float64Array.from(at, (_, j) => (j === i ? 1 : 0))),
+      ...Array.from({ length: 3 }, () => Float64Array.from(at, () => 2 * rng() - 1)),
+    ];
+    for (const v of directions) {
+      const h = 1e-6 / Math.max(1, Math.sqrt(v.reduce((a, x) => a + x * x, 0)));
+      const numeric = (J(at.map((x, i) => x + h * v[i])) - J(at.map((x, i) => x - h * v[i]))) / (2 * h);
+      const analytic = g.reduce((a, x, i) => a + x * v[i], 0);
+      worst = Math.max(worst, Math.abs(analytic - numeric) / (1e-3 + Math.abs(numeric)));
+    }
+  }
+  return worst;
+}
+
 describe.each(LEARNERS.map((spec) => [spec.name, spec] as const))('learner %s conforms', (_name, spec) => {
   it('has a gradient that matches finite differences of its own objective', async () => {
     const { train: tr } = await split(spec);
@@ -93,6 +124,16 @@ describe.each(LEARNERS.map((spec) => [spec.name, spec] as const))('learner %s co
       const fitted = await spec.fit({ ds, classes, params, engine: { threads: 1 } });
       const J = spec.objective({ ds, classes, params }, fitted.predictor);
       const c = spec.coefficients(fitted.predictor);
+      if (spec.gradient) {
+        // A stochastic learner: its gradient agrees with finite differences of its own
+        // objective at random coefficients (and a broken one does not), and its fit lowers J.
+        const grad = spec.gradient({ ds, classes, params }, fitted.predictor);
+        expect(gradientMismatch(J, grad, c, rng), 'gradient against finite differences of the objective').toBeLessThan(GRADIENT_TOLERANCE);
+        const broken = (x: Float64Array) => grad(x).map((g, i) => (i === 0 ? g * 1.001 + 1e-4 : g));
+        expect(gradientMismatch(J, broken, c, rng), 'a deliberately broken gradient is caught').toBeGreaterThan(GRADIENT_TOLERANCE);
+        expect(J(c), 'the fit lowers the objective').toBeLessThan(J(new Float64Array(c.length)));
+        return;
+      }
       // Directional derivatives along random directions: ~0 at the fit, far from 0 at c = 0.
       const slope = (at: Float64Array, v: Float64Array, h = 1e-5) => {
         const up = at.map((x, i) => x + h * v[i]);

@@ -252,6 +252,7 @@ export function describeRun(learners: readonly LearnerSpec[], settings: Training
     seen.add(key);
     const spec = having[0].params[key];
     const v = values.get(having[0].name)![key];
+    if (v === undefined) continue; // a default computed from the data (written to the model header)
     const tag = having.length < learners.length ? ` (${having.map((l) => l.name).join(', ')})` : '';
     if (key === 'kernel') parts.push(`${v} kernel`);
     else if (spec.kind === 'choice') parts.push(spec.symbol ? `${spec.symbol} = ${v}${tag}` : `${v} ${key}${tag}`);

@@ -30,16 +30,84 @@ import { eventLoopYielder, samplingRng } from '../coordinator/loop.ts';
 import { stepAt } from '../coordinator/step-size.ts';
 import { RandomFeaturePredictor } from '../model/predictor.ts';
 import { KERNEL_PARAMS, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
-import { marginLoss } from './dsg.ts';
-import { paperStep, S3VM_PARAMS, S3vmObjective, s3vmSettings, unlabeledLoss, type UnlabeledLoss } from './s3vm.ts';
+import { marginLoss, marginLossDerivative } from './margin-losses.ts';
+import { paperStep, S3VM_PARAMS, S3vmObjective, s3vmSettings, unlabeledLoss, unlabeledLossDerivative, type UnlabeledLoss } from './s3vm.ts';
 import { binarySources } from './sources.ts';
 import type { NumberParam } from './params.ts';
-import type { DirectLearnerSpec, Params } from './spec.ts';
+import type { DirectLearnerSpec, FitContext, Params } from './spec.ts';
+import type { Predictor } from '../model/predictor.ts';
 
 /** The fixed random features of a fit: blocks 0 … K−1 of the seed. */
 function fixedFeatures(d: number, params: Params): RandomFeatures {
   const kernel = { kind: params.kernel, sigma: params.sigma } as KernelSpec;
   return checkRandomFeatures({ kernel, seed: params.seed as number, d, m: params.m as number });
+}
+
+/**
+ * FRS3VM's training objective over all training rows as a function of the
+ * fixed features' coefficients α (blocks laid end to end), and its gradient:
+ * `J(α) = ½‖α‖² + C mean_L hinge(y(f + b)) + C* mean_U u(f + b)`, with
+ * `b = c − mean_U f` under the class balance (else the fitted b). With
+ * `g_i = ∂J/∂(f_i + b)`, `∂J/∂f_u` gains `−Σ_i g_i / |U|` through b, and
+ * `∇_α J = α + Σ_i (∂J/∂f_i) φ(x_i)`.
+ *
+ * @example
+ * const J = frs3vmObjective({ ds, classes, params }, fitted.predictor);
+ * J.value(alpha); J.gradient(alpha);
+ */
+function frs3vmObjective({ ds, classes, params }: Pick<FitContext, 'ds' | 'classes' | 'params'>, predictor: Predictor) {
+  if (classes.kind !== 'binary') throw new Error('frs3vm needs a binary task');
+  const { P, N, U } = binarySources(ds, classes.positive);
+  const rf = (predictor as RandomFeaturePredictor).features;
+  const fittedBias = (predictor as RandomFeaturePredictor).bias ?? 0;
+  const settings = s3vmSettings('frs3vm', ds, classes.positive, params, paperStep(1));
+  const ops = new BlockOps();
+  const K = (predictor as RandomFeaturePredictor).history.t;
+  const width = 2 * rf.m;
+  const nL = P.length + N.length;
+  const loss = settings.loss as UnlabeledLoss;
+  /** f + b at every training row. */
+  const shifted = (alpha: Float64Array): Float64Array => {
+    const f = new Float64Array(ds.n);
+    for (let i = 0; i < K; i++) ops.accumulate(rf, i, alpha.subarray(i * width, (i + 1) * width), ds.X, ds.n, f);
+    let meanU = 0;
+    for (const i of U) meanU += f[i];
+    meanU /= U.length;
+    const b = settings.balance ? settings.target - meanU : fittedBias;
+    for (let i = 0; i < ds.n; i++) f[i] += b;
+    return f;
+  };
+  return {
+    value(alpha: Float64Array): number {
+      const r = shifted(alpha);
+      let reg = 0;
+      for (let j = 0; j < alpha.length; j++) reg += alpha[j] * alpha[j];
+      let labeled = 0;
+      for (const i of P) labeled += marginLoss('hinge', r[i]);
+      for (const i of N) labeled += marginLoss('hinge', -r[i]);
+      let unlabeled = 0;
+      for (const i of U) unlabeled += unlabeledLoss(loss, r[i], settings.s);
+      return 0.5 * reg + (settings.C * labeled) / nL + (settings.Cstar * unlabeled) / U.length;
+    },
+    gradient(alpha: Float64Array): Float64Array {
+      const r = shifted(alpha);
+      const g = new Float64Array(ds.n);
+      for (const i of P) g[i] = (settings.C * marginLossDerivative('hinge', r[i])) / nL;
+      for (const i of N) g[i] = (-settings.C * marginLossDerivative('hinge', -r[i])) / nL;
+      for (const i of U) g[i] = (settings.Cstar * unlabeledLossDerivative(loss, r[i], settings.s)) / U.length;
+      if (settings.balance) {
+        let G = 0;
+        for (let i = 0; i < ds.n; i++) G += g[i];
+        for (const i of U) g[i] -= G / U.length;
+      }
+      const out = Float64Array.from(alpha);
+      for (let i = 0; i < K; i++) {
+        const block = ops.project(rf, i, ds.X, ds.n, g);
+        for (let j = 0; j < width; j++) out[i * width + j] += block[j];
+      }
+      return out;
+    },
+  };
 }
 
 /** FRS3VM in the learner registry. */
@@ -121,33 +189,13 @@ export const frs3vmSpec: DirectLearnerSpec = {
     }
     return { predictor: new RandomFeaturePredictor(history, features, chunkSize, b), computed: { iterations: T, step }, trace };
   },
-  objective({ ds, classes, params }, predictor) {
-    if (classes.kind !== 'binary') throw new Error('frs3vm needs a binary task');
-    const { P, N, U } = binarySources(ds, classes.positive);
-    const rf = (predictor as RandomFeaturePredictor).features;
-    const fittedBias = (predictor as RandomFeaturePredictor).bias ?? 0;
-    const settings = s3vmSettings('frs3vm', ds, classes.positive, params, paperStep(1));
-    const ops = new BlockOps();
-    const K = (predictor as RandomFeaturePredictor).history.t;
-    const width = 2 * rf.m;
-    // J(α) = ½‖α‖² + C mean_L hinge(y(f + b)) + C* mean_U u(f + b), over all training rows,
-    // with b = c − mean_U f under the class balance (else the fitted b).
-    return (alpha: Float64Array) => {
-      const f = new Float64Array(ds.n);
-      for (let i = 0; i < K; i++) ops.accumulate(rf, i, alpha.subarray(i * width, (i + 1) * width), ds.X, ds.n, f);
-      let reg = 0;
-      for (let j = 0; j < alpha.length; j++) reg += alpha[j] * alpha[j];
-      let meanU = 0;
-      for (const i of U) meanU += f[i];
-      meanU /= U.length;
-      const b = settings.balance ? settings.target - meanU : fittedBias;
-      let labeled = 0;
-      for (const i of P) labeled += marginLoss('hinge', f[i] + b);
-      for (const i of N) labeled += marginLoss('hinge', -(f[i] + b));
-      let unlabeled = 0;
-      for (const i of U) unlabeled += unlabeledLoss(settings.loss as UnlabeledLoss, f[i] + b, settings.s);
-      return 0.5 * reg + (settings.C * labeled) / (P.length + N.length) + (settings.Cstar * unlabeled) / U.length;
-    };
+  objective(ctx, predictor) {
+    const J = frs3vmObjective(ctx, predictor);
+    return (alpha) => J.value(alpha);
+  },
+  gradient(ctx, predictor) {
+    const J = frs3vmObjective(ctx, predictor);
+    return (alpha) => J.gradient(alpha);
   },
   coefficients(predictor) {
     const { history } = predictor as RandomFeaturePredictor;

@@ -29,7 +29,7 @@ import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
 import type { Batch, DsgLearner, LearnerBias, Rng } from '../coordinator/learner.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
-import { marginLoss, marginLossDerivative } from './dsg.ts';
+import { marginLoss, marginLossDerivative } from './margin-losses.ts';
 import type { ParamTable } from './params.ts';
 import type { Params } from './spec.ts';
 import { binarySources, drawRows } from './sources.ts';

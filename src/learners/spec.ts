@@ -99,6 +99,14 @@ export interface DirectLearnerSpec extends LearnerBase {
    * coefficient vector, for the fitted predictor's structure.
    */
   objective(ctx: Pick<FitContext, 'ds' | 'classes' | 'params'>, predictor: Predictor): (coefficients: Float64Array) => number;
+  /**
+   * The gradient of {@link objective} in the coefficients, for a STOCHASTIC
+   * learner whose fit is only near a minimiser (the conformance suite then
+   * checks this gradient against finite differences of `objective` at random
+   * coefficients, and that the fit lowers `objective`). Absent: the fit is an
+   * exact minimiser, and the suite checks it is a stationary point.
+   */
+  gradient?(ctx: Pick<FitContext, 'ds' | 'classes' | 'params'>, predictor: Predictor): (coefficients: Float64Array) => Float64Array;
   /** The coefficients of a fitted predictor that {@link objective} varies. */
   coefficients(predictor: Predictor): Float64Array;
 }
