@@ -19,12 +19,13 @@ import { readDataset, tableToDataset, type ReadDatasetOptions } from './data/ind
 import { MinMaxScaler } from './data/scaler.ts';
 import { datasetFingerprint } from './data/fingerprint.ts';
 import { TRAINING_CHUNK_SIZE } from './engine/chunks.ts';
-import { DEFAULT_CACHE_BYTES, type EvaluatorOptions } from './engine/evaluator.ts';
+import { DEFAULT_CACHE_BYTES, type Evaluator, type EvaluatorOptions } from './engine/evaluator.ts';
 import { EvaluatorPool } from './engine/pool.ts';
 export { defaultThreads } from './engine/pool.ts';
 import { checkRandomFeatures, type RandomFeatures } from './engine/random-features.ts';
 import type { KernelSpec } from './features/kernel-spec.ts';
-import { runLoop, type LoopStart, type Progress, type SamplingRng, type Validation } from './coordinator/loop.ts';
+import { modelBias, runLoop, type LoopStart, type LoopState, type Progress, type SamplingRng, type Validation } from './coordinator/loop.ts';
+import type { LearnerBias } from './coordinator/learner.ts';
 import { History } from './engine/history.ts';
 import { checkStepSize, inverseStepWarning, type StepSize } from './coordinator/step-size.ts';
 import { checkParams, withDefaults, type ParamValue } from './learners/params.ts';
@@ -229,9 +230,19 @@ export async function train(opts: TrainOptions): Promise<Model> {
   const onWarning = opts.onWarning ?? ((m: string) => process.emitWarning(m));
   const given = init ? continuedParams(spec, init, opts) : resolveParams(spec, opts);
   const step = init ? (init.header.hyperparameters.step as StepSize) : resolveStep(spec, given, opts);
-  if (step && !init) {
-    const warning = inverseStepWarning(step, given.lambda as number);
+  // The θλ ∈ (1, 2) condition belongs to the λ-regularised learners' theorems.
+  if (step && !init && typeof given.lambda === 'number') {
+    const warning = inverseStepWarning(step, given.lambda);
     if (warning) onWarning(warning);
+  }
+  if (init && step && spec.kind === 'loop') {
+    // A default step that depends on T (TSGS3VM's θ/T^{3/4}) is kept from the first run.
+    const same = (a: StepSize, b: StepSize) => JSON.stringify(a) === JSON.stringify(b);
+    const wasT = init.header.hyperparameters.T as number;
+    const atNewT = spec.defaultStep(given);
+    if (same(step, spec.defaultStep({ ...given, T: wasT })) && !same(step, atNewT)) {
+      onWarning(`the step ${JSON.stringify(step)} was ${spec.name}'s default for T = ${wasT}; the continued run keeps it (a run to T = ${String(given.T)} at once would default to ${JSON.stringify(atNewT)})`);
+    }
   }
   const threads = resolveThreads(opts.threads, onWarning);
   if (opts.cacheBytes !== undefined && !(typeof opts.cacheBytes === 'number' && opts.cacheBytes >= 0 && Number.isFinite(opts.cacheBytes))) throw new UsageError(`cacheBytes must be a number ≥ 0, got ${String(opts.cacheBytes)}`);
@@ -297,13 +308,13 @@ export async function train(opts: TrainOptions): Promise<Model> {
       return new Model(header, fitted.predictor);
     };
     const checkpoint = opts.checkpointEvery !== undefined && opts.onCheckpoint
-      ? { every: opts.checkpointEvery, save: async (predictor: RandomFeaturePredictor, rng: SamplingRng) => {
+      ? { every: opts.checkpointEvery, save: async (predictor: RandomFeaturePredictor, state: LoopState) => {
           const t = predictor.history.t;
-          await opts.onCheckpoint!(await modelOf({ predictor }, { ...params, T: t }, { t, rng: rng.state(), data: fingerprint! }));
+          await opts.onCheckpoint!(await modelOf({ predictor }, { ...params, T: t }, { t, ...state, data: fingerprint! }));
         } }
       : undefined;
     const fitted = await fit(spec, { ds, classes, params, step, engine: run, opts, validation, init, checkpoint });
-    const resume = fitted.rng !== undefined && fitted.predictor instanceof RandomFeaturePredictor ? { t: fitted.predictor.history.t, rng: fitted.rng, data: fingerprint! } : undefined;
+    const resume = fitted.resume !== undefined && fitted.predictor instanceof RandomFeaturePredictor ? { t: fitted.predictor.history.t, ...fitted.resume, data: fingerprint! } : undefined;
     return await modelOf(fitted, params, resume);
   } finally {
     await pool?.close();
@@ -338,7 +349,11 @@ function continuedParams(spec: LearnerSpec, init: Model, opts: TrainOptions): Pa
   if ((given.T as number) < t) throw new UsageError(`T = ${given.T} is below the ${t} iterations the model already has`);
   const base: Record<string, unknown> = {};
   for (const key of Object.keys(spec.params)) if (saved[key] !== undefined) base[key] = saved[key];
-  return { ...resolveParams(spec, base), T: given.T };
+  const resolved: Params = { ...resolveParams(spec, base), T: given.T };
+  // In the order the saved header lists them (a data-driven default such as σ₀ was added
+  // last), so the continued model's header is the bytes of one trained at once.
+  const order = Object.keys(saved).filter((k) => k in resolved);
+  return Object.fromEntries([...order, ...Object.keys(resolved).filter((k) => !order.includes(k))].map((k) => [k, resolved[k]]));
 }
 
 /** The learner parameters given in `options` (validated), without defaults. */
@@ -363,9 +378,9 @@ async function fit(
   run: {
     ds: Dataset; classes: TaskClasses; params: Params; step: StepSize | undefined; engine: EvaluatorOptions; opts: TrainOptions;
     validation: Omit<Validation, 'every'> | undefined; init: Model | undefined;
-    checkpoint: { every: number; save: (predictor: RandomFeaturePredictor, rng: SamplingRng) => Promise<void> } | undefined;
+    checkpoint: { every: number; save: (predictor: RandomFeaturePredictor, state: LoopState) => Promise<void> } | undefined;
   },
-): Promise<FitResult & { predictor: Predictor; rng?: ResumeState['rng'] }> {
+): Promise<FitResult & { predictor: Predictor; resume?: LoopState }> {
   const { ds, classes, params, engine, opts } = run;
   const hooks = {
     ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
@@ -381,7 +396,8 @@ async function fit(
   const features: RandomFeatures = checkRandomFeatures({ kernel, seed: params.seed as number, d: ds.d, m: params.m as number });
   const chunkSize = TRAINING_CHUNK_SIZE;
   const learner = spec.create(ds, classes, params, run.step!);
-  const start: LoopStart | undefined = run.init ? { history: (run.init.predictor as RandomFeaturePredictor).history, rng: run.init.header.resume!.rng } : undefined;
+  const saved = run.init?.header.resume;
+  const start: LoopStart | undefined = run.init ? { history: (run.init.predictor as RandomFeaturePredictor).history, rng: saved!.rng, ...(saved!.bias !== undefined ? { bias: saved!.bias } : {}) } : undefined;
   const { checkpoint } = run;
   const result = await runLoop(learner, {
     features,
@@ -389,13 +405,19 @@ async function fit(
     ...(start ? { start } : {}),
     engine: { ...engine, chunkSize },
     ...hooks,
-    ...(checkpoint ? { onIteration: async (t: number, history: History, _ev: unknown, rng: SamplingRng) => {
-      if (t % checkpoint.every === 0 && t < T) await checkpoint.save(new RandomFeaturePredictor(history, features, chunkSize), rng);
+    ...(checkpoint ? { onIteration: async (t: number, history: History, evaluator: Evaluator, rng: SamplingRng, bias: LearnerBias | undefined) => {
+      if (t % checkpoint.every !== 0 || t >= T) return;
+      const predictor = new RandomFeaturePredictor(history, features, chunkSize, await modelBias(bias, evaluator));
+      await checkpoint.save(predictor, { rng: rng.state(), ...(bias ? { bias: bias.value } : {}) });
     } } : {}),
     ...(run.validation ? { validation: { ...run.validation, every: opts.validateEvery ?? Math.max(1, Math.floor(T / 20)) } } : {}),
   });
   const before = (run.init?.header.training.validation as Array<[number, number]> | undefined) ?? [];
-  return { predictor: new RandomFeaturePredictor(result.history, features, chunkSize), trace: [...before, ...result.trace], rng: result.rng };
+  return {
+    predictor: new RandomFeaturePredictor(result.history, features, chunkSize, result.bias),
+    trace: [...before, ...result.trace],
+    resume: { rng: result.rng, ...(result.runningBias !== undefined ? { bias: result.runningBias } : {}) },
+  };
 }
 
 /** Default frequency-store budget, in MiB, for help texts. */

@@ -361,8 +361,8 @@ async function runFold(
       ...(job.signal ? { signal: job.signal } : {}),
       onProgress: (p) => job.onIteration(p.t),
     });
-    job.run.start = { history: result.history, rng: result.rng };
-    predictor = new RandomFeaturePredictor(result.history, features, TRAINING_CHUNK_SIZE);
+    job.run.start = { history: result.history, rng: result.rng, ...(result.runningBias !== undefined ? { bias: result.runningBias } : {}) };
+    predictor = new RandomFeaturePredictor(result.history, features, TRAINING_CHUNK_SIZE, result.bias);
   } else {
     predictor = (await spec.fit({ ds, classes, params, engine, ...(job.signal ? { signal: job.signal } : {}) })).predictor;
   }

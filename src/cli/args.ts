@@ -3,8 +3,6 @@
  * option value become {@link UsageError}s (exit code 2) with a message that
  * names the option.
  */
-import { stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../errors.ts';
 
@@ -171,18 +169,4 @@ export function choiceOption<C extends string>(values: ParsedArgs['values'], nam
   if (v === undefined) return undefined;
   if (typeof v !== 'string' || !(choices as readonly string[]).includes(v)) throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got '${String(v)}'`);
   return v as C;
-}
-
-/**
- * Checks, before any long work, that the directory an output goes to exists
- * (the atomic write would otherwise fail only at the very end).
- *
- * @example
- * await requireOutputDirectory('models/spam.dsg', 'out'); // UsageError "--out: directory 'models' does not exist"
- */
-export async function requireOutputDirectory(path: string, option: string): Promise<string> {
-  const dir = dirname(path);
-  const info = await stat(dir).catch(() => undefined);
-  if (!info?.isDirectory()) throw new UsageError(`--${option}: directory '${dir}' does not exist`);
-  return path;
 }

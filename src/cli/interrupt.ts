@@ -8,6 +8,21 @@
  * process, through the very path a real Ctrl-C takes.
  */
 
+/** How many {@link interruptible} runs are under way (they answer SIGINT themselves). */
+let running = 0;
+
+/**
+ * True while training runs under {@link interruptible}: a first SIGINT then
+ * cancels it gracefully, and the process-wide handler (`signals.ts`) leaves
+ * that SIGINT alone.
+ *
+ * @example
+ * if (sig === 'SIGINT' && trainingIsInterruptible()) return;
+ */
+export function trainingIsInterruptible(): boolean {
+  return running > 0;
+}
+
 /** What {@link interruptible} hands to the guarded work. */
 export interface Interrupt {
   /** Aborted on the first SIGINT. */
@@ -29,9 +44,11 @@ export async function interruptible<T>(work: (interrupt: Interrupt) => Promise<T
     controller.abort();
   };
   process.on('SIGINT', onSigint);
+  running++;
   try {
     return await work({ signal: controller.signal });
   } finally {
+    running--;
     process.removeListener('SIGINT', onSigint);
   }
 }

@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CancelledError, DataError, ModelError, UsageError } from '../errors.ts';
 import { COMMANDS, findCommand } from './commands/index.ts';
 import { processIO, type CliIO } from './io.ts';
+import { runWithSignals } from './signals.ts';
 
 /** Version from package.json (looked up from this file's location, source or dist). */
 function version(): string {
@@ -45,8 +46,11 @@ is the native input; LIBSVM (.libsvm .svm .txt .t) and CSV (.csv, header row)
 convert to it with 'dsgkit convert'. The label column is 'label' unless
 --label says otherwise; a missing label (null, '?', empty, NA) = unlabeled row.
 
-Exit codes: 0 success, 1 bad data (message names file, column and row),
-2 bad usage.
+Exit codes: 0 success, 1 bad data or model (message names file, column and
+row), 2 bad usage, 130 cancelled by Ctrl-C (SIGINT), 143 stopped by SIGTERM.
+Outputs are written to a hidden temporary file and renamed when complete; a
+cancelled run removes it. Only SIGKILL can leave one (.NAME.tmp-PID-…): the
+next run writing to that folder removes it.
 
 Options:
   -h, --help       show this help
@@ -114,7 +118,18 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
   }
 }
 
+/**
+ * What the `dsgkit` executable runs: {@link main} with SIGINT/SIGTERM
+ * handling (unfinished outputs removed, exit 130/143; see `signals.ts`).
+ *
+ * @example
+ * process.exitCode = await runCli(process.argv.slice(2));
+ */
+export async function runCli(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
+  return runWithSignals(argv[0] ?? 'dsgkit', io.stderr, () => main(argv, io));
+}
+
 // Run when executed directly (e.g. `npx tsx src/cli/main.ts convert …`); bin/dsgkit.js imports instead.
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  process.exitCode = await main(process.argv.slice(2));
+  process.exitCode = await runCli(process.argv.slice(2));
 }

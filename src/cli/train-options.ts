@@ -20,6 +20,7 @@ import {
   THETA_LAMBDA,
   type LearnerSpec,
   type ParamSpec,
+  type ParamValue,
   type Params,
   type StepSize,
   type TrainOptions,
@@ -30,23 +31,35 @@ import { intOption, numberOption, positiveNumberOption, type OptionSpecs, type P
 /** Step-size schedules `--step` accepts (the kinds of {@link StepSize}). */
 export const STEP_KINDS = ['inverse', 'constant', 'decay'] as const satisfies readonly StepSize['kind'][];
 
-/** Every learner parameter of every registered learner, by CLI name: [API key, declaration, learners that have it]. */
-function parameterIndex(learners: readonly LearnerSpec[]): Map<string, { key: string; spec: ParamSpec; learners: LearnerSpec[] }> {
-  const index = new Map<string, { key: string; spec: ParamSpec; learners: LearnerSpec[] }>();
+/** One command-line option of some learners: its CLI name, API key and declaration, and the learners that declare it so. */
+interface OptionEntry {
+  readonly name: string;
+  readonly key: string;
+  readonly spec: ParamSpec;
+  readonly learners: LearnerSpec[];
+}
+
+/**
+ * Every learner parameter of `learners` as command-line options: one entry per
+ * CLI name and declaration (learners sharing a declaration share an entry; a
+ * name two learners declare differently, e.g. one γ or a list of γ_j, has two).
+ */
+function parameterIndex(learners: readonly LearnerSpec[]): OptionEntry[] {
+  const entries: OptionEntry[] = [];
   for (const l of learners) {
     for (const [key, spec] of Object.entries(l.params)) {
       const name = cliName(key, spec);
-      const entry = index.get(name);
+      const entry = entries.find((e) => e.name === name && e.spec === spec);
       if (entry) entry.learners.push(l);
-      else index.set(name, { key, spec, learners: [l] });
+      else entries.push({ name, key, spec, learners: [l] });
     }
   }
-  return index;
+  return entries;
 }
 
 /** `parseArgs` specs of every training option: every registered learner's parameters, the step, and the run. */
 export const TRAINING_OPTION_SPECS: OptionSpecs = {
-  ...Object.fromEntries([...parameterIndex(LEARNERS).keys()].map((name) => [name, { type: 'string' as const }])),
+  ...Object.fromEntries(parameterIndex(LEARNERS).map((e) => [e.name, { type: 'string' as const }])),
   label: { type: 'string' },
   positive: { type: 'string' },
   step: { type: 'string' },
@@ -65,7 +78,7 @@ export interface TrainingSettings {
   /** Label column of the input files (default `label`). */
   labelColumn?: string;
   /** The learners' parameters as given (validated), by API key. */
-  given: Record<string, number | string>;
+  given: Record<string, ParamValue>;
   /** Options for `train` shared by every learner of the run (positive, step, cache, validation cadence). */
   run: Pick<TrainOptions, 'positive' | 'step' | 'theta' | 'cacheBytes' | 'validateEvery'>;
   /** Evaluation threads as given (the API clamps to the cores). */
@@ -95,14 +108,14 @@ function paramLine(name: string, spec: ParamSpec): string {
  */
 export function trainingOptionsHelp(learners: readonly LearnerSpec[] = LEARNERS, opts: { seedAlsoSplits?: boolean } = {}): string {
   const index = parameterIndex(learners);
-  const shared = [...index].filter(([, e]) => e.learners.length === learners.length);
-  const own = [...index].filter(([, e]) => e.learners.length < learners.length);
+  const shared = index.filter((e) => e.learners.length === learners.length);
+  const own = index.filter((e) => e.learners.length < learners.length);
   const out = ['Model options (features are scaled to [0, 1] first; the papers pick λ, σ and γ by cross-validation):'];
-  for (const [name, e] of shared) out.push(name === 'seed' && opts.seedAlsoSplits ? line('--seed <s>', `seed of the split and of every model; ${rangeText(e.spec as never)} (default: ${defaultText(e.spec)})`) : paramLine(name, e.spec));
+  for (const e of shared) out.push(e.name === 'seed' && opts.seedAlsoSplits ? line('--seed <s>', `seed of the split and of every model; ${rangeText(e.spec as never)} (default: ${defaultText(e.spec)})`) : paramLine(e.name, e.spec));
   const groups = new Map<string, Array<[string, ParamSpec]>>();
-  for (const [name, e] of own) {
+  for (const e of own) {
     const who = e.learners.map((l) => l.name).join(', ');
-    groups.set(who, [...(groups.get(who) ?? []), [name, e.spec]]);
+    groups.set(who, [...(groups.get(who) ?? []), [e.name, e.spec]]);
   }
   for (const [who, params] of groups) {
     out.push('', `Only for ${who}:`);
@@ -149,14 +162,17 @@ export function trainingOptionsHelp(learners: readonly LearnerSpec[] = LEARNERS,
 export function parseTrainingOptions(values: ParsedArgs['values'], learners: readonly LearnerSpec[]): TrainingSettings {
   const index = parameterIndex(LEARNERS);
   const mine = parameterIndex(learners);
-  const given: Record<string, number | string> = {};
-  for (const [name, entry] of index) {
+  const given: Record<string, ParamValue> = {};
+  for (const name of new Set(index.map((e) => e.name))) {
     const v = values[name];
     if (v === undefined) continue;
-    if (!mine.has(name)) {
-      throw new UsageError(`--${name} applies to ${entry.learners.map((l) => l.name).join(', ')} only (training: ${learners.map((l) => l.name).join(', ')})`);
+    const entries = mine.filter((e) => e.name === name);
+    if (entries.length === 0) {
+      const having = index.filter((e) => e.name === name).flatMap((e) => e.learners);
+      throw new UsageError(`--${name} applies to ${having.map((l) => l.name).join(', ')} only (training: ${learners.map((l) => l.name).join(', ')})`);
     }
-    given[entry.key] = checkParam(`--${name}`, entry.spec, v);
+    // Every learner of the run that takes the option must accept the value.
+    for (const e of entries) given[e.key] = checkParam(`--${name}`, e.spec, v);
   }
 
   const run: TrainingSettings['run'] = {};
@@ -236,22 +252,36 @@ export function describeRun(learners: readonly LearnerSpec[], settings: Training
     seen.add(key);
     const spec = having[0].params[key];
     const v = values.get(having[0].name)![key];
+    if (v === undefined) continue; // a default computed from the data (written to the model header)
     const tag = having.length < learners.length ? ` (${having.map((l) => l.name).join(', ')})` : '';
     if (key === 'kernel') parts.push(`${v} kernel`);
-    else if (spec.kind === 'choice') parts.push(`${v} ${key}${tag}`);
-    else parts.push(`${spec.symbol ?? key} = ${v === undefined ? (spec.defaultDoc ?? 'computed') : fmt(v as number)}${tag}`);
+    else if (spec.kind === 'choice') parts.push(spec.symbol ? `${spec.symbol} = ${v}${tag}` : `${v} ${key}${tag}`);
+    else parts.push(`${spec.symbol ?? key} = ${v === undefined ? (spec.defaultDoc ?? 'none') : Array.isArray(v) ? `(${v.map(fmt).join(', ')})` : fmt(v as number)}${tag}`);
   }
   if (parts[0]?.endsWith('kernel') && parts[1]?.startsWith('σ')) parts.splice(0, 2, `${parts[0]} ${parts[1]}`);
-  const loop = learners.find((l) => l.kind === 'loop');
-  if (loop) {
-    const p = values.get(loop.name)!;
-    parts.push(stepText(settings.run, p.lambda as number), `batch ${p.batchSize}`, `m = ${p.m}`, `T = ${p.T}`, `seed ${p.seed}`);
+  const loops = learners.filter((l) => l.kind === 'loop');
+  if (loops.length > 0) {
+    // Each loop learner's step (learners differ in their default schedule), tagged when they differ.
+    const steps = new Map<string, string[]>();
+    for (const l of loops) {
+      const text = stepText(settings.run, l, values.get(l.name)!);
+      steps.set(text, [...(steps.get(text) ?? []), l.name]);
+    }
+    for (const [text, who] of steps) parts.push(steps.size > 1 || loops.length < learners.length ? `${text} (${who.join(', ')})` : text);
+    const batches = new Map<string, string[]>();
+    for (const l of learners.filter((x) => 'batchSize' in x.params)) {
+      const b = String(values.get(l.name)!.batchSize);
+      batches.set(b, [...(batches.get(b) ?? []), l.name]);
+    }
+    for (const [b, who] of batches) parts.push(batches.size > 1 ? `batch ${b} (${who.join(', ')})` : `batch ${b}`);
+    const p = values.get(loops[0].name)!;
+    parts.push(`m = ${p.m}`, `T = ${p.T}`, `seed ${p.seed}`);
   }
   return parts.join(', ');
 }
 
-function stepText(run: TrainingSettings['run'], lambda: number): string {
-  const step = run.step ?? (run.theta !== undefined ? { kind: 'inverse' as const, theta: run.theta } : defaultStepSize(lambda, THETA_LAMBDA));
+function stepText(run: TrainingSettings['run'], spec: LearnerSpec, params: Params): string {
+  const step = run.step ?? (run.theta !== undefined ? { kind: 'inverse' as const, theta: run.theta } : spec.kind === 'loop' ? spec.defaultStep(params) : defaultStepSize(params.lambda as number, THETA_LAMBDA));
   if (run.step === undefined && run.theta === undefined && step.kind === 'decay') {
     const theta = step.eta0 / step.eta1;
     return `η_t = ${fmt(theta)}/(t + ${fmt(theta / step.eta0)})`;

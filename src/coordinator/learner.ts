@@ -14,6 +14,30 @@ export interface Batch {
   readonly nPoints: number;
 }
 
+/**
+ * An unregularised bias `b` of a model `f(x) + b`, owned by the learner. The
+ * loop adds `value` to f at the batch points before {@link DsgLearner.weights}
+ * (so weights and risk see `f + b`) and to the validation values, calls
+ * `update` after each step, and stores the final `b` in the model.
+ */
+export interface LearnerBias {
+  /** `b` now. */
+  readonly value: number;
+  /**
+   * After iteration t's step `η_t`, with f (bias included) and the weights at
+   * the batch points; e.g. `b ← b − η_t Σ_p w_p` (the gradient of the batch risk with respect to b).
+   */
+  update(eta: number, f: Float64Array, w: Float64Array, nPoints: number): void;
+  /** Sets the running `b` (a continued run restores the value it stopped with). */
+  restore(value: number): void;
+  /**
+   * Rows (row-major, scaled) at which the loop evaluates the final `f` (bias
+   * excluded) after the last iteration, and the final `b` from those values
+   * (e.g. a class-balance constraint on the unlabeled rows). Absent: the last `value`.
+   */
+  readonly final?: { readonly X: Float64Array; readonly nPoints: number; bias(f: Float64Array): number };
+}
+
 /** A learner on the doubly stochastic loop of ALGORITHMS.md. */
 export interface DsgLearner {
   /** Learner id, as written in model files. */
@@ -41,4 +65,6 @@ export interface DsgLearner {
    * suite checks one against finite differences of the other).
    */
   risk(f: Float64Array): number;
+  /** The model's bias, when the learner has one (absent: `f` has no bias). */
+  readonly bias?: LearnerBias;
 }

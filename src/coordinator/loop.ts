@@ -10,7 +10,7 @@ import { BlockOps } from '../engine/block-ops.ts';
 import { Evaluator, type EvaluatorOptions } from '../engine/evaluator.ts';
 import { History } from '../engine/history.ts';
 import type { RandomFeatures } from '../engine/random-features.ts';
-import type { DsgLearner } from './learner.ts';
+import type { DsgLearner, LearnerBias } from './learner.ts';
 import { stepAt } from './step-size.ts';
 
 /** Progress of a run, reported after every iteration (callers throttle as they like). */
@@ -39,10 +39,19 @@ export type SamplingState = seedrandom.State.Alea;
 /** The sampling stream of a run, whose state can be saved and restored. */
 export type SamplingRng = seedrandom.StatefulPRNG<SamplingState>;
 
-/** Where a continued run starts: its history so far (t = history.t) and its sampling stream's state after iteration t. */
-export interface LoopStart {
-  readonly history: History;
+/**
+ * What continuing a run needs besides its history: the sampling stream's state
+ * after iteration t and, for a learner with a bias, the bias the loop was
+ * running with (not the model's final b).
+ */
+export interface LoopState {
   readonly rng: SamplingState;
+  readonly bias?: number;
+}
+
+/** Where a continued run starts: its history so far (t = history.t) and the run's state after iteration t. */
+export interface LoopStart extends LoopState {
+  readonly history: History;
 }
 
 /** Options of {@link runLoop}. */
@@ -54,8 +63,8 @@ export interface LoopOptions {
   readonly start?: LoopStart;
   readonly engine?: EvaluatorOptions;
   readonly onProgress?: (p: Progress) => void;
-  /** Called after iteration t with the history as it stands (convergence studies). */
-  readonly onIteration?: (t: number, history: History, evaluator: Evaluator, rng: SamplingRng) => void | Promise<void>;
+  /** Called after iteration t with the history as it stands (convergence studies, checkpoints; `bias` is the learner's). */
+  readonly onIteration?: (t: number, history: History, evaluator: Evaluator, rng: SamplingRng, bias: LearnerBias | undefined) => void | Promise<void>;
   readonly signal?: AbortSignal;
   readonly validation?: Validation;
 }
@@ -63,6 +72,10 @@ export interface LoopOptions {
 /** What a run produced. */
 export interface LoopResult {
   readonly history: History;
+  /** The final bias `b` of `f(x) + b`, when the learner has one. */
+  readonly bias?: number;
+  /** The bias the loop was running with after the last iteration (what continuing needs), when the learner has one. */
+  readonly runningBias?: number;
   /** Validation metric trace `[t, value]`. */
   readonly trace: Array<[number, number]>;
   readonly elapsedMs: number;
@@ -74,6 +87,26 @@ export interface LoopResult {
 const YIELD_EVERY_MS = 25;
 
 /**
+ * A function that lets the event loop run (one `setImmediate`) when more than
+ * {@link YIELD_EVERY_MS} ms have passed since it last did: a serial run never
+ * leaves the microtask queue on its own, and an abort sent from another thread
+ * (the Comlink handle) or a timer must be seen.
+ *
+ * @example
+ * const breathe = eventLoopYielder();
+ * for (let t = 1; t <= T; t++) { await breathe(); … }
+ */
+export function eventLoopYielder(): () => Promise<void> {
+  let last = performance.now();
+  return async () => {
+    if (performance.now() - last > YIELD_EVERY_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      last = performance.now();
+    }
+  };
+}
+
+/**
  * The sampling stream of a run: seeded by the model seed, separate from the
  * feature seeds; or, given a saved state, the stream continued from it.
  *
@@ -83,6 +116,20 @@ const YIELD_EVERY_MS = 25;
  */
 export function samplingRng(seed: number, state?: SamplingState): SamplingRng {
   return state !== undefined ? seedrandom.alea('', { state }) : seedrandom.alea(`dsgkit-sampling:${seed}`, { state: true });
+}
+
+/**
+ * The model's bias `b` from a learner's bias as the run stands: the bias's
+ * `final` rule evaluated on the history (e.g. the class balance over
+ * unlabeled rows), else its running value; undefined without a bias.
+ *
+ * @example
+ * const b = await modelBias(learner.bias, evaluator);
+ */
+export async function modelBias(bias: LearnerBias | undefined, evaluator: Evaluator): Promise<number | undefined> {
+  if (bias?.final === undefined) return bias?.value;
+  const { X, nPoints } = bias.final;
+  return bias.final.bias(await evaluator.evaluate(X, nPoints, new Float64Array(nPoints)));
 }
 
 /**
@@ -106,24 +153,25 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
   const evaluator = new Evaluator(history, rf, opts.engine);
   const ops = new BlockOps();
   const rng = samplingRng(rf.seed, opts.start?.rng);
+  if (opts.start?.bias !== undefined) {
+    if (!learner.bias) throw new RangeError('a start with a bias needs a learner with one');
+    learner.bias.restore(opts.start.bias);
+  } else if (opts.start && learner.bias) throw new RangeError("continuing a learner with a bias needs the run's bias");
   const start = performance.now();
   const trace: Array<[number, number]> = [];
   const val = opts.validation;
   const fVal = val ? new Float64Array(val.nPoints) : undefined;
+  const bias = learner.bias;
+  const fValBiased = val && bias ? new Float64Array(val.nPoints) : undefined;
   let f = new Float64Array(0);
   let w = new Float64Array(0);
   let metric: Progress['metric'];
-  let lastYield = start;
+  const breathe = eventLoopYielder();
   try {
     // A continued run's validation values start from f over the blocks it already has.
     if (val && fVal && history.t > 0) await evaluator.evaluate(val.X, val.nPoints, fVal);
     for (let t = history.t + 1; t <= T; t++) {
-      // A serial run never leaves the microtask queue on its own; yield now and then so
-      // an abort sent from another thread (the Comlink handle) or a timer can be seen.
-      if (performance.now() - lastYield > YIELD_EVERY_MS) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        lastYield = performance.now();
-      }
+      await breathe();
       if (opts.signal?.aborted) throw new CancelledError(`training cancelled after ${t - 1} of ${T} iterations`);
       const batch = learner.sample(rng, t);
       if (f.length < batch.nPoints) {
@@ -131,6 +179,7 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
         w = new Float64Array(batch.nPoints);
       }
       await evaluator.evaluate(batch.X, batch.nPoints, f);
+      if (bias) for (let p = 0; p < batch.nPoints; p++) f[p] += bias.value;
       learner.weights(f, w);
       const eta = stepAt(learner.step, t);
       const alpha = ops.project(rf, t - 1, batch.X, batch.nPoints, w, evaluator.frequencies);
@@ -138,20 +187,33 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
       const factor = 1 - eta * learner.lambda;
       history.shrink(factor);
       history.append(alpha);
+      bias?.update(eta, f, w, batch.nPoints);
       if (val && fVal) {
         for (let p = 0; p < val.nPoints; p++) fVal[p] *= factor;
         ops.accumulate(rf, t - 1, alpha, val.X, val.nPoints, fVal, evaluator.frequencies);
         if (t % val.every === 0 || t === T) {
-          const value = val.metric(fVal);
+          let values = fVal;
+          if (bias && fValBiased) {
+            for (let p = 0; p < val.nPoints; p++) fValBiased[p] = fVal[p] + bias.value;
+            values = fValBiased;
+          }
+          const value = val.metric(values);
           trace.push([t, value]);
           metric = { name: val.name, value, t };
         }
       }
-      if (opts.onIteration) await opts.onIteration(t, history, evaluator, rng);
+      if (opts.onIteration) await opts.onIteration(t, history, evaluator, rng, bias);
       opts.onProgress?.({ t, T, elapsedMs: performance.now() - start, ...(metric ? { metric } : {}) });
     }
+    const b = await modelBias(bias, evaluator);
+    return {
+      history,
+      trace,
+      elapsedMs: performance.now() - start,
+      rng: rng.state(),
+      ...(b !== undefined ? { bias: b, runningBias: bias!.value } : {}),
+    };
   } finally {
     await evaluator.close();
   }
-  return { history, trace, elapsedMs: performance.now() - start, rng: rng.state() };
 }

@@ -24,7 +24,10 @@ import {
   Float,
   Float64,
   Int,
+  Dictionary,
   Precision,
+  Utf8,
+  vectorFromArray,
   RecordBatch,
   RecordBatchReader,
   Schema,
@@ -38,15 +41,17 @@ import {
   type Vector,
 } from 'apache-arrow';
 import { DataError } from '../errors.ts';
+import { LabelCoder, type ClassOptions, type LabelKind } from './class-labels.ts';
 import { withAtomicFile } from './atomic.ts';
 import { makeDataset, type Dataset } from './dataset.ts';
+import { allocateFloat64 } from './row-batches.ts';
 import { FRAMING_HEAD, FRAMING_TAIL, fileBatchRows, ipcFraming, ipcFramingOfHandle, streamBatchRows, type ArrowFormat } from './ipc-layout.ts';
 import { requireLabelColumn, validateDataset } from './validate.ts';
 
 export type { ArrowFormat } from './ipc-layout.ts';
 
 /** Options shared by every reader. */
-export interface ReadOptions {
+export interface ReadOptions extends ClassOptions {
   /** Name of the label column (default `'label'`). */
   labelColumn?: string;
   /** Feature columns to use, in this order (default: every column except the label). */
@@ -82,14 +87,33 @@ function corrupt(file: string, err: unknown): DataError {
  * const ds = arrowBytesToDataset(bytes, 'in-memory.arrow', { labelColumn: 'y' });
  */
 export function arrowBytesToDataset(bytes: Uint8Array, file: string, opts: ReadOptions = {}): Dataset {
-  checkIpcFraming(bytes, file);
+  const format = checkIpcFraming(bytes, file);
   let table: Table;
   try {
-    table = tableFromIPC(bytes);
+    table = format === 'file' ? fileTable(bytes) : tableFromIPC(bytes);
   } catch (err) {
     throw corrupt(file, err);
   }
   return tableToDataset(table, file, opts);
+}
+
+/**
+ * The record batches a file-format footer lists, read by index. (Iterating
+ * apache-arrow's file reader instead loops forever when a footer block points
+ * at a schema or dictionary message — found by fuzzing; reading by index
+ * checks that each block holds a record batch.)
+ */
+function fileTable(bytes: Uint8Array): Table {
+  const reader = RecordBatchReader.from(bytes);
+  if (!reader.isFile()) throw new Error('not the file format');
+  reader.open();
+  const batches: RecordBatch[] = [];
+  for (let i = 0; i < reader.numRecordBatches; i++) {
+    const batch = reader.readRecordBatch(i);
+    if (!batch) throw new Error(`the footer lists record batch ${i + 1}, which cannot be read`);
+    batches.push(batch);
+  }
+  return new Table(reader.schema, batches);
 }
 
 /**
@@ -140,8 +164,8 @@ async function readOpenArrow(fh: FileHandle, file: string, opts: ReadOptions): P
   if (format === 'file') rows = await fileBatchRows(fh, reader.footer?.recordBatches() ?? [], dataEnd, file);
   const n = rows.reduce((a, b) => a + b, 0);
   const d = plan.featureNames.length;
-  const X = new Float64Array(n * d);
-  const y = new Float64Array(n).fill(NaN);
+  const X = allocateFloat64(n * d, `the ${n} rows × ${d} features the batch headers list`, { file });
+  const y = allocateFloat64(n, `${n} labels`, { file }).fill(NaN);
   let row0 = 0;
   let b = 0;
   try {
@@ -160,13 +184,24 @@ async function readOpenArrow(fh: FileHandle, file: string, opts: ReadOptions): P
     throw corrupt(file, err);
   }
   if (b !== rows.length) throw corrupt(file, new Error(`read ${b} record batches of the ${rows.length} the headers list`));
-  const ds = makeDataset({ X, d, y, featureNames: plan.featureNames, labelName: plan.labelName, source: file });
+  return planToDataset(plan, X, y, file);
+}
+
+function planToDataset(plan: ColumnPlan, X: Float64Array, y: Float64Array, file: string): Dataset {
+  const classNames = plan.labels.finish(y);
+  const ds = makeDataset({ X, d: plan.featureNames.length, y, featureNames: plan.featureNames, labelName: plan.labelName, source: file, ...(classNames !== undefined ? { classNames } : {}) });
   validateDataset(ds);
   return ds;
 }
 
 function isNumericType(type: DataType): boolean {
   return type.typeId === Type.Int || type.typeId === Type.Float || type.typeId === Type.Bool;
+}
+
+/** Strings, or a dictionary of strings: labels that are class names. */
+function isNameType(type: DataType): boolean {
+  if (type.typeId === Type.Dictionary) return isNameType((type as Dictionary).dictionary);
+  return type.typeId === Type.Utf8 || type.typeId === Type.LargeUtf8;
 }
 
 /** True when the chunk's `values` can be copied directly (no nulls, no bigint, no half floats). */
@@ -188,11 +223,14 @@ interface ColumnPlan {
   readonly labelName: string;
   /** Schema index of the label column; -1 when absent or all-null typed (every row unlabeled). */
   readonly labelIndex: number;
+  /** Numbers or class names (a string or dictionary-of-strings label column). */
+  readonly labels: LabelCoder;
 }
 
 /** Checks the schema against `opts` (label present, features present and numeric) and says where each column is. */
 function planColumns(schema: Schema, file: string, opts: ReadOptions): ColumnPlan {
   const labelName = opts.labelColumn ?? 'label';
+  const labels = new LabelCoder(opts, file, labelName);
   const names = schema.fields.map((f) => f.name);
   const hasLabel = names.includes(labelName);
   if (!hasLabel && !opts.allowMissingLabel) requireLabelColumn(names, labelName, file);
@@ -212,19 +250,26 @@ function planColumns(schema: Schema, file: string, opts: ReadOptions): ColumnPla
   if (hasLabel) {
     labelIndex = names.indexOf(labelName);
     const type = schema.fields[labelIndex].type;
-    if (!isNumericType(type) && type.typeId !== Type.Null) {
-      throw new DataError(`label column has type ${typeName(type)}; labels must be numeric (null = unlabeled)`, { file, column: labelName });
+    if (!isNumericType(type) && !isNameType(type) && type.typeId !== Type.Null) {
+      throw new DataError(`label column has type ${typeName(type)}; labels must be numbers or class names (strings; null = unlabeled)`, { file, column: labelName });
     }
+    if (isNumericType(type) && opts.classes !== undefined) {
+      throw new DataError(`label column has type ${typeName(type)}; class names (--classes) apply to labels that are strings`, { file, column: labelName });
+    }
+    if (isNameType(type)) labels.kind = 'name';
     if (type.typeId === Type.Null) labelIndex = -1;
   }
-  return { featureNames, featureIndex, labelName, labelIndex };
+  return { featureNames, featureIndex, labelName, labelIndex, labels };
 }
 
 /** Copies one record batch's planned columns into rows `row0 …` of `X` (row-major) and `y`. */
 function copyBatch(batch: RecordBatch, plan: ColumnPlan, X: Float64Array, y: Float64Array, row0: number, file: string): void {
   const d = plan.featureNames.length;
   plan.featureIndex.forEach((c, k) => copyColumn(batch.getChildAt(c)!, X, d, k, row0, 'error', file, plan.featureNames[k]));
-  if (plan.labelIndex >= 0) copyColumn(batch.getChildAt(plan.labelIndex)!, y, 1, 0, row0, 'nan', file, plan.labelName);
+  if (plan.labelIndex < 0) return;
+  const vec = batch.getChildAt(plan.labelIndex)!;
+  if (plan.labels.kind !== 'name') copyColumn(vec, y, 1, 0, row0, 'nan', file, plan.labelName);
+  else for (let i = 0; i < vec.length; i++) y[row0 + i] = plan.labels.name(vec.get(i) as string | null, { row: row0 + i + 1 });
 }
 
 /**
@@ -265,41 +310,43 @@ export function tableToDataset(table: Table, file: string, opts: ReadOptions = {
   const plan = planColumns(table.schema, file, opts);
   const n = table.numRows;
   const d = plan.featureNames.length;
-  const X = new Float64Array(n * d);
+  const X = allocateFloat64(n * d, `${n} rows × ${d} features`, { file });
   const y = new Float64Array(n).fill(NaN);
   let row0 = 0;
   for (const batch of table.batches) {
     copyBatch(batch, plan, X, y, row0, file);
     row0 += batch.numRows;
   }
-  const ds = makeDataset({ X, d, y, featureNames: plan.featureNames, labelName: plan.labelName, source: file });
-  validateDataset(ds);
-  return ds;
+  return planToDataset(plan, X, y, file);
 }
 
 /**
- * The Arrow schema dsgkit writes: a nullable float64 label column first,
- * then one non-null float64 column per feature.
+ * The Arrow schema dsgkit writes: a nullable label column first (float64, or
+ * utf8 when the labels are class names), then one non-null float64 column
+ * per feature.
  *
  * @example
  * datasetSchema('label', ['x1', 'x2']).fields.length; // 3
+ * datasetSchema('label', ['x1'], 'name').fields[0].type; // Utf8
  */
-export function datasetSchema(labelName: string, featureNames: readonly string[]): Schema {
+export function datasetSchema(labelName: string, featureNames: readonly string[], labels: LabelKind = 'number'): Schema {
   return new Schema([
-    new Field(labelName, new Float64(), true),
+    new Field(labelName, labels === 'name' ? new Utf8() : new Float64(), true),
     ...featureNames.map((name) => new Field(name, new Float64(), false)),
   ]);
 }
 
 /**
  * One record batch from column-major arrays: `label` (NaN = null/unlabeled)
- * and `columns[k]` for feature `k`, all of the same length.
+ * and `columns[k]` for feature `k`, all of the same length. With
+ * `classNames`, `label` holds class indices and the label column (utf8 in
+ * `schema`) gets the names.
  *
  * @example
  * const batch = makeBatch(datasetSchema('label', ['x1']), new Float64Array([1, NaN]), [new Float64Array([0.2, 0.7])]);
  * batch.numRows; // 2
  */
-export function makeBatch(schema: Schema, label: Float64Array, columns: readonly Float64Array[]): RecordBatch {
+export function makeBatch(schema: Schema, label: Float64Array, columns: readonly Float64Array[], classNames?: readonly string[]): RecordBatch {
   const length = label.length;
   const bitmap = new Uint8Array(Math.ceil(length / 8));
   let nullCount = 0;
@@ -307,7 +354,10 @@ export function makeBatch(schema: Schema, label: Float64Array, columns: readonly
     if (Number.isNaN(label[i])) nullCount++;
     else bitmap[i >> 3] |= 1 << (i & 7);
   }
-  const labelData = makeData({ type: new Float64(), length, nullCount, nullBitmap: nullCount > 0 ? bitmap : null, data: label });
+  const labelData =
+    classNames !== undefined
+      ? vectorFromArray(Array.from(label, (v) => (Number.isNaN(v) ? null : classNames[v])), new Utf8()).data[0]
+      : makeData({ type: new Float64(), length, nullCount, nullBitmap: nullCount > 0 ? bitmap : null, data: label });
   const children = [labelData, ...columns.map((col) => makeData({ type: new Float64(), length, nullCount: 0, data: col }))];
   const struct = makeData({ type: new Struct(schema.fields), length, nullCount: 0, children });
   return new RecordBatch(schema, struct);
@@ -323,8 +373,8 @@ export function datasetToTable(ds: Dataset): Table {
   const { n, d, X } = ds;
   const columns = Array.from({ length: d }, () => new Float64Array(n));
   for (let i = 0; i < n; i++) for (let k = 0; k < d; k++) columns[k][i] = X[i * d + k];
-  const schema = datasetSchema(ds.labelName, ds.featureNames);
-  return new Table([makeBatch(schema, Float64Array.from(ds.y), columns)]);
+  const schema = datasetSchema(ds.labelName, ds.featureNames, ds.classNames !== undefined ? 'name' : 'number');
+  return new Table([makeBatch(schema, Float64Array.from(ds.y), columns, ds.classNames)]);
 }
 
 /**

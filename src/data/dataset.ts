@@ -10,7 +10,11 @@ export interface Dataset {
   readonly d: number;
   /** Features, row-major: row `i`, feature `k` is `X[i * d + k]`. */
   readonly X: Float64Array;
-  /** Labels as given in the file (e.g. -1/+1, 0/1, or 1..k); `NaN` where unlabeled. */
+  /**
+   * Labels as given in the file (e.g. -1/+1, 0/1, or 1..k); `NaN` where
+   * unlabeled. When {@link Dataset.classNames} is present, `y[i]` is instead
+   * the index of row `i`'s class in `classNames`.
+   */
   readonly y: Float64Array;
   /** 1 where the row has a label, 0 where it does not. */
   readonly labeled: Uint8Array;
@@ -20,7 +24,11 @@ export interface Dataset {
   readonly labelName: string;
   /** The file the rows came from, for error messages (absent for generated data). */
   readonly source?: string;
-  /** Class names when the labels were strings: `y[i]` is then an index into this list. */
+  /**
+   * Present when the labels are names (`spam`, `ham`; an Arrow string or
+   * dictionary column, non-numeric CSV cells, or names given with `classes`):
+   * the class names, and `y[i]` is an index into them. Absent for numeric labels.
+   */
   readonly classNames?: readonly string[];
 }
 
@@ -39,6 +47,7 @@ export function makeDataset(parts: {
   featureNames?: readonly string[];
   labelName?: string;
   source?: string;
+  classNames?: readonly string[];
 }): Dataset {
   const { X, d, y } = parts;
   const n = y.length;
@@ -47,7 +56,57 @@ export function makeDataset(parts: {
   for (let i = 0; i < n; i++) labeled[i] = Number.isNaN(y[i]) ? 0 : 1;
   const featureNames = parts.featureNames ?? Array.from({ length: d }, (_, k) => `x${k + 1}`);
   if (featureNames.length !== d) throw new RangeError(`makeDataset: ${featureNames.length} feature names for d = ${d}`);
-  return { n, d, X, y, labeled, featureNames, labelName: parts.labelName ?? 'label', ...(parts.source !== undefined ? { source: parts.source } : {}) };
+  const { classNames } = parts;
+  if (classNames !== undefined) {
+    for (let i = 0; i < n; i++) {
+      if (labeled[i] && !(Number.isInteger(y[i]) && y[i] >= 0 && y[i] < classNames.length)) {
+        throw new RangeError(`makeDataset: y[${i}] = ${y[i]} is not an index into the ${classNames.length} class names`);
+      }
+    }
+  }
+  return {
+    n,
+    d,
+    X,
+    y,
+    labeled,
+    featureNames,
+    labelName: parts.labelName ?? 'label',
+    ...(parts.source !== undefined ? { source: parts.source } : {}),
+    ...(classNames !== undefined ? { classNames: [...classNames] } : {}),
+  };
+}
+
+/**
+ * A dataset with the columns, label names, class names and source of `ds`
+ * but the rows `X`, `y` (what every row-changing step returns: subsets,
+ * splits, scaled copies).
+ *
+ * @example
+ * const relabeled = withRows(ds, ds.X, yWithSomeLabelsDropped);
+ */
+export function withRows(ds: Dataset, X: Float64Array, y: Float64Array): Dataset {
+  return makeDataset({
+    X,
+    d: ds.d,
+    y,
+    featureNames: ds.featureNames,
+    labelName: ds.labelName,
+    ...(ds.source !== undefined ? { source: ds.source } : {}),
+    ...(ds.classNames !== undefined ? { classNames: ds.classNames } : {}),
+  });
+}
+
+/**
+ * The label of row `i` as the file wrote it: the class name when the labels
+ * are names, else the number; `undefined` when the row is unlabeled.
+ *
+ * @example
+ * labelText(ds, 0); // 'spam' (or '1' for numeric labels)
+ */
+export function labelText(ds: Dataset, i: number): string | undefined {
+  if (!ds.labeled[i]) return undefined;
+  return ds.classNames !== undefined ? ds.classNames[ds.y[i]] : String(ds.y[i]);
 }
 
 /**
@@ -65,5 +124,5 @@ export function selectRows(ds: Dataset, indices: ArrayLike<number>): Dataset {
     X.set(ds.X.subarray(i * d, i * d + d), r * d);
     y[r] = ds.y[i];
   }
-  return makeDataset({ X, d, y, featureNames: ds.featureNames, labelName: ds.labelName, ...(ds.source !== undefined ? { source: ds.source } : {}) });
+  return withRows(ds, X, y);
 }

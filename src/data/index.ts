@@ -10,7 +10,11 @@ import { readCsv } from './csv.ts';
 import type { Dataset } from './dataset.ts';
 import { readLibsvm } from './libsvm.ts';
 
-export { makeDataset, selectRows, type Dataset } from './dataset.ts';
+export { makeDataset, selectRows, withRows, labelText, type Dataset } from './dataset.ts';
+export { LabelCoder, UNLABELED_MARKERS, type ClassOptions, type LabelKind } from './class-labels.ts';
+export { openCsvRows, csvRecordStream } from './csv.ts';
+export { readRowSource, blocksToDataset, rowsPerBlock, type RowSource } from './row-source.ts';
+export { allocateFloat64, RowBuffer, concatBatches, type RowBatch } from './row-batches.ts';
 export {
   readArrow,
   writeArrow,
@@ -25,8 +29,8 @@ export {
   type ArrowFormat,
   type ReadOptions,
 } from './arrow.ts';
-export { readCsv, parseCsv, csvRecords, UNLABELED_MARKERS } from './csv.ts';
-export { readLibsvm, parseLibsvm, type LibsvmOptions } from './libsvm.ts';
+export { readCsv, parseCsv, csvRecords, MAX_CSV_RECORD_CHARS } from './csv.ts';
+export { readLibsvm, parseLibsvm, DEFAULT_MAX_FEATURES, type LibsvmOptions } from './libsvm.ts';
 export { validateDataset, requireLabelColumn, requireClasses, classCounts } from './validate.ts';
 export { MinMaxScaler, type MinMaxScalerJSON } from './scaler.ts';
 export { splitDataset, stratifiedCounts, labeledFolds, type SplitOptions, type Split, type LabeledFold, type LabeledFoldsOptions } from './split.ts';
@@ -34,12 +38,13 @@ export {
   writeSynthetic,
   syntheticBatches,
   syntheticDataset,
-  writeBatchesStreaming,
   type SyntheticOptions,
   type SyntheticSummary,
   type SyntheticBatch,
 } from './synthetic.ts';
-export { withAtomicFile, withAtomicFiles, writeFileAtomic, tempPathFor } from './atomic.ts';
+export { binLabels, quantileSorted, type Binned } from './binning.ts';
+export { writeBatchesStreaming, writeRowSource, type RowSourceSummary } from './batch-writer.ts';
+export { withAtomicFile, withAtomicFiles, writeFileAtomic, tempPathFor, pendingTempFiles, removePendingTempFiles, removeStaleTempFiles } from './atomic.ts';
 
 /** The input formats {@link readDataset} knows, by lower-case extension. */
 export const FORMAT_BY_EXTENSION: Readonly<Record<string, 'arrow' | 'csv' | 'libsvm'>> = {
@@ -58,6 +63,8 @@ export const FORMAT_BY_EXTENSION: Readonly<Record<string, 'arrow' | 'csv' | 'lib
 export interface ReadDatasetOptions extends ReadOptions {
   /** LIBSVM only: number of features (default: the largest index in the file). */
   features?: number;
+  /** LIBSVM only: the largest feature index accepted when `features` is not given [1,000,000]. */
+  maxFeatures?: number;
 }
 
 /**
@@ -95,6 +102,11 @@ export async function readDataset(path: string, opts: ReadDatasetOptions = {}): 
     case 'csv':
       return readCsv(path, opts);
     case 'libsvm':
-      return readLibsvm(path, { ...(opts.features !== undefined ? { features: opts.features } : {}), ...(opts.labelColumn !== undefined ? { labelColumn: opts.labelColumn } : {}) });
+      return readLibsvm(path, {
+        ...(opts.features !== undefined ? { features: opts.features } : {}),
+        ...(opts.maxFeatures !== undefined ? { maxFeatures: opts.maxFeatures } : {}),
+        ...(opts.labelColumn !== undefined ? { labelColumn: opts.labelColumn } : {}),
+        ...(opts.classes !== undefined ? { classes: opts.classes } : {}),
+      });
   }
 }

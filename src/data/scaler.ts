@@ -14,7 +14,7 @@
  *   clipping can clamp the output.
  */
 import { DataError, ModelError } from '../errors.ts';
-import { makeDataset, type Dataset } from './dataset.ts';
+import { withRows, type Dataset } from './dataset.ts';
 
 /** The JSON form of a fitted {@link MinMaxScaler}, as stored in a model file. */
 export interface MinMaxScalerJSON {
@@ -123,7 +123,7 @@ export class MinMaxScaler {
       throw new DataError(`data has ${ds.d} features but the scaling was fitted on ${this.d}`, { file: ds.source });
     }
     const X = this.transformInPlace(Float64Array.from(ds.X));
-    return makeDataset({ X, d: ds.d, y: Float64Array.from(ds.y), featureNames: ds.featureNames, labelName: ds.labelName, ...(ds.source !== undefined ? { source: ds.source } : {}) });
+    return withRows(ds, X, Float64Array.from(ds.y));
   }
 
   /**

@@ -17,7 +17,7 @@
  */
 import seedrandom from 'seedrandom';
 import { DataError } from '../errors.ts';
-import { makeDataset, selectRows, type Dataset } from './dataset.ts';
+import { selectRows, withRows, type Dataset } from './dataset.ts';
 
 /** Options of {@link splitDataset}. */
 export interface SplitOptions {
@@ -144,7 +144,7 @@ export function splitDataset(ds: Dataset, opts: SplitOptions): Split {
   trainRows.forEach((i, r) => {
     if (!keep[i]) y[r] = NaN;
   });
-  const train = makeDataset({ X: picked.X, d: ds.d, y, featureNames: ds.featureNames, labelName: ds.labelName, ...(file !== undefined ? { source: file } : {}) });
+  const train = withRows(ds, picked.X, y);
   const result: Split = { train, trainRows: Uint32Array.from(trainRows) };
   if (opts.test !== undefined) {
     const testRows = Uint32Array.from(testIdx).sort();

@@ -21,10 +21,9 @@
  * Rows are drawn from one `seedrandom.alea` stream in row order, so the same
  * options give the same rows and the same file bytes.
  */
-import { open } from 'node:fs/promises';
 import seedrandom from 'seedrandom';
-import { RecordBatchFileWriter, RecordBatchStreamWriter, type RecordBatch } from 'apache-arrow';
-import { withAtomicFile } from './atomic.ts';
+import type { RecordBatch } from 'apache-arrow';
+import { writeBatchesStreaming } from './batch-writer.ts';
 import { datasetSchema, formatForPath, makeBatch, type ArrowFormat } from './arrow.ts';
 import { makeDataset, type Dataset } from './dataset.ts';
 import { stratifiedCounts } from './split.ts';
@@ -201,52 +200,4 @@ export async function writeSynthetic(path: string, opts: SyntheticOptions, forma
   })();
   const count = await writeBatchesStreaming(path, batches, format);
   return { rows: r.rows, dim: r.dim, positives: r.positives, labeled: r.labeledPos + r.labeledNeg, labeledPositives: r.labeledPos, batches: count };
-}
-
-/**
- * Writes record batches to an Arrow IPC file one at a time, awaiting the disk
- * after each (real back-pressure: the writer's byte queue is emptied before the
- * next batch is made), atomically. Returns the number of batches written.
- *
- * @example
- * await writeBatchesStreaming('out.arrow', myBatchGenerator(), 'file');
- */
-export async function writeBatchesStreaming(path: string, batches: Iterable<RecordBatch>, format: ArrowFormat): Promise<number> {
-  return withAtomicFile(path, async (tmp) => {
-    const writer = format === 'stream' ? new RecordBatchStreamWriter() : new RecordBatchFileWriter();
-    const fh = await open(tmp, 'w');
-    let count = 0;
-    try {
-      const it = writer[Symbol.asyncIterator]();
-      const IDLE = Symbol('idle');
-      let pending: Promise<IteratorResult<Uint8Array>> | null = null;
-      // Writes every chunk the writer has queued; with `untilDone`, waits for the end.
-      const drain = async (untilDone: boolean): Promise<void> => {
-        for (;;) {
-          const next: Promise<IteratorResult<Uint8Array>> = pending ?? it.next();
-          pending = null;
-          // A queued chunk resolves `next` already; racing it against an
-          // already-resolved IDLE tells "queue empty" apart without waiting.
-          const got = untilDone ? await next : await Promise.race([next, Promise.resolve(IDLE)]);
-          if (got === IDLE) {
-            pending = next;
-            return;
-          }
-          const res = got as IteratorResult<Uint8Array>;
-          if (res.done) return;
-          await fh.write(res.value);
-        }
-      };
-      for (const batch of batches) {
-        writer.write(batch);
-        count++;
-        await drain(false);
-      }
-      writer.close(); // footer (file) or end-of-stream marker (stream)
-      await drain(true);
-    } finally {
-      await fh.close();
-    }
-    return count;
-  });
 }

@@ -1,8 +1,9 @@
 /**
- * Fixed chunking of the history: chunk `c` holds blocks `[c·S, (c+1)·S)`.
- * Boundaries depend on the chunk size `S` only — never on the thread count —
- * and partial sums are added in chunk order, which is what makes a model
- * bit-identical on 1 or 56 threads.
+ * Fixed chunking of a history: chunk `c` holds items `[c·S, (c+1)·S)` —
+ * blocks of a random-feature history, entries of a support-vector history.
+ * Boundaries depend on the item index and the chunk size `S` only — never on
+ * the thread count — and partial sums are added in chunk order, which is what
+ * makes a model bit-identical on 1 or 56 threads.
  */
 
 /** Blocks per chunk when nothing else is known (an evaluator built by hand). */
@@ -39,7 +40,33 @@ export function rowsPerCall(nChunks: number, maxRows: number): number {
 }
 
 /**
- * Chunk indices `[c0, c1)` that intersect blocks `[first, last)`.
+ * Support-vector entries per chunk when nothing else is known. An entry costs
+ * about what one random feature of a block costs (a d-term distance and one
+ * exp against a d-term dot product and a sincos), so 256 entries are about 4
+ * blocks of m = 64 — the work of a random-feature chunk at T = 400.
+ */
+export const DEFAULT_SV_CHUNK_SIZE = 256;
+
+/** Most chunks of a support-vector history (bounds its partial-sum buffer, `chunks × points` doubles). */
+export const MAX_CHUNKS = 2048;
+
+/**
+ * Entries per chunk for a support-vector history of `capacity` entries:
+ * {@link DEFAULT_SV_CHUNK_SIZE}, or more so that the history never has more
+ * than {@link MAX_CHUNKS} chunks. A function of the capacity only — never of
+ * the thread count — and to be stored with a model, since it fixes the order
+ * of summation.
+ *
+ * @example
+ * svChunkSizeFor(3000);      // 256
+ * svChunkSizeFor(3_000_000); // 1465
+ */
+export function svChunkSizeFor(capacity: number): number {
+  return Math.max(DEFAULT_SV_CHUNK_SIZE, Math.ceil(capacity / MAX_CHUNKS));
+}
+
+/**
+ * Chunk indices `[c0, c1)` that intersect items `[first, last)`.
  *
  * @example
  * chunkSpan(5, 40, 16); // { c0: 0, c1: 3 }

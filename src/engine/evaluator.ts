@@ -1,27 +1,33 @@
 /**
- * Evaluates `f(x) = Σ_i α_i·φ_i(x)` over the whole coefficient history at a
- * batch of points: step 2 of every DSG iteration, the O(t) part.
+ * Evaluates `f` over a whole coefficient history at a batch of points: step 2
+ * of every iteration, the O(t) part. One engine for both kinds of history
+ * (scaled-history.ts): `f(x) = Σ_i α_i·φ_i(x)` over random-feature blocks
+ * ({@link Evaluator}) and `f(x) = Σ_e β_e K(x_{r_e}, x)` over support-vector
+ * entries ({@link SupportVectorEvaluator} in sv-evaluator.ts).
  *
- * The history is cut into fixed chunks (see chunks.ts); each chunk's partial
- * sum is computed by one thread — a worker or the calling thread, which takes
- * a share of every parallel call and all of a small one — and the partial sums
- * are added in chunk order. The result is the same bits for any thread count.
+ * The history is cut into fixed chunks of items (see chunks.ts); each chunk's
+ * partial sum is computed by one thread — a worker or the calling thread,
+ * which takes a share of every parallel call and all of a small one — and the
+ * partial sums are added in chunk order. The result is the same bits for any
+ * thread count.
  */
-import { ChunkRunner, type EvalTask } from './chunk-runner.ts';
+import { ChunkRunner, type EvalTask, type RffTask, type SvTask, type TaskCommon } from './chunk-runner.ts';
 import { chunkSpan, DEFAULT_CHUNK_SIZE, reduceChunks, splitChunks } from './chunks.ts';
 import type { History } from './history.ts';
 import { defaultThreads, EvaluatorPool } from './pool.ts';
 import { FrequencyStore } from './frequency-store.ts';
 import { checkRandomFeatures, type RandomFeatures } from './random-features.ts';
+import type { ScaledHistory } from './scaled-history.ts';
 
 /**
- * Below this much work (blocks × points × m × (d + 8)) a call runs on the
- * calling thread alone: handing a share to the pool costs a message round
- * trip (≈ 0.1–0.3 ms) that the split does not win back. Measured by
- * `bench/crossover.ts` on the 2-core development machine (m = 64, d = 28):
- * from 96 points × 16 blocks (work 3.5e6) on, calling thread + pool beat the
- * calling thread alone (0.51 ms against 0.70 ms); below about 2e6 they do not.
- * A call that covers a single chunk always stays on the calling thread.
+ * Below this much work (items × points × work per item and point; for blocks
+ * m·(d + 8)) a call runs on the calling thread alone: handing a share to the
+ * pool costs a message round trip (≈ 0.1–0.3 ms) that the split does not win
+ * back. Measured by `bench/crossover.ts` on the 2-core development machine
+ * (m = 64, d = 28): from 96 points × 16 blocks (work 3.5e6) on, calling thread
+ * + pool beat the calling thread alone (0.51 ms against 0.70 ms); below about
+ * 2e6 they do not. A call that covers a single chunk always stays on the
+ * calling thread.
  */
 export const DEFAULT_PARALLEL_MIN_WORK = 3_000_000;
 
@@ -33,8 +39,8 @@ export const DEFAULT_PARALLEL_MIN_WORK = 3_000_000;
  */
 export const DEFAULT_CACHE_BYTES = 256 * 2 ** 20;
 
-/** How an {@link Evaluator} runs. None of these options changes a result. */
-export interface EvaluatorOptions {
+/** How a history evaluator of either kind runs. None of these options changes a result except `chunkSize`. */
+export interface EngineOptions {
   /**
    * Evaluation threads, the calling thread included: a parallel call is split
    * into `threads` runs of chunks, the calling thread computes the first while
@@ -42,60 +48,76 @@ export interface EvaluatorOptions {
    * only. Default: available cores.
    */
   threads?: number;
-  /** Blocks per chunk. Part of the model's arithmetic (summation order): keep it fixed for reproducible bits. Default 16. */
+  /** Items (blocks or entries) per chunk. Part of the model's arithmetic (summation order): keep it fixed for reproducible bits. Default: per kind. */
   chunkSize?: number;
-  /**
-   * Shared frequency store, bytes (one copy for all threads); 0 regenerates
-   * every block on every call (the papers' way). Default {@link DEFAULT_CACHE_BYTES}.
-   */
-  cacheBytes?: number;
   /** Work below which a call stays on the calling thread. */
   parallelMinWork?: number;
   /** An existing pool to use (not closed by this evaluator); `threads` is then its size + 1. */
   pool?: EvaluatorPool;
 }
 
+/** The kind-specific fields of a task (everything but the chunk range, points and results). */
+export type KindFields = Omit<RffTask, keyof TaskCommon> | Omit<SvTask, keyof TaskCommon>;
+
 /**
- * Parallel, deterministic evaluator of a random-feature history.
+ * The shared engine: chunking, the pool, the split between the calling thread
+ * and the workers, and the ordered reduction. A kind supplies its history, the
+ * points' dimension, its task fields, the work of one item at one point and
+ * the factor applied after the reduction besides the scale.
  *
  * @example
- * const ev = new Evaluator(history, { kernel: { kind: 'rbf', sigma: 1 }, seed: 1, d: 8, m: 128 }, { threads: 4 });
- * const f = await ev.evaluate(X, nPoints); // f[p] at each row of X
- * await ev.close();
+ * // through a kind:
+ * const ev = new Evaluator(history, rf, { threads: 4 });
+ * const f = await ev.evaluate(X, n);
+ * ev.workerChunks; // chunks the pool's workers computed so far
  */
-export class Evaluator {
-  readonly features: RandomFeatures;
+export abstract class HistoryEvaluator {
   readonly threads: number;
   readonly chunkSize: number;
-  readonly cacheBytes: number;
   readonly parallelMinWork: number;
-  private readonly history: History;
+  /** Dimension of the points. */
+  readonly d: number;
+  private readonly evaluated: ScaledHistory;
   private readonly runner = new ChunkRunner();
   private pool: EvaluatorPool | undefined;
   private readonly ownsPool: boolean;
-  /** The shared frequency store all threads read (also filled by the training loop's new blocks). */
-  readonly frequencies: FrequencyStore;
   private points = new SharedArrayBuffer(8);
   private results = new SharedArrayBuffer(8);
+  private calls = { parallel: 0, workerChunks: 0 };
 
-  constructor(history: History, features: RandomFeatures, opts: EvaluatorOptions = {}) {
-    this.features = checkRandomFeatures(features);
-    if (history.m !== features.m) throw new RangeError(`history has m = ${history.m}, features have m = ${features.m}`);
-    this.history = history;
+  protected constructor(history: ScaledHistory, d: number, defaultChunkSize: number, opts: EngineOptions) {
+    this.evaluated = history;
+    this.d = d;
     this.threads = opts.pool !== undefined ? opts.pool.threads + 1 : (opts.threads ?? defaultThreads());
     if (!Number.isInteger(this.threads) || this.threads < 1) throw new RangeError(`threads must be a positive integer, got ${this.threads}`);
-    this.chunkSize = opts.chunkSize ?? DEFAULT_CHUNK_SIZE;
+    this.chunkSize = opts.chunkSize ?? defaultChunkSize;
     if (!Number.isInteger(this.chunkSize) || this.chunkSize < 1) throw new RangeError(`chunkSize must be a positive integer, got ${this.chunkSize}`);
-    this.cacheBytes = opts.cacheBytes ?? DEFAULT_CACHE_BYTES;
-    this.frequencies = FrequencyStore.forBudget(features, this.cacheBytes, history.capacity);
     this.parallelMinWork = opts.parallelMinWork ?? DEFAULT_PARALLEL_MIN_WORK;
     this.pool = opts.pool;
     this.ownsPool = opts.pool === undefined;
   }
 
+  /** Calls so far that were split between the calling thread and the pool. */
+  get parallelCalls(): number {
+    return this.calls.parallel;
+  }
+
+  /** Chunks the pool's workers have computed so far (0 when every call stayed on the calling thread). */
+  get workerChunks(): number {
+    return this.calls.workerChunks;
+  }
+
+  /** The kind's task fields for a call over the history as it stands. */
+  protected abstract kindFields(): KindFields;
+  /** Work of one item at one point, in the units of {@link DEFAULT_PARALLEL_MIN_WORK}. */
+  protected abstract itemWork(): number;
+  /** The factor applied to the reduced sums, from the global scale `s` (e.g. `s/√m`). */
+  protected abstract outputFactor(scale: number): number;
+
   /**
-   * `f` at `nPoints` rows of `X` (row-major, `d` per row) over blocks `[firstLive, t)`.
+   * `f` at `nPoints` rows of `X` (row-major, `d` per row) over the live items `[firstLive, t)`.
    * Uses the worker pool when the call is large enough and threads > 1.
+   * The history must not change while a call is in flight.
    *
    * @example
    * const f = await ev.evaluate(batchX, 768);
@@ -111,13 +133,15 @@ export class Evaluator {
       const [mine, ...theirs] = splitChunks(plan.task.chunkFrom, plan.task.chunkTo, pool.threads + 1);
       // Dispatch the workers' runs first, then compute this thread's run while they work.
       const pending = Promise.all(theirs.map(([from, to]) => pool.run({ ...plan.task, chunkFrom: from, chunkTo: to })));
+      this.calls.parallel++;
       try {
         this.runner.run({ ...plan.task, chunkFrom: mine[0], chunkTo: mine[1] });
       } catch (err) {
         await pending.catch(() => undefined);
         throw err;
       }
-      await pending;
+      const done = await pending;
+      for (const n of done) this.calls.workerChunks += n;
     }
     return this.finish(plan.task, out);
   }
@@ -140,19 +164,19 @@ export class Evaluator {
 
   /** Copies the points into shared memory and describes the whole call as one task. */
   private plan(X: Float64Array, nPoints: number): { task: EvalTask; work: number } | undefined {
-    const { d, m } = this.features;
+    const { d } = this;
     if (!Number.isInteger(nPoints) || nPoints < 0) throw new RangeError(`nPoints must be a non-negative integer, got ${nPoints}`);
     if (X.length < nPoints * d) throw new RangeError(`X holds ${X.length} values, need nPoints*d = ${nPoints * d}`);
-    const firstBlock = this.history.firstLive;
-    const lastBlock = this.history.t;
+    const firstBlock = this.evaluated.firstLive;
+    const lastBlock = this.evaluated.t;
     if (nPoints === 0 || lastBlock <= firstBlock) return undefined;
     const { c0, c1 } = chunkSpan(firstBlock, lastBlock, this.chunkSize);
     if (this.points.byteLength < 8 * nPoints * d) this.points = new SharedArrayBuffer(8 * nPoints * d);
     new Float64Array(this.points, 0, nPoints * d).set(X.subarray(0, nPoints * d));
     if (this.results.byteLength < 8 * (c1 - c0) * nPoints) this.results = new SharedArrayBuffer(8 * Math.ceil((c1 - c0) * 1.5) * nPoints);
-    const task: EvalTask = {
-      history: this.history.buffer,
-      features: this.features,
+    const task = {
+      ...this.kindFields(),
+      history: this.evaluated.buffer,
       points: this.points,
       nPoints,
       results: this.results,
@@ -162,17 +186,63 @@ export class Evaluator {
       chunkTo: c1,
       firstBlock,
       lastBlock,
-      frequencies: this.frequencies.buffer,
-    };
-    return { task, work: (lastBlock - firstBlock) * nPoints * m * (d + 8) };
+    } as EvalTask;
+    return { task, work: (lastBlock - firstBlock) * nPoints * this.itemWork() };
   }
 
-  /** Adds partial sums in chunk order and applies the global scale and `m^{-1/2}`. */
+  /** Adds partial sums in chunk order and applies the global scale and the kind's factor. */
   private finish(task: EvalTask, out: Float64Array): Float64Array {
     const nChunks = task.chunkTo - task.chunkFrom;
     reduceChunks(new Float64Array(this.results), nChunks, task.nPoints, out);
-    const factor = this.history.scale / Math.sqrt(this.features.m);
+    const factor = this.outputFactor(this.evaluated.scale);
     for (let p = 0; p < task.nPoints; p++) out[p] *= factor;
     return out;
+  }
+}
+
+/** How an {@link Evaluator} of a random-feature history runs. None of these options changes a result. */
+export interface EvaluatorOptions extends EngineOptions {
+  /** Blocks per chunk. Part of the model's arithmetic (summation order): keep it fixed for reproducible bits. Default 16. */
+  chunkSize?: number;
+  /**
+   * Shared frequency store, bytes (one copy for all threads); 0 regenerates
+   * every block on every call (the papers' way). Default {@link DEFAULT_CACHE_BYTES}.
+   */
+  cacheBytes?: number;
+}
+
+/**
+ * Parallel, deterministic evaluator of a random-feature history.
+ *
+ * @example
+ * const ev = new Evaluator(history, { kernel: { kind: 'rbf', sigma: 1 }, seed: 1, d: 8, m: 128 }, { threads: 4 });
+ * const f = await ev.evaluate(X, nPoints); // f[p] at each row of X
+ * await ev.close();
+ */
+export class Evaluator extends HistoryEvaluator {
+  readonly features: RandomFeatures;
+  readonly cacheBytes: number;
+  /** The shared frequency store all threads read (also filled by the training loop's new blocks). */
+  readonly frequencies: FrequencyStore;
+
+  constructor(history: History, features: RandomFeatures, opts: EvaluatorOptions = {}) {
+    checkRandomFeatures(features);
+    if (history.m !== features.m) throw new RangeError(`history has m = ${history.m}, features have m = ${features.m}`);
+    super(history, features.d, DEFAULT_CHUNK_SIZE, opts);
+    this.features = features;
+    this.cacheBytes = opts.cacheBytes ?? DEFAULT_CACHE_BYTES;
+    this.frequencies = FrequencyStore.forBudget(features, this.cacheBytes, history.capacity);
+  }
+
+  protected kindFields(): KindFields {
+    return { kind: 'rff', features: this.features, frequencies: this.frequencies.buffer };
+  }
+
+  protected itemWork(): number {
+    return this.features.m * (this.features.d + 8);
+  }
+
+  protected outputFactor(scale: number): number {
+    return scale / Math.sqrt(this.features.m);
   }
 }

@@ -22,21 +22,7 @@
  * @module
  */
 import { RFF_WASM_BASE64 } from './wasm/rff-wasm.generated.ts';
-
-// tsconfig's lib is ES2022 without DOM, which is where the WebAssembly types
-// live; this is the small part of the (Node-provided) API used here.
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-interface WasmModule {
-  readonly __brand: 'WebAssembly.Module';
-}
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => WasmModule;
-  Instance: new (module: WasmModule, imports: object) => { readonly exports: object };
-}
-const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+import { instantiate, memoryEnsure, regions, type WasmMemory } from './wasm-host.ts';
 
 interface RffExports {
   memory: WasmMemory;
@@ -50,14 +36,6 @@ interface RffExports {
 
 /** Features per SIMD chunk in the wasm kernel; m is padded to a multiple of it. */
 const CHUNK = 4;
-const PAGE = 65536;
-
-let compiled: WasmModule | undefined;
-
-function module(): WasmModule {
-  compiled ??= new wasm.Module(Buffer.from(RFF_WASM_BASE64, 'base64'));
-  return compiled;
-}
 
 /** Byte offsets of the regions in wasm memory for one shape. */
 interface Layout {
@@ -75,12 +53,7 @@ interface Layout {
 }
 
 function layout(base: number, maxPoints: number, d: number, m: number, mp: number): Layout {
-  let at = base;
-  const take = (doubles: number): number => {
-    const start = at;
-    at += Math.ceil((doubles * 8) / 16) * 16;
-    return start;
-  };
+  const { take, end } = regions(base);
   const points = take(maxPoints * d);
   const omega = take(d * m);
   const alpha = take(2 * m);
@@ -91,7 +64,7 @@ function layout(base: number, maxPoints: number, d: number, m: number, mp: numbe
   const omegaPad = padded ? take(d * mp) : omega;
   const alphaPad = padded ? take(2 * mp) : alpha;
   const gradPad = padded ? take(2 * mp) : grad;
-  return { points, omega, alpha, out, weights, grad, omegaPad, alphaPad, gradPad, end: at };
+  return { points, omega, alpha, out, weights, grad, omegaPad, alphaPad, gradPad, end: end() };
 }
 
 function checkCount(name: string, value: number, min: number): void {
@@ -138,8 +111,7 @@ export class RffKernel {
    * const kernel = RffKernel.create();
    */
   static create(): RffKernel {
-    const instance = new wasm.Instance(module(), {});
-    return new RffKernel(instance.exports as unknown as RffExports);
+    return new RffKernel(instantiate<RffExports>(RFF_WASM_BASE64));
   }
 
   /** Dimension of the points (0 before the first {@link reserve}). */
@@ -174,18 +146,7 @@ export class RffKernel {
     const cap = Math.max(maxPoints, d === this.dim && m === this.feats ? this.cap : 0);
     const mp = Math.ceil(m / CHUNK) * CHUNK;
     const lay = layout(this.base, cap, d, m, mp);
-    const memory = this.ex.memory;
-    const have = memory.buffer.byteLength;
-    if (lay.end > have) {
-      try {
-        memory.grow(Math.ceil((lay.end - have) / PAGE));
-      } catch (err) {
-        throw new RangeError(
-          `RffKernel: cannot grow wasm memory to ${(lay.end / 2 ** 20).toFixed(0)} MiB for ${cap} points × d=${d}, m=${m}; use smaller batches`,
-          { cause: err },
-        );
-      }
-    }
+    memoryEnsure(this.ex.memory, lay.end, () => `RffKernel: ${cap} points × d=${d}, m=${m}`);
     this.lay = lay;
     this.cap = cap;
     this.dim = d;

@@ -1,7 +1,9 @@
 /**
- * Plain TypeScript reference for the random-feature kernel: the same sums as
- * {@link RffKernel} in `kernel.ts`, with `Math.cos`/`Math.sin` and no tricks,
- * so it is obviously right. Tests check the fast kernel against it.
+ * Plain TypeScript references for the engine's kernels: the same sums as
+ * {@link RffKernel} in `kernel.ts` (with `Math.cos`/`Math.sin`) and as
+ * {@link SvKernel} in `sv-kernel.ts` (with `exactKernel`, i.e. `Math.exp`),
+ * with no tricks, so they are obviously right. Tests check the fast kernels
+ * against them.
  *
  * Shapes (as in ALGORITHMS.md and `rff_native.c`): points `X` row-major, `d`
  * per row; a block's `m` frequencies transposed, `omegaT[k*m + j]` = component
@@ -10,6 +12,7 @@
  *
  * @module
  */
+import { exactKernel, type KernelSpec } from '../features/kernel-spec.ts';
 
 /**
  * `out[p] += Σ_j alpha[j]·cos(z_pj) + alpha[m+j]·sin(z_pj)` for `p < nPoints`.
@@ -72,5 +75,32 @@ export function referenceProject(
     }
     grad[j] = gc;
     grad[m + j] = gs;
+  }
+}
+
+/**
+ * `out[p] += Σ_i beta[i]·K(c_i, x_p)` for `p < nPoints`, `i < nEntries`, with
+ * centres `C` and points `X` row-major (`d` per row), summed over `i` in order.
+ *
+ * @example
+ * const C = Float64Array.of(0, 0);                 // one centre, d = 2
+ * const out = new Float64Array(1);
+ * referenceSvAccumulate({ kind: 'rbf', sigma: 1 }, C, Float64Array.of(2), 1, Float64Array.of(1, 1), 1, 2, out);
+ * // out[0] === 2 * Math.exp(-2)
+ */
+export function referenceSvAccumulate(
+  kernel: KernelSpec,
+  C: Float64Array,
+  beta: Float64Array,
+  nEntries: number,
+  X: Float64Array,
+  nPoints: number,
+  d: number,
+  out: Float64Array,
+): void {
+  for (let p = 0; p < nPoints; p++) {
+    let sum = 0;
+    for (let i = 0; i < nEntries; i++) sum += beta[i] * exactKernel(kernel, C, i * d, X, p * d, d);
+    out[p] += sum;
   }
 }

@@ -7,47 +7,12 @@ import type { Dataset } from '../data/dataset.ts';
 import type { Batch, DsgLearner, Rng } from '../coordinator/learner.ts';
 import { binarySources, drawRows } from './sources.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
+import { marginLoss, marginLossDerivative, type MarginLoss } from './margin-losses.ts';
 import { LAMBDA_PARAM, lambdaDefaultStep, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
 import type { LoopLearnerSpec } from './spec.ts';
 
-/** Margin losses `l(z)`, `z = y f(x)`, of the supervised baseline. */
-export const MARGIN_LOSSES = ['hinge', 'logistic', 'square'] as const;
-export type MarginLoss = (typeof MARGIN_LOSSES)[number];
-
-/**
- * A margin loss `l(z)` at `z = y f(x)`.
- *
- * @example
- * marginLoss('hinge', 0.5); // 0.5
- */
-export function marginLoss(loss: MarginLoss, z: number): number {
-  switch (loss) {
-    case 'hinge':
-      return Math.max(0, 1 - z);
-    case 'logistic':
-      return z > 0 ? Math.log1p(Math.exp(-z)) : -z + Math.log1p(Math.exp(z));
-    case 'square':
-      return (1 - z) ** 2;
-  }
-}
-
-/**
- * `dl/dz` of a margin loss at `z = y f(x)`: hinge `max(0, 1−z)`,
- * logistic `log(1 + e^{−z})`, square `(1 − z)²`.
- *
- * @example
- * marginLossDerivative('hinge', 0.5); // -1
- */
-export function marginLossDerivative(loss: MarginLoss, z: number): number {
-  switch (loss) {
-    case 'hinge':
-      return z < 1 ? -1 : 0;
-    case 'logistic':
-      return z > 0 ? -Math.exp(-z) / (1 + Math.exp(-z)) : -1 / (1 + Math.exp(z));
-    case 'square':
-      return -2 * (1 - z);
-  }
-}
+/** Margin losses `l(z)`, `z = y f(x)`, of the supervised baseline (see margin-losses.ts). */
+export const MARGIN_LOSSES = ['hinge', 'logistic', 'square'] as const satisfies readonly MarginLoss[];
 
 /** Hyperparameters of the supervised baseline. */
 export interface DsgParams {

@@ -11,8 +11,8 @@
  */
 import { UsageError } from '../errors.ts';
 
-/** A parameter's value once validated. */
-export type ParamValue = number | string;
+/** A parameter's value once validated: a number, a name, or a list of numbers (see {@link NumbersParam}). */
+export type ParamValue = number | string | readonly number[];
 
 /** Fields every parameter has. */
 interface ParamBase {
@@ -46,8 +46,24 @@ export interface ChoiceParam extends ParamBase {
   readonly default: string;
 }
 
+/**
+ * One number, or a list of numbers (one per subproblem, say), each within a
+ * range. Given as a number, an array, or text `0.5` / `0.5,0.6,0.7`; validated
+ * to a number when one value is given and to a list otherwise. How long a list
+ * must be depends on the data (e.g. k − 1 thresholds), so the learner checks
+ * the length when it sees the data.
+ */
+export interface NumbersParam extends ParamBase {
+  readonly kind: 'numbers';
+  readonly default: number | readonly number[] | undefined;
+  readonly min?: number;
+  readonly max?: number;
+  readonly openMin?: boolean;
+  readonly openMax?: boolean;
+}
+
 /** A parameter declaration. */
-export type ParamSpec = NumberParam | ChoiceParam;
+export type ParamSpec = NumberParam | ChoiceParam | NumbersParam;
 
 /** A learner's parameter table: API key → declaration. */
 export type ParamTable = Readonly<Record<string, ParamSpec>>;
@@ -70,10 +86,17 @@ export function cliName(key: string, spec: ParamSpec): string {
  *
  * @example
  * rangeText({ kind: 'number', default: 0.5, min: 0, max: 1, doc: '' }); // '[0, 1]'
+ * rangeText({ kind: 'numbers', default: 0.5, min: 0, max: 1, doc: '' }); // '[0, 1], one value or a comma-separated list'
  */
-export function rangeText(spec: NumberParam): string {
+export function rangeText(spec: NumberParam | NumbersParam): string {
   const { min = -Infinity, max = Infinity } = spec;
+  if (spec.kind === 'numbers') return `${interval(spec)}, one value or a comma-separated list`;
   if (spec.integer) return Number.isFinite(max) ? `whole number in [${min}, ${max}]` : `whole number ≥ ${min}`;
+  return interval(spec);
+}
+
+function interval(spec: NumberParam | NumbersParam): string {
+  const { min = -Infinity, max = Infinity } = spec;
   const lo = Number.isFinite(min) ? `${spec.openMin ? '(' : '['}${min}` : '(-∞';
   const hi = Number.isFinite(max) ? `${max}${spec.openMax ? ')' : ']'}` : '∞)';
   return `${lo}, ${hi}`;
@@ -87,6 +110,7 @@ export function rangeText(spec: NumberParam): string {
  * @example
  * checkParam('lambda', { kind: 'number', default: 0.01, min: 0, openMin: true, doc: '' }, 'abc');
  * // UsageError: lambda must be a number in (0, ∞), got 'abc'
+ * checkParam('--gamma', { kind: 'numbers', default: 0.5, min: 0, max: 1, doc: '' }, '0.5,0.6,0.7'); // [0.5, 0.6, 0.7]
  */
 export function checkParam(option: string, spec: ParamSpec, value: unknown): ParamValue {
   if (spec.kind === 'choice') {
@@ -95,10 +119,16 @@ export function checkParam(option: string, spec: ParamSpec, value: unknown): Par
     }
     return value;
   }
+  if (spec.kind === 'numbers') {
+    const items: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value];
+    const list = items.map((v) => (typeof v === 'number' ? v : typeof v === 'string' ? toNumber(v) : NaN));
+    if (list.length === 0 || !list.every((n) => inRange(n, spec))) {
+      throw new UsageError(`${option} must be a number in ${interval(spec)} or a comma-separated list of them, got ${show(value)}`);
+    }
+    return list.length === 1 ? list[0] : Object.freeze(list);
+  }
   const n = typeof value === 'number' ? value : typeof value === 'string' ? toNumber(value) : NaN;
-  const { min = -Infinity, max = Infinity } = spec;
-  const inRange = Number.isFinite(n) && (spec.openMin ? n > min : n >= min) && (spec.openMax ? n < max : n <= max);
-  if (!inRange || (spec.integer && !Number.isSafeInteger(n))) {
+  if (!inRange(n, spec) || (spec.integer && !Number.isSafeInteger(n))) {
     throw new UsageError(`${option} must be a ${spec.integer ? '' : 'number in '}${rangeText(spec)}, got ${show(value)}`);
   }
   return n;
@@ -146,7 +176,13 @@ export function withDefaults(given: ParamValues, table: ParamTable): Record<stri
  */
 export function defaultText(spec: ParamSpec): string {
   if (spec.defaultDoc !== undefined) return spec.defaultDoc;
+  if (Array.isArray(spec.default)) return spec.default.join(',');
   return spec.default === undefined ? 'none' : String(spec.default);
+}
+
+function inRange(n: number, spec: NumberParam | NumbersParam): boolean {
+  const { min = -Infinity, max = Infinity } = spec;
+  return Number.isFinite(n) && (spec.openMin ? n > min : n >= min) && (spec.openMax ? n < max : n <= max);
 }
 
 function toNumber(text: string): number {
@@ -158,5 +194,6 @@ function show(value: unknown): string {
   if (typeof value === 'string') return `'${value}'`;
   if (typeof value === 'number') return String(value);
   if (value === null) return 'null';
-  return typeof value === 'object' ? `a ${Array.isArray(value) ? 'list' : 'object'}` : `${typeof value} ${String(value)}`;
+  if (Array.isArray(value)) return `[${value.map(show).join(', ')}]`;
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
 }

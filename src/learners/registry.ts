@@ -7,11 +7,16 @@
 import { UsageError } from '../errors.ts';
 import { dsgSpec } from './dsg.ts';
 import { exactS2aucSpec } from './exact.ts';
+import { frs3vmSpec } from './frs3vm.ts';
+import { gkmSpec } from './gkm.ts';
+import { lapsvmSpec } from './lapsvm.ts';
 import { qsgS2aucSpec } from './qsg-s2auc.ts';
+import { qs3oraoSpec, soraoSpec } from './qs3orao.ts';
 import type { LearnerSpec } from './spec.ts';
+import { tsgs3vmSpec } from './tsgs3vm.ts';
 
 /** Every registered learner, in the order listings show them. */
-export const LEARNERS: readonly LearnerSpec[] = [qsgS2aucSpec, dsgSpec, exactS2aucSpec];
+export const LEARNERS: readonly LearnerSpec[] = [qsgS2aucSpec, dsgSpec, exactS2aucSpec, qs3oraoSpec, soraoSpec, tsgs3vmSpec, frs3vmSpec, gkmSpec, lapsvmSpec];
 
 /** Names of the registered learners. */
 export const LEARNER_NAMES: readonly string[] = LEARNERS.map((l) => l.name);

@@ -1,9 +1,11 @@
 /**
- * The sources a learner samples from (positive, negative, unlabeled rows of a
- * dataset) and the copying of drawn rows into a batch.
+ * The sources a learner samples from (the rows of each class, or positive and
+ * negative rows, and the unlabeled rows of a dataset) and the copying of drawn
+ * rows into a batch.
  */
 import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
+import { classCounts } from '../data/validate.ts';
 import type { Rng } from '../coordinator/learner.ts';
 
 /** Row indices of each source of a binary semi-supervised dataset. */
@@ -11,6 +13,44 @@ export interface BinarySources {
   readonly P: Int32Array;
   readonly N: Int32Array;
   readonly U: Int32Array;
+}
+
+/** Row indices of each class of a task (in the order the classes were given) and of the unlabeled rows. */
+export interface ClassSources {
+  readonly byClass: readonly Int32Array[];
+  readonly U: Int32Array;
+}
+
+function labelWhere(ds: Dataset): { file?: string; column: string } {
+  return ds.source !== undefined ? { file: ds.source, column: ds.labelName } : { column: ds.labelName };
+}
+
+/**
+ * Splits rows by label into one source per class of `classes` (label values,
+ * in the order given: rank order for an ordinal task) and the unlabeled rows,
+ * checking that every labeled row belongs to one of them and that every class
+ * has at least one labeled row. Rows keep their order within a source.
+ *
+ * @example
+ * const { byClass, U } = classSources(diabetes, [1, 2, 3, 4, 5]); // byClass[0]: rows labeled 1
+ */
+export function classSources(ds: Dataset, classes: readonly number[]): ClassSources {
+  const index = new Map(classes.map((c, k) => [c, k]));
+  const name = (v: number) => (ds.classNames?.[v] !== undefined ? `'${ds.classNames[v]}'` : String(v));
+  const rows = classes.map(() => [] as number[]);
+  const U: number[] = [];
+  for (let i = 0; i < ds.n; i++) {
+    if (!ds.labeled[i]) {
+      U.push(i);
+      continue;
+    }
+    const k = index.get(ds.y[i]);
+    if (k === undefined) throw new DataError(`label ${name(ds.y[i])} is not one of the classes ${classes.map(name).join(', ')}`, { ...labelWhere(ds), row: i + 1 });
+    rows[k].push(i);
+  }
+  const empty = classes.filter((_, k) => rows[k].length === 0);
+  if (empty.length > 0) throw new DataError(`no labeled rows of class ${empty.map(name).join(', ')}`, labelWhere(ds));
+  return { byClass: rows.map((r) => Int32Array.from(r)), U: Int32Array.from(U) };
 }
 
 /**
@@ -22,22 +62,13 @@ export interface BinarySources {
  * const { P, N, U } = binarySources(ds, 1);
  */
 export function binarySources(ds: Dataset, positive: number): BinarySources {
-  const P: number[] = [];
-  const N: number[] = [];
-  const U: number[] = [];
-  const classes = new Set<number>();
-  for (let i = 0; i < ds.n; i++) {
-    if (!ds.labeled[i]) U.push(i);
-    else {
-      classes.add(ds.y[i]);
-      (ds.y[i] === positive ? P : N).push(i);
-    }
-  }
-  const where = ds.source !== undefined ? { file: ds.source, column: ds.labelName } : { column: ds.labelName };
-  if (classes.size > 2) throw new DataError(`a binary learner needs two classes, found ${classes.size} (${[...classes].sort((a, b) => a - b).join(', ')})`, where);
-  if (P.length === 0) throw new DataError(`no labeled rows of the positive class ${positive}`, where);
-  if (N.length === 0) throw new DataError(`no labeled rows of the negative class (labels other than ${positive})`, where);
-  return { P: Int32Array.from(P), N: Int32Array.from(N), U: Int32Array.from(U) };
+  const present = [...classCounts(ds).keys()];
+  if (present.length > 2) throw new DataError(`a binary learner needs two classes, found ${present.length} (${present.join(', ')})`, labelWhere(ds));
+  if (!present.includes(positive)) throw new DataError(`no labeled rows of the positive class ${positive}`, labelWhere(ds));
+  const negative = present.find((c) => c !== positive);
+  if (negative === undefined) throw new DataError(`no labeled rows of the negative class (labels other than ${positive})`, labelWhere(ds));
+  const { byClass, U } = classSources(ds, [negative, positive]);
+  return { P: byClass[1], N: byClass[0], U };
 }
 
 /**

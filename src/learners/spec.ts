@@ -44,6 +44,12 @@ interface LearnerBase {
   readonly params: ParamTable;
   /** How scores become labels after training (see task.ts). */
   readonly threshold: ThresholdRule;
+  /**
+   * `false`: `compare` runs this learner only when `--learners` names it (a
+   * learner with another metric or a heavier default run than the task's
+   * main learners). Default: in `compare`'s default set when it is on the loop.
+   */
+  readonly compareByDefault?: boolean;
   /** The grid `tune` searches, per parameter (parameters not listed keep their value). */
   searchSpace(ctx: SearchContext): Readonly<Record<string, readonly ParamValue[]>>;
 }
@@ -93,6 +99,14 @@ export interface DirectLearnerSpec extends LearnerBase {
    * coefficient vector, for the fitted predictor's structure.
    */
   objective(ctx: Pick<FitContext, 'ds' | 'classes' | 'params'>, predictor: Predictor): (coefficients: Float64Array) => number;
+  /**
+   * The gradient of {@link objective} in the coefficients, for a STOCHASTIC
+   * learner whose fit is only near a minimiser (the conformance suite then
+   * checks this gradient against finite differences of `objective` at random
+   * coefficients, and that the fit lowers `objective`). Absent: the fit is an
+   * exact minimiser, and the suite checks it is a stationary point.
+   */
+  gradient?(ctx: Pick<FitContext, 'ds' | 'classes' | 'params'>, predictor: Predictor): (coefficients: Float64Array) => Float64Array;
   /** The coefficients of a fitted predictor that {@link objective} varies. */
   coefficients(predictor: Predictor): Float64Array;
 }

@@ -63,6 +63,8 @@ export interface ResumeState {
   readonly rng: { readonly c: number; readonly s0: number; readonly s1: number; readonly s2: number };
   /** SHA-256 (hex) of the training rows as the loop saw them (scaled features, labels, labeled flags). */
   readonly data: string;
+  /** Learners with a bias: the running b after iteration t (the model's final b may differ, e.g. under a class balance). */
+  readonly bias?: number;
 }
 
 /** A decoded model file. */
@@ -193,6 +195,7 @@ function checkResume(h: ModelHeader, bad: (what: string) => ModelError): void {
   const rng = r.rng as Record<string, unknown> | null;
   if (rng === null || typeof rng !== 'object' || !['c', 's0', 's1', 's2'].every((k) => typeof rng[k] === 'number' && Number.isFinite(rng[k]))) throw bad('resume: sampling state');
   if (typeof r.data !== 'string' || !/^[0-9a-f]{64}$/.test(r.data)) throw bad('resume: data fingerprint');
+  if (r.bias !== undefined && !(typeof r.bias === 'number' && Number.isFinite(r.bias))) throw bad('resume: bias');
 }
 
 function checkTask(task: Task, bad: (what: string) => ModelError): void {

@@ -1,9 +1,11 @@
 /**
  * The predictor of a model: the function `f` itself, in one of two forms.
  *
- * - `random-features`: `f(x) = Σ_i α_i·φ_i(x)` over a coefficient history
+ * - `random-features`: `f(x) = Σ_i α_i·φ_i(x) (+ b)` over a coefficient history
  *   whose block `i` regenerates its frequencies from `(seed, i)`; evaluated by
  *   the engine's worker pool (QSG-S2AUC, DSG and every learner on the loop).
+ *   The bias `b` is optional: learners without one store no `bias` field, so
+ *   their model files are the same bytes as before the field existed.
  * - `kernel-expansion`: `f(x) = Σ_i c_i k(x_i, x)` over stored centres with
  *   the exact kernel (the exact O(n³) solver; support-vector models).
  *
@@ -15,7 +17,11 @@ import { chunkSpan, rowsPerCall } from '../engine/chunks.ts';
 import { Evaluator, type EvaluatorOptions } from '../engine/evaluator.ts';
 import { History } from '../engine/history.ts';
 import { checkRandomFeatures, type RandomFeatures } from '../engine/random-features.ts';
-import { evaluateExpansion, type KernelExpansion } from '../features/kernel-expansion.ts';
+import { svChunkSizeFor } from '../engine/chunks.ts';
+import type { SharedRows } from '../engine/shared-rows.ts';
+import { SupportVectorEvaluator } from '../engine/sv-evaluator.ts';
+import { SupportVectorHistory } from '../engine/sv-history.ts';
+import type { KernelExpansion } from '../features/kernel-expansion.ts';
 import { checkKernelSpec, type KernelSpec } from '../features/kernel-spec.ts';
 
 /** How prediction runs (threads, cache); never changes a value. */
@@ -32,6 +38,8 @@ export type PredictorHeader =
       /** Blocks per chunk: fixes the summation order of f. */
       readonly chunkSize: number;
       readonly history: { readonly t: number; readonly firstLive: number; readonly scale: number };
+      /** The bias `b` of `f(x) + b`; absent for models without one. */
+      readonly bias?: number;
     }
   | { readonly kind: 'kernel-expansion'; readonly kernel: KernelSpec; readonly d: number; readonly n: number };
 
@@ -58,16 +66,20 @@ export interface Predictor {
  * @example
  * const p = new RandomFeaturePredictor(history, features, chunkSize);
  * const f = await p.evaluate(X, n, new Float64Array(n));
+ * const withBias = new RandomFeaturePredictor(history, features, chunkSize, -0.2); // f(x) − 0.2
  */
 export class RandomFeaturePredictor implements Predictor {
   readonly history: History;
   readonly features: RandomFeatures;
   readonly chunkSize: number;
+  /** The bias `b` added to every value; undefined: no bias (and none in the header). */
+  readonly bias: number | undefined;
 
-  constructor(history: History, features: RandomFeatures, chunkSize: number) {
+  constructor(history: History, features: RandomFeatures, chunkSize: number, bias?: number) {
     this.history = history;
     this.features = features;
     this.chunkSize = chunkSize;
+    this.bias = bias;
   }
 
   get d(): number {
@@ -76,7 +88,7 @@ export class RandomFeaturePredictor implements Predictor {
 
   describe(): PredictorHeader {
     const { t, firstLive, scale } = this.history;
-    return { kind: 'random-features', features: this.features, chunkSize: this.chunkSize, history: { t, firstLive, scale } };
+    return { kind: 'random-features', features: this.features, chunkSize: this.chunkSize, history: { t, firstLive, scale }, ...(this.bias !== undefined ? { bias: this.bias } : {}) };
   }
 
   payload(): Float64Array {
@@ -97,18 +109,24 @@ export class RandomFeaturePredictor implements Predictor {
     } finally {
       await evaluator.close();
     }
+    const b = this.bias;
+    if (b !== undefined) for (let p = 0; p < nPoints; p++) out[p] += b;
     return out;
   }
 }
 
 /**
- * A kernel expansion `f(x) = Σ_i c_i k(x_i, x)` as a predictor.
+ * A kernel expansion `f(x) = Σ_i c_i k(x_i, x)` as a predictor, evaluated by
+ * the engine as a support-vector history over its centres (worker pool, WASM
+ * exact kernel, chunks of a size fixed by n: the same bits on any thread count).
  *
  * @example
  * const p = new KernelExpansionPredictor(exactQsgS2auc(ds, 1, params));
+ * const f = await p.evaluate(Xscaled, n, new Float64Array(n), { threads: 4 });
  */
 export class KernelExpansionPredictor implements Predictor {
   readonly expansion: KernelExpansion;
+  private engine: { history: SupportVectorHistory; rows: SharedRows } | undefined;
 
   constructor(expansion: KernelExpansion) {
     this.expansion = expansion;
@@ -132,8 +150,20 @@ export class KernelExpansionPredictor implements Predictor {
     return out;
   }
 
-  async evaluate(X: Float64Array, nPoints: number, out: Float64Array): Promise<Float64Array> {
-    return evaluateExpansion(this.expansion, X, nPoints, out);
+  async evaluate(X: Float64Array, nPoints: number, out: Float64Array, opts: PredictOptions = {}): Promise<Float64Array> {
+    const { d, kernel, c } = this.expansion;
+    if (c.length === 0) return out.fill(0, 0, nPoints);
+    this.engine ??= SupportVectorHistory.fromExpansion(this.expansion);
+    const evaluator = new SupportVectorEvaluator(this.engine.history, { kernel, rows: this.engine.rows }, { ...opts, chunkSize: svChunkSizeFor(c.length) });
+    try {
+      for (let start = 0; start < nPoints; start += PREDICT_BATCH) {
+        const count = Math.min(PREDICT_BATCH, nPoints - start);
+        await evaluator.evaluate(X.subarray(start * d, (start + count) * d), count, out.subarray(start, start + count));
+      }
+    } finally {
+      await evaluator.close();
+    }
+    return out;
   }
 }
 
@@ -164,6 +194,7 @@ export function payloadLength(h: PredictorHeader, file: string): number {
     if (!hist || !Number.isSafeInteger(hist.t) || !Number.isSafeInteger(hist.firstLive) || hist.firstLive < 0 || hist.firstLive > hist.t) throw bad('history');
     if (!Number.isFinite(hist.scale) || hist.scale === 0) throw bad('history scale');
     if (!Number.isSafeInteger(h.chunkSize) || h.chunkSize < 1) throw bad('chunkSize');
+    if (h.bias !== undefined && (typeof h.bias !== 'number' || !Number.isFinite(h.bias))) throw bad('bias');
     // The engine indexes blocks by number, so a loaded history holds all t of them
     // (dropped ones as zeros). Blocks are dropped only when a shrink factor is
     // exactly 0, which the default schedules never give; a header whose dropped
@@ -200,7 +231,7 @@ export function restorePredictor(h: PredictorHeader, payload: Float64Array): Pre
     const { m } = h.features;
     const stored = new Float64Array(t * 2 * m);
     stored.set(payload, firstLive * 2 * m);
-    return new RandomFeaturePredictor(History.restore({ m, t, scale, firstLive, stored }), h.features, h.chunkSize);
+    return new RandomFeaturePredictor(History.restore({ m, t, scale, firstLive, stored }), h.features, h.chunkSize, h.bias);
   }
   const centers = payload.slice(0, h.n * h.d);
   const c = payload.slice(h.n * h.d);

@@ -128,7 +128,7 @@ export function taskClasses(kind: TaskKind, ds: Dataset, opts: { positive?: numb
   const empty = classes.filter((c) => !counts.has(c));
   if (empty.length > 0) throw new DataError(`class ${empty.map(label).join(', ')} has no labeled rows`, where(ds));
   if (classes.length < 3) {
-    throw new DataError(`an ordinal learner needs at least 3 ordered classes, found ${classes.length} (${classes.map(label).join(', ')}); for two classes use a binary learner`, where(ds));
+    throw new DataError(`an ordinal learner needs at least 3 ordered classes, found ${classes.length} (${classes.map(label).join(', ')}); for two classes use a binary learner ('dsgkit train --help' lists them)`, where(ds));
   }
   return { kind, classes, ...nameField };
 }

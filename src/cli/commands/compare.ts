@@ -24,7 +24,9 @@ The experiment of the papers, in one command:
   3. train each learner of --learners on that training set, with the same
      hyperparameters and seed;
   4. score the held-out rows: AUC, accuracy and F1 (positive class = the
-     larger label unless --positive), and the training wall time.
+     larger label unless --positive) — for ordinal data (more than two
+     classes) the mean threshold AUC, MAE and accuracy — and the training
+     wall time.
 The same file and --seed give the same split and the same models.
 
 Options:
@@ -45,11 +47,13 @@ ${trainingOptionsHelp(LEARNERS, { seedAlsoSplits: true })}
 Example:
   dsgkit compare --data data/spam.arrow --labeled 200
   dsgkit compare --data data/breast_cancer.arrow --labeled 50 --iterations 200 --json
+  dsgkit compare --data data/spam.arrow --learners ${LEARNERS.filter((l) => l.compareByDefault === false).map((l) => l.name).join(',')},dsg
+  dsgkit compare --data data/diabetes.arrow --labeled 200       # ordinal data: the ordinal learners
 `;
 
-/** The learners compare runs when none are named: every learner of the task on the stochastic loop. */
+/** The learners compare runs when none are named: every learner of the task on the stochastic loop, unless it opts out. */
 function defaultLearners(task: LearnerSpec['task']): LearnerSpec[] {
-  return LEARNERS.filter((l) => l.task === task && l.kind === 'loop');
+  return LEARNERS.filter((l) => l.task === task && l.kind === 'loop' && l.compareByDefault !== false);
 }
 
 function parseLearners(text: string | undefined): LearnerSpec[] | undefined {

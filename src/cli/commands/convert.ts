@@ -1,6 +1,8 @@
 /** `dsgkit convert`: LIBSVM / CSV (or Arrow) → Arrow IPC. */
-import { readDataset, writeArrow } from '../../data/index.ts';
-import { intOption, onePositional, parseCommandArgs, requireArrowOutput, requireString } from '../args.ts';
+import { formatForPath, formatOf, openCsvRows, readDataset, writeArrow, writeRowSource, type RowSourceSummary } from '../../data/index.ts';
+import { onePositional, parseCommandArgs, requireArrowOutput, requireString } from '../args.ts';
+import { parseReadOptions, READ_OPTION_SPECS, readOptionsHelp } from '../read-options.ts';
+import { checkOutputs } from '../outputs.ts';
 import type { Command } from './command.ts';
 
 const HELP = `dsgkit convert — turn a LIBSVM or CSV file into an Arrow file dsgkit trains on
@@ -15,15 +17,15 @@ are; scaling to [0,1] happens at training time. Nothing is written if any
 value is bad: the error names the file, column and row.
 
 Unlabeled rows: '?' as the LIBSVM label; an empty cell, '?' or 'NA' in CSV.
+Labels that are names (spam, ham) are written as a string column. A CSV file
+is converted as it is read, block by block: memory stays flat for any size.
 
 Options:
-  --out <path>       output file (required). '.arrows' writes the Arrow stream
-                     format; '.arrow', '.feather', '.ipc' the file format.
-  --label <name>     name of the label column (default: label). For CSV/Arrow
-                     input it selects the column; for LIBSVM it names it.
-  --features <n>     LIBSVM only: number of features (default: largest index
-                     in the file). Use it so train and test files agree.
-  -h, --help         show this help
+  --out <path>         output file (required). '.arrows' writes the Arrow
+                       stream format; '.arrow', '.feather', '.ipc' the file
+                       format.
+${readOptionsHelp()}
+  -h, --help           show this help
 
 Example:
   dsgkit convert a9a.libsvm --out a9a.arrow --features 123
@@ -36,20 +38,23 @@ export const convert: Command = {
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs(argv, {
       out: { type: 'string', short: 'o' },
-      label: { type: 'string' },
-      features: { type: 'string' },
+      ...READ_OPTION_SPECS,
     });
     const input = onePositional(positionals, 'input file');
     const out = requireArrowOutput(requireString(values, 'out'), 'out');
-    const features = intOption(values, 'features', { min: 1 });
-    const ds = await readDataset(input, {
-      ...(typeof values.label === 'string' ? { labelColumn: values.label } : {}),
-      ...(features !== undefined ? { features } : {}),
-    });
-    await writeArrow(out, ds);
-    let labeled = 0;
-    for (let i = 0; i < ds.n; i++) labeled += ds.labeled[i];
-    io.stdout.write(`wrote ${out}: ${ds.n} rows, ${ds.d} features, ${labeled} labeled, ${ds.n - labeled} unlabeled\n`);
+    await checkOutputs({ out }, { 'input file': input });
+    const read = parseReadOptions(values);
+    let s: RowSourceSummary;
+    if (formatOf(input) === 'csv') s = await writeRowSource(out, await openCsvRows(input, read), formatForPath(out));
+    else {
+      const ds = await readDataset(input, read);
+      await writeArrow(out, ds);
+      let labeled = 0;
+      for (let i = 0; i < ds.n; i++) labeled += ds.labeled[i];
+      s = { rows: ds.n, labeled, features: ds.d, ...(ds.classNames ? { classNames: [...ds.classNames] } : {}) };
+    }
+    const classes = s.classNames ? ` (classes: ${[...s.classNames].sort().join(', ')})` : '';
+    io.stdout.write(`wrote ${out}: ${s.rows} rows, ${s.features} features, ${s.labeled} labeled${classes}, ${s.rows - s.labeled} unlabeled\n`);
     return 0;
   },
 };

@@ -4,7 +4,8 @@ import { load, type Model } from '../../model/model.ts';
 import { formatTuneTable } from './tune.ts';
 import type { TuneRow } from '../../tune.ts';
 import { METRICS, type MetricName } from '../../model/task.ts';
-import { intOption, onePositional, parseCommandArgs } from '../args.ts';
+import { onePositional, parseCommandArgs } from '../args.ts';
+import { parseReadOptions, READ_OPTION_SPECS, readOptionsHelp } from '../read-options.ts';
 import type { Command } from './command.ts';
 
 const HELP = `dsgkit describe — summarise a data file or a model file
@@ -17,19 +18,19 @@ trained (σ included when it came from the median heuristic), the training
 rows, the iteration a continued run would start from, and — for a model
 written by \`dsgkit tune\` — the cross-validation table.
 
-Prints the number of rows and features, how many rows are labeled and
+A data file: the number of rows and features, how many rows are labeled and
 unlabeled, the class balance of the labeled rows (count and fraction per
 label value), and the range (min, mean, max) of every feature. Reads any
 format dsgkit reads (.arrow .arrows .feather .ipc .csv .libsvm .svm .txt .t).
 
 Options:
-  --label <name>     name of the label column (default: label)
-  --features <n>     LIBSVM only: number of features (default: largest index)
-  --json             print the summary as JSON instead of text
-  -h, --help         show this help
+${readOptionsHelp()}
+  --json               print the summary as JSON instead of text
+  -h, --help           show this help
 
-Example:
+Examples:
   dsgkit describe data/spam.arrow
+  dsgkit describe best.dsg
 `;
 
 /** Summary of a dataset, as printed by `describe --json`. */
@@ -40,7 +41,8 @@ export interface DatasetSummary {
   labelColumn: string;
   labeled: number;
   unlabeled: number;
-  classes: { label: number; count: number; fraction: number }[];
+  /** Per class: the label (a number, or the class name when the labels are names), count and fraction. */
+  classes: { label: number | string; count: number; fraction: number }[];
   featureRanges: { name: string; min: number; mean: number; max: number }[];
 }
 
@@ -53,7 +55,7 @@ export interface DatasetSummary {
 export function summarize(ds: Dataset, file: string): DatasetSummary {
   let labeled = 0;
   for (let i = 0; i < ds.n; i++) labeled += ds.labeled[i];
-  const classes = [...classCounts(ds)].map(([label, count]) => ({ label, count, fraction: count / labeled }));
+  const classes = [...classCounts(ds)].map(([label, count]) => ({ label: ds.classNames ? ds.classNames[label] : label, count, fraction: count / labeled }));
   const featureRanges = ds.featureNames.map((name, k) => {
     let min = Infinity;
     let max = -Infinity;
@@ -70,7 +72,7 @@ export function summarize(ds: Dataset, file: string): DatasetSummary {
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-const num = (x: number) => (Number.isInteger(x) ? String(x) : Number(x.toPrecision(6)).toString());
+const num = (x: number | string) => (typeof x === 'string' ? x : Number.isInteger(x) ? String(x) : Number(x.toPrecision(6)).toString());
 
 /**
  * The text form of a summary.
@@ -144,8 +146,7 @@ export const describe: Command = {
   help: HELP,
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs(argv, {
-      label: { type: 'string' },
-      features: { type: 'string' },
+      ...READ_OPTION_SPECS,
       json: { type: 'boolean' },
     });
     const input = onePositional(positionals, 'input file');
@@ -154,11 +155,7 @@ export const describe: Command = {
       io.stdout.write(values.json ? JSON.stringify(model.header, null, 2) + '\n' : formatModel(model, input));
       return 0;
     }
-    const features = intOption(values, 'features', { min: 1 });
-    const ds = await readDataset(input, {
-      ...(typeof values.label === 'string' ? { labelColumn: values.label } : {}),
-      ...(features !== undefined ? { features } : {}),
-    });
+    const ds = await readDataset(input, parseReadOptions(values));
     const s = summarize(ds, input);
     io.stdout.write(values.json ? JSON.stringify(s, null, 2) + '\n' : formatSummary(s));
     return 0;

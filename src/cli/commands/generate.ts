@@ -2,6 +2,7 @@
 import { writeSynthetic } from '../../data/index.ts';
 import { intOption, numberOption, parseCommandArgs, requireArrowOutput, requireString } from '../args.ts';
 import { UsageError } from '../../errors.ts';
+import { checkOutputs } from '../outputs.ts';
 import type { Command } from './command.ts';
 
 const HELP = `dsgkit generate — write a large synthetic semi-supervised binary dataset
@@ -52,6 +53,7 @@ export const generate: Command = {
     });
     if (positionals.length > 0) throw new UsageError(`generate takes no positional arguments, got: ${positionals.join(' ')}`);
     const out = requireArrowOutput(requireString(values, 'out'), 'out');
+    await checkOutputs({ out }, {});
     if (values.rows === undefined) throw new UsageError('missing required option --rows');
     const rows = intOption(values, 'rows', { min: 1 })!;
     const dim = intOption(values, 'dim', { min: 2, fallback: 10 })!;

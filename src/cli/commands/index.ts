@@ -3,6 +3,7 @@
  * {@link Command} and add one line here.
  */
 import type { Command } from './command.ts';
+import { bin } from './bin.ts';
 import { convert } from './convert.ts';
 import { describe } from './describe.ts';
 import { generate } from './generate.ts';
@@ -18,6 +19,7 @@ export type { Command } from './command.ts';
 /** Every subcommand, in the order `dsgkit --help` lists them. */
 export const COMMANDS: readonly Command[] = [
   convert,
+  bin,
   split,
   describe,
   generate,

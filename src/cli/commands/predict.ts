@@ -3,7 +3,8 @@ import { Field, Float64, makeData, type Data, RecordBatch, Schema, Struct, Utf8,
 import { DataError, UsageError } from '../../errors.ts';
 import { LEARNER_NAMES, load } from '../../api.ts';
 import { formatForPath, readDataset, writeBatchesStreaming } from '../../data/index.ts';
-import { intOption, parseCommandArgs, requireArrowOutput, requireOutputDirectory, requireString } from '../args.ts';
+import { intOption, parseCommandArgs, requireArrowOutput, requireString } from '../args.ts';
+import { checkOutputs } from '../outputs.ts';
 import type { Command } from './command.ts';
 
 /** Rows per record batch of the output file. */
@@ -103,8 +104,8 @@ export const predict: Command = {
     });
     const modelPath = requireString(values, 'model');
     const dataPath = requireString(values, 'data');
-    const out = await requireOutputDirectory(requireArrowOutput(requireString(values, 'out'), 'out'), 'out');
-    if (out === dataPath) throw new UsageError('--out must not be the input file');
+    const out = requireArrowOutput(requireString(values, 'out'), 'out');
+    await checkOutputs({ out }, { model: modelPath, data: dataPath });
     const threads = intOption(values, 'threads', { min: 1 });
 
     const model = await load(modelPath, { onWarning: (m) => io.stderr.write(`dsgkit: warning: ${m}\n`) });

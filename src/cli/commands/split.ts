@@ -3,6 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import { UsageError } from '../../errors.ts';
 import { classCounts, encodeArrow, formatForPath, readDataset, splitDataset, withAtomicFiles } from '../../data/index.ts';
 import { intOption, numberOption, onePositional, parseCommandArgs, requireArrowOutput, requireString } from '../args.ts';
+import { checkOutputs } from '../outputs.ts';
+import { parseReadOptions, READ_OPTION_SPECS, readOptionsHelp } from '../read-options.ts';
 import type { Command } from './command.ts';
 
 const HELP = `dsgkit split — make a semi-supervised training set (and a test set) from labeled data
@@ -23,8 +25,7 @@ Options:
                        a whole count ≥ 1 (default: no test set)
   --out-test <path>    test output, Arrow (required with --test)
   --seed <S>           seed of the shuffles (default: 0)
-  --label <name>       name of the label column (default: label)
-  --features <n>       LIBSVM input only: number of features
+${readOptionsHelp()}
   -h, --help           show this help
 
 Both outputs are written together or not at all.
@@ -45,8 +46,7 @@ export const split: Command = {
       seed: { type: 'string' },
       'out-train': { type: 'string' },
       'out-test': { type: 'string' },
-      label: { type: 'string' },
-      features: { type: 'string' },
+      ...READ_OPTION_SPECS,
     });
     const input = onePositional(positionals, 'input file');
     const labeledValue = values.labeled;
@@ -58,20 +58,16 @@ export const split: Command = {
     const outTest = typeof values['out-test'] === 'string' ? requireArrowOutput(values['out-test'], 'out-test') : undefined;
     if (test !== undefined && outTest === undefined) throw new UsageError('--test needs --out-test <path> for the test rows');
     if (test === undefined && outTest !== undefined) throw new UsageError('--out-test needs --test <fraction or count>');
-    if (outTest !== undefined && outTest === outTrain) throw new UsageError('--out-train and --out-test must be different files');
+    await checkOutputs({ 'out-train': outTrain, 'out-test': outTest }, { 'input file': input });
     const seed = typeof values.seed === 'string' ? values.seed : '0';
-    const features = intOption(values, 'features', { min: 1 });
-    const ds = await readDataset(input, {
-      ...(typeof values.label === 'string' ? { labelColumn: values.label } : {}),
-      ...(features !== undefined ? { features } : {}),
-    });
+    const ds = await readDataset(input, parseReadOptions(values));
     const result = splitDataset(ds, { labeled, seed, ...(test !== undefined ? { test } : {}) });
     const outputs: [string, Uint8Array][] = [[outTrain, encodeArrow(result.train, formatForPath(outTrain))]];
     if (outTest !== undefined && result.test) outputs.push([outTest, encodeArrow(result.test, formatForPath(outTest))]);
     await withAtomicFiles(outputs.map(([p]) => p), async (tmps) => {
       for (let i = 0; i < tmps.length; i++) await writeFile(tmps[i], outputs[i][1]);
     });
-    const balance = (counts: Map<number, number>) => [...counts].map(([c, k]) => `${c}: ${k}`).join(', ');
+    const balance = (counts: Map<number, number>) => [...counts].map(([c, k]) => `${ds.classNames ? ds.classNames[c] : c}: ${k}`).join(', ');
     io.stdout.write(
       `wrote ${outTrain}: ${result.train.n} rows, ${labeled} labeled (${balance(classCounts(result.train))}), ${result.train.n - labeled} unlabeled\n`,
     );

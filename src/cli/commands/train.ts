@@ -2,8 +2,9 @@
 import { CancelledError, UsageError } from '../../errors.ts';
 import { defaultThreads, LEARNER_NAMES, LEARNERS, learnerSpec, Model, train, type TrainRequest } from '../../api.ts';
 import { readDataset } from '../../data/index.ts';
-import { intOption, parseCommandArgs, requireOutputDirectory, requireString } from '../args.ts';
+import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { load } from '../../model/model.ts';
+import { checkOutputs } from '../outputs.ts';
 import type { CliIO } from '../io.ts';
 import { interruptible } from '../interrupt.ts';
 import { formatDuration, progressDisplay, type ProgressDisplayOptions } from '../progress.ts';
@@ -122,14 +123,16 @@ export const trainCommand: Command = {
     const every = intOption(values, 'checkpoint-every', { min: 1 });
     if (values.checkpoint !== undefined && every === undefined) throw new UsageError('--checkpoint needs --checkpoint-every <K>');
     const dataPath = requireString(values, 'data');
-    const out = await requireOutputDirectory(requireString(values, 'out'), 'out');
+    const out = requireString(values, 'out');
     const settings = parseTrainingOptions(values, [spec]);
     const validationPath = typeof values.validation === 'string' ? values.validation : undefined;
     if (settings.run.validateEvery !== undefined && validationPath === undefined) {
       throw new UsageError('--validate-every needs --validation <file>');
     }
-
-    const checkpointPath = every !== undefined ? await requireOutputDirectory(typeof values.checkpoint === 'string' ? values.checkpoint : out, 'checkpoint') : undefined;
+    // A checkpoint goes to --out unless --checkpoint names another file (checked like --out).
+    const checkpointOption = typeof values.checkpoint === 'string' ? values.checkpoint : undefined;
+    await checkOutputs({ out, checkpoint: checkpointOption }, { data: dataPath, validation: validationPath });
+    const checkpointPath = every !== undefined ? (checkpointOption ?? out) : undefined;
 
     const read = settings.labelColumn !== undefined ? { labelColumn: settings.labelColumn } : {};
     const data = await readDataset(dataPath, read);

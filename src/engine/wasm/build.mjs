@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 /**
- * Builds the random-feature kernel (assembly/rff.ts, AssemblyScript) into
- * WebAssembly and writes `rff-wasm.generated.ts`, which exports the module's
- * bytes as base64 so `src/engine/kernel.ts` can instantiate it synchronously
- * with no file lookup at run time. The generated file is gitignored.
+ * Builds the kernel modules (AssemblyScript) into WebAssembly: the
+ * random-feature kernel (assembly/rff.ts → `rff-wasm.generated.ts`, used by
+ * `src/engine/kernel.ts`) and the exact-kernel support-vector kernel
+ * (assembly/sv.ts → `sv-wasm.generated.ts`, used by `src/engine/sv-kernel.ts`).
+ * Each generated file exports the module's bytes as base64 so the host can
+ * instantiate it synchronously with no file lookup at run time. Generated
+ * files are gitignored.
  *
- * Skips the compile when the sources and flags are unchanged (their hash is
- * recorded in the generated file). Quiet on success; on a compile error it
+ * Skips a module's compile when the sources and flags are unchanged (their
+ * hash is recorded in its generated file). Quiet on success; on a compile error it
  * prints asc's diagnostics and exits with status 1.
  *
  * @example
@@ -20,10 +23,21 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const assemblyDir = join(here, 'assembly');
-const entry = join(assemblyDir, 'rff.ts');
-const outFile = join(here, 'rff-wasm.generated.ts');
-// SIMD on, full optimisation, no GC (the module allocates nothing; the host lays
-// out and grows the exported memory).
+/** One module per kernel: entry file, generated file, exported constant, what it is. */
+const MODULES = [
+  { entry: 'rff.ts', out: 'rff-wasm.generated.ts', name: 'RFF_WASM_BASE64', what: 'The random-feature kernel module', flags: [] },
+  // The support-vector kernel reads the training rows in place: it imports one
+  // shared memory (the rows plus every thread's scratch) instead of owning one.
+  {
+    entry: 'sv.ts',
+    out: 'sv-wasm.generated.ts',
+    name: 'SV_WASM_BASE64',
+    what: 'The exact-kernel (support-vector) module',
+    flags: ['--enable', 'threads', '--importMemory', '--sharedMemory', '--initialMemory', '1', '--maximumMemory', '65536'],
+  },
+];
+// SIMD on, full optimisation, no GC (the modules allocate nothing; the host lays
+// out and grows the memory).
 const FLAGS = ['--enable', 'simd', '-O3', '--noAssert', '--runtime', 'stub'];
 
 const sources = readdirSync(assemblyDir)
@@ -31,40 +45,43 @@ const sources = readdirSync(assemblyDir)
   .sort()
   .map((f) => [f, readFileSync(join(assemblyDir, f), 'utf8')]);
 const asc = JSON.parse(readFileSync(join(here, '../../../node_modules/assemblyscript/package.json'), 'utf8')).version;
-const hash = createHash('sha256').update(JSON.stringify({ sources, FLAGS, asc, v: 1 })).digest('hex').slice(0, 16);
-const stamp = `// source-hash: ${hash}`;
+const force = process.argv.includes('--force');
 
-if (!process.argv.includes('--force') && existsSync(outFile) && readFileSync(outFile, 'utf8').startsWith(stamp)) {
-  process.exit(0);
-}
+for (const mod of MODULES) {
+  const entry = join(assemblyDir, mod.entry);
+  const outFile = join(here, mod.out);
+  const hash = createHash('sha256').update(JSON.stringify({ sources, FLAGS, asc, entry: mod.entry, flags: mod.flags, v: 1 })).digest('hex').slice(0, 16);
+  const stamp = `// source-hash: ${hash}`;
+  if (!force && existsSync(outFile) && readFileSync(outFile, 'utf8').startsWith(stamp)) continue;
 
-const { default: ascMain } = await import('assemblyscript/asc');
-let wasm = null;
-let diagnostics = '';
-const sink = { write: (chunk) => { diagnostics += String(chunk); return true; } };
-const { error } = await ascMain.main([entry, ...FLAGS, '--outFile', 'rff.wasm'], {
-  stdout: sink,
-  stderr: sink,
-  writeFile: (name, contents) => {
-    if (name.endsWith('.wasm')) wasm = contents;
-  },
-});
-if (error || !(wasm instanceof Uint8Array)) {
-  process.stderr.write(diagnostics);
-  process.stderr.write(`build:wasm: compiling ${entry} failed${error ? `: ${error.message}` : ' (no output)'}\n`);
-  process.exit(1);
-}
-// Validate here rather than at first use in the library.
-if (!WebAssembly.validate(wasm)) {
-  process.stderr.write('build:wasm: asc produced a module this Node cannot validate (WebAssembly SIMD needed)\n');
-  process.exit(1);
-}
+  const { default: ascMain } = await import('assemblyscript/asc');
+  let wasm = null;
+  let diagnostics = '';
+  const sink = { write: (chunk) => { diagnostics += String(chunk); return true; } };
+  const { error } = await ascMain.main([entry, ...FLAGS, ...mod.flags, '--outFile', 'module.wasm'], {
+    stdout: sink,
+    stderr: sink,
+    writeFile: (name, contents) => {
+      if (name.endsWith('.wasm')) wasm = contents;
+    },
+  });
+  if (error || !(wasm instanceof Uint8Array)) {
+    process.stderr.write(diagnostics);
+    process.stderr.write(`build:wasm: compiling ${entry} failed${error ? `: ${error.message}` : ' (no output)'}\n`);
+    process.exit(1);
+  }
+  // Validate here rather than at first use in the library.
+  if (!WebAssembly.validate(wasm)) {
+    process.stderr.write(`build:wasm: asc produced a module (${mod.entry}) this Node cannot validate (WebAssembly SIMD needed)\n`);
+    process.exit(1);
+  }
 
-const text =
-  `${stamp}\n` +
-  '// Generated by src/engine/wasm/build.mjs from src/engine/wasm/assembly/*.ts. Do not edit.\n' +
-  `/** The random-feature kernel module (${wasm.length} bytes), base64. */\n` +
-  `export const RFF_WASM_BASE64 =\n  '${Buffer.from(wasm).toString('base64')}';\n`;
-const tmp = `${outFile}.${process.pid}.tmp`;
-writeFileSync(tmp, text);
-renameSync(tmp, outFile);
+  const text =
+    `${stamp}\n` +
+    '// Generated by src/engine/wasm/build.mjs from src/engine/wasm/assembly/*.ts. Do not edit.\n' +
+    `/** ${mod.what} (${wasm.length} bytes), base64. */\n` +
+    `export const ${mod.name} =\n  '${Buffer.from(wasm).toString('base64')}';\n`;
+  const tmp = `${outFile}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, outFile);
+}

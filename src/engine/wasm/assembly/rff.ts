@@ -302,10 +302,4 @@ export function project(X: usize, n: i32, d: i32, W: usize, wt: usize, m: i32, G
   }
 }
 
-/**
- * First byte the host may use: past the module's static data, 16-aligned.
- * @example const base = heapBase() // host lays its buffers out from here
- */
-export function heapBase(): usize {
-  return (__heap_base + 15) & ~<usize>15;
-}
+export { heapBase } from './heap';

@@ -1,0 +1,106 @@
+/**
+ * Arrow IPC written batch by batch, with back-pressure, through a temporary
+ * file: how dsgkit writes anything large (the synthetic generator, `convert`
+ * of a CSV file, `predict`), so memory stays at about one batch.
+ */
+import { open } from 'node:fs/promises';
+import { RecordBatchFileWriter, RecordBatchStreamWriter, type RecordBatch } from 'apache-arrow';
+import { datasetSchema, makeBatch, type ArrowFormat } from './arrow.ts';
+import { withAtomicFile } from './atomic.ts';
+import type { RowBatch } from './row-batches.ts';
+import type { RowSource } from './row-source.ts';
+
+/**
+ * Writes record batches to an Arrow IPC file one at a time, awaiting the disk
+ * after each (real back-pressure: the writer's byte queue is emptied before the
+ * next batch is made), atomically. Returns the number of batches written.
+ *
+ * @example
+ * await writeBatchesStreaming('out.arrow', myBatchGenerator(), 'file');
+ */
+export async function writeBatchesStreaming(path: string, batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>, format: ArrowFormat): Promise<number> {
+  return withAtomicFile(path, async (tmp) => {
+    const writer = format === 'stream' ? new RecordBatchStreamWriter() : new RecordBatchFileWriter();
+    const fh = await open(tmp, 'w');
+    let count = 0;
+    try {
+      const it = writer[Symbol.asyncIterator]();
+      const IDLE = Symbol('idle');
+      let pending: Promise<IteratorResult<Uint8Array>> | null = null;
+      // Writes every chunk the writer has queued; with `untilDone`, waits for the end.
+      const drain = async (untilDone: boolean): Promise<void> => {
+        for (;;) {
+          const next: Promise<IteratorResult<Uint8Array>> = pending ?? it.next();
+          pending = null;
+          // A queued chunk resolves `next` already; racing it against an
+          // already-resolved IDLE tells "queue empty" apart without waiting.
+          const got = untilDone ? await next : await Promise.race([next, Promise.resolve(IDLE)]);
+          if (got === IDLE) {
+            pending = next;
+            return;
+          }
+          const res = got as IteratorResult<Uint8Array>;
+          if (res.done) return;
+          await fh.write(res.value);
+        }
+      };
+      for await (const batch of batches) {
+        writer.write(batch);
+        count++;
+        await drain(false);
+      }
+      writer.close(); // footer (file) or end-of-stream marker (stream)
+      await drain(true);
+    } finally {
+      await fh.close();
+    }
+    return count;
+  });
+}
+
+/** What {@link writeRowSource} wrote. */
+export interface RowSourceSummary {
+  rows: number;
+  labeled: number;
+  features: number;
+  /** Class names (in order of first appearance) when the labels are names. */
+  classNames?: string[];
+}
+
+/**
+ * Streams the row blocks of `source` (a CSV file being parsed) into an Arrow
+ * IPC file, one record batch per block, atomically: memory stays at about one
+ * block whatever the file's size. The label column is float64, or utf8 when
+ * the labels are class names — decided by the first block (a first block
+ * without any label means numbers).
+ *
+ * @example
+ * const s = await writeRowSource('big.arrow', await openCsvRows('big.csv'), 'file');
+ */
+export async function writeRowSource(path: string, source: RowSource, format: ArrowFormat): Promise<RowSourceSummary> {
+  const { featureNames, labels } = source;
+  const d = featureNames.length;
+  let rows = 0;
+  let labeled = 0;
+  const toBatch = (block: RowBatch) => {
+    labels.kind ??= 'number'; // the schema is fixed now; a later class name is an error that points to --classes
+    const schema = datasetSchema(source.labelName, featureNames, labels.kind);
+    const columns = Array.from({ length: d }, () => new Float64Array(block.n));
+    for (let i = 0; i < block.n; i++) {
+      for (let k = 0; k < d; k++) columns[k][i] = block.X[i * d + k];
+      if (!Number.isNaN(block.y[i])) labeled++;
+    }
+    rows += block.n;
+    return makeBatch(schema, Float64Array.from(block.y), columns, labels.kind === 'name' ? labels.names : undefined);
+  };
+  const batches = (async function* () {
+    let any = false;
+    for await (const block of source.batches()) {
+      any = true;
+      yield toBatch(block);
+    }
+    if (!any) yield toBatch({ n: 0, X: new Float64Array(0), y: new Float64Array(0) }); // the file still gets its schema
+  })();
+  await writeBatchesStreaming(path, batches, format);
+  return { rows, labeled, features: d, ...(labels.kind === 'name' ? { classNames: [...labels.names] } : {}) };
+}

@@ -1,0 +1,100 @@
+/**
+ * The training rows a support-vector history refers to: the (scaled) feature
+ * matrix `X`, `n × d` row-major, in ONE shared memory — a shared
+ * `WebAssembly.Memory`, whose `buffer` is a `SharedArrayBuffer`. Every thread's
+ * exact-kernel instance imports that memory and reads the rows in place; an
+ * evaluation call sends only the handle, and nothing copies the rows per call.
+ * (The same memory holds each thread's small scratch region past the rows:
+ * see sv-kernel.ts.)
+ *
+ * Layout: the first 64 KiB belong to the kernel module's static data; at
+ * {@link ROWS_AT}: `[n, d, id, 0]` (Float64), then `n·d` Float64 values.
+ */
+import { randomBytes } from 'node:crypto';
+import { sharedMemory, type WasmMemory } from './wasm-host.ts';
+
+/** Byte offset of the rows header in the memory (page 1; page 0 is the module's). */
+export const ROWS_AT = 65536;
+const HEADER = 4;
+
+/** A 52-bit random id: tells one rows memory from another after it crossed to a worker (objects do not keep identity). */
+function newId(): number {
+  const b = randomBytes(8);
+  return (b.readUInt32LE(0) & 0xfffff) * 2 ** 32 + b.readUInt32LE(4) + 1;
+}
+
+/**
+ * Rows of a feature matrix in shared memory.
+ *
+ * @example
+ * const rows = SharedRows.from(ds.X, ds.n, ds.d); // one copy into shared memory
+ * rows.row(3);                                   // a view of row 3 (d values)
+ */
+export class SharedRows {
+  /** The shared memory (send this to a thread: `new SharedRows({ memory })` maps it there). */
+  readonly memory: WasmMemory;
+  /** Number of rows. */
+  readonly n: number;
+  /** Values per row. */
+  readonly d: number;
+  /** Identifies this matrix across threads. */
+  readonly id: number;
+  /** Byte offset of row 0 in {@link memory}. */
+  readonly offset = ROWS_AT + 8 * HEADER;
+  /** The matrix, `n × d` row-major (a view of the memory; write it before sharing it with workers). */
+  readonly X: Float64Array;
+
+  /** Maps an existing memory (a worker, given the handle) or allocates `n × d` zeros. */
+  constructor(opts: { n: number; d: number } | { memory: WasmMemory }) {
+    if ('memory' in opts) {
+      this.memory = opts.memory;
+      const head = new Float64Array(this.memory.buffer, ROWS_AT, HEADER);
+      [this.n, this.d, this.id] = [head[0], head[1], head[2]];
+      if (!(this.d >= 1) || this.id === 0) throw new RangeError('shared memory holds no training rows');
+    } else {
+      const { n, d } = opts;
+      if (!Number.isInteger(n) || n < 0) throw new RangeError(`rows: n must be a non-negative integer, got ${n}`);
+      if (!Number.isInteger(d) || d < 1) throw new RangeError(`rows: d must be a positive integer, got ${d}`);
+      this.memory = sharedMemory(this.offset + 8 * n * d);
+      this.n = n;
+      this.d = d;
+      this.id = newId();
+      new Float64Array(this.memory.buffer, ROWS_AT, HEADER).set([n, d, this.id, 0]);
+    }
+    this.X = new Float64Array(this.memory.buffer, this.offset, this.n * this.d);
+  }
+
+  /**
+   * Which rows a shared memory holds (its id), without mapping them.
+   *
+   * @example
+   * if (SharedRows.idOf(task.rows) !== cached.id) cached = new SharedRows({ memory: task.rows });
+   */
+  static idOf(memory: WasmMemory): number {
+    return new Float64Array(memory.buffer, ROWS_AT, HEADER)[2];
+  }
+
+  /**
+   * Copies the first `n` rows of `X` (row-major, `d` per row) into shared memory.
+   *
+   * @example
+   * const rows = SharedRows.from(X, 1000, 28);
+   */
+  static from(X: Float64Array, n: number, d: number): SharedRows {
+    if (X.length < n * d) throw new RangeError(`rows: X holds ${X.length} values, need n*d = ${n * d}`);
+    const rows = new SharedRows({ n, d });
+    rows.X.set(X.subarray(0, n * d));
+    return rows;
+  }
+
+  /**
+   * Row `i` as a view (no copy).
+   *
+   * @example
+   * const x = rows.row(0);
+   */
+  row(i: number): Float64Array {
+    if (!Number.isInteger(i) || i < 0 || i >= this.n) throw new RangeError(`rows: row ${i} is not in [0, ${this.n})`);
+    return this.X.subarray(i * this.d, (i + 1) * this.d);
+  }
+}

@@ -1,0 +1,255 @@
+/**
+ * The exact-kernel kernel of the engine: `out[p] += Σ_i β_i K(x_{r_i}, x_p)`
+ * over a chunk of support-vector entries, in WebAssembly SIMD — the
+ * support-vector counterpart of {@link RffKernel}.
+ *
+ * Wraps the module built from `wasm/assembly/sv.ts` (see there for the
+ * numerics: lanes over entries, 4-point register tiles, direct differences,
+ * a vector exp). Unlike the random-feature kernel, the module does not own its
+ * memory: it imports the shared memory of a {@link SharedRows}, reads the
+ * training rows there in place, and claims a private scratch region past them
+ * (points, the chunk's row indices and coefficients, sums) by growing that
+ * memory — an atomic operation, so every thread gets its own region.
+ *
+ * Results are a deterministic function of the inputs: a point's value is
+ * computed by the same operation sequence whatever other points share the
+ * call, and distances are the same bits as `exactKernel`'s (summed over
+ * `k = 0..d−1` in order); only exp and the order of the sum over entries
+ * differ from the plain reference (`referenceSvAccumulate`).
+ *
+ * @module
+ */
+import { checkKernelSpec, type KernelSpec } from '../features/kernel-spec.ts';
+import type { SharedRows } from './shared-rows.ts';
+import { SV_WASM_BASE64 } from './wasm/sv-wasm.generated.ts';
+import { instantiate, PAGE, regions, type WasmMemory } from './wasm-host.ts';
+
+interface SvExports {
+  heapBase(): number;
+  accumulateRbf(X: number, n: number, d: number, R: number, I: number, B: number, E: number, negSigma: number, out: number): void;
+  accumulateLaplacian(X: number, n: number, d: number, R: number, I: number, B: number, E: number, negSigma: number, out: number): void;
+  expFast(x: number): number;
+}
+
+/** Entries per SIMD step in the wasm kernel; a chunk is padded to a multiple of it. */
+const LANES = 4;
+
+interface Layout {
+  points: number;
+  /** Row index of each entry of the chunk (Uint32). */
+  index: number;
+  beta: number;
+  out: number;
+}
+
+function checkCount(name: string, value: number, min: number): void {
+  if (!Number.isInteger(value) || value < min) throw new RangeError(`SvKernel: ${name} must be an integer ≥ ${min}, got ${value}`);
+}
+
+/**
+ * Exact-kernel evaluation of chunks of up to `maxEntries` support vectors —
+ * rows of one {@link SharedRows} — at up to `maxPoints` points, in WebAssembly SIMD.
+ *
+ * @example
+ * const k = SvKernel.create(rows);                // rows: SharedRows, n × d
+ * k.reserve(256, 512);                            // 256 points, chunks of up to 512 entries
+ * k.points().set(X);                              // 256·d doubles, row-major
+ * k.clearOut(256);
+ * k.load(history.rows, history.stored, 0, 512);   // entries 0..511: row indices and coefficients
+ * k.accumulate({ kind: 'rbf', sigma: 1 }, 256, 512); // out[p] += Σ_i β̃_i exp(-‖x_{r_i} − x_p‖²)
+ * const f = k.out().slice(0, 256);
+ */
+export class SvKernel {
+  /** The rows this kernel reads. */
+  readonly rows: SharedRows;
+  private readonly ex: SvExports;
+  private readonly memory: WasmMemory;
+  private lay: Layout | undefined;
+  private cap = 0;
+  private stride = 0;
+
+  private constructor(rows: SharedRows) {
+    this.rows = rows;
+    this.memory = rows.memory;
+    this.ex = instantiate<SvExports & { memory: WasmMemory }>(SV_WASM_BASE64, rows.memory);
+    if (this.ex.heapBase() > rows.offset - 32) throw new Error(`SvKernel: the module's static data (${this.ex.heapBase()} bytes) overlaps the rows`);
+  }
+
+  /**
+   * Instantiates the embedded wasm module on the shared memory of `rows`.
+   *
+   * @example
+   * const k = SvKernel.create(SharedRows.from(X, n, d));
+   */
+  static create(rows: SharedRows): SvKernel {
+    return new SvKernel(rows);
+  }
+
+  /** Dimension of the points (the rows'). */
+  get d(): number {
+    return this.rows.d;
+  }
+
+  /** Points the current views hold room for. */
+  get maxPoints(): number {
+    return this.cap;
+  }
+
+  /** Entries a chunk may hold (a multiple of 4). */
+  get maxEntries(): number {
+    return this.stride;
+  }
+
+  /**
+   * Ensures room for `maxPoints` points and chunks of up to `maxEntries`
+   * entries. A no-op when the room is already enough; otherwise claims a new
+   * scratch region of the shared memory (by growing it), which invalidates
+   * every view and their contents.
+   *
+   * @example
+   * k.reserve(1024, 256);
+   */
+  reserve(maxPoints: number, maxEntries: number): void {
+    checkCount('maxPoints', maxPoints, 0);
+    checkCount('maxEntries', maxEntries, 1);
+    const wanted = Math.ceil(maxEntries / LANES) * LANES;
+    if (this.lay && maxPoints <= this.cap && wanted <= this.stride) return;
+    // A claimed region is never given back (the memory only grows), so claim geometrically:
+    // all regions of a thread together stay under twice its largest.
+    const cap = maxPoints > this.cap ? Math.max(maxPoints, 2 * this.cap) : this.cap;
+    const stride = wanted > this.stride ? Math.max(wanted, 2 * this.stride) : this.stride;
+    const bytes = 8 * (cap * this.d + stride + stride + cap) + 64;
+    const pages = Math.ceil(bytes / PAGE);
+    let first: number;
+    try {
+      first = this.memory.grow(pages);
+    } catch (err) {
+      throw new RangeError(`SvKernel: cannot claim ${(bytes / 2 ** 20).toFixed(0)} MiB for ${cap} points and ${stride} entries in the rows' shared memory (4 GiB at most); use smaller batches`, { cause: err });
+    }
+    const { take } = regions(first * PAGE);
+    this.lay = { points: take(cap * this.d), index: take(stride / 2), beta: take(stride), out: take(cap) };
+    this.cap = cap;
+    this.stride = stride;
+  }
+
+  private layout(): Layout {
+    if (!this.lay) throw new RangeError('SvKernel: call reserve() before using the kernel');
+    return this.lay;
+  }
+
+  private view(offset: number, length: number): Float64Array {
+    return new Float64Array(this.memory.buffer, offset, length);
+  }
+
+  /**
+   * Points, `maxPoints·d` doubles row-major (valid until the next {@link reserve}).
+   *
+   * @example
+   * k.points().set(X.subarray(0, n * k.d));
+   */
+  points(): Float64Array {
+    return this.view(this.layout().points, this.cap * this.d);
+  }
+
+  /**
+   * The chunk's row indices, `maxEntries` Uint32 (entry `i` is row `index()[i]` of the rows).
+   *
+   * @example
+   * k.index().set([4, 8, 15]);
+   */
+  index(): Uint32Array {
+    return new Uint32Array(this.memory.buffer, this.layout().index, this.stride);
+  }
+
+  /**
+   * The chunk's coefficients, `maxEntries` doubles.
+   *
+   * @example
+   * k.beta().set(coefficients);
+   */
+  beta(): Float64Array {
+    return this.view(this.layout().beta, this.stride);
+  }
+
+  /**
+   * `maxPoints` accumulators that {@link accumulate} adds to.
+   *
+   * @example
+   * const f = k.out().slice(0, n);
+   */
+  out(): Float64Array {
+    return this.view(this.layout().out, this.cap);
+  }
+
+  private checkPoints(nPoints: number): void {
+    this.layout();
+    if (!Number.isInteger(nPoints) || nPoints < 0 || nPoints > this.cap) {
+      throw new RangeError(`SvKernel: nPoints must be an integer in [0, ${this.cap}], got ${nPoints}`);
+    }
+  }
+
+  /**
+   * Sets `out[p] = 0` for `p < nPoints`.
+   *
+   * @example
+   * k.clearOut(n);
+   */
+  clearOut(nPoints: number): void {
+    this.checkPoints(nPoints);
+    this.view(this.layout().out, nPoints).fill(0);
+  }
+
+  /**
+   * Loads entries `[from, to)` as the chunk: row index `rowOf[e]` and
+   * coefficient `coef[e]` (2 numbers per entry; the rows stay where they are).
+   *
+   * @example
+   * k.load(history.rows, history.stored, c * S, (c + 1) * S);
+   */
+  load(rowOf: Uint32Array, coef: Float64Array, from: number, to: number): void {
+    const count = to - from;
+    if (!(count >= 0) || count > this.stride) throw new RangeError(`SvKernel: chunk of ${count} entries does not fit ${this.stride}`);
+    const index = this.index();
+    const n = this.rows.n;
+    for (let i = 0; i < count; i++) {
+      const r = rowOf[from + i];
+      if (r >= n) throw new RangeError(`SvKernel: entry ${from + i} refers to row ${r}, beyond the ${n} rows`);
+      index[i] = r;
+    }
+    this.beta().set(coef.subarray(from, to));
+  }
+
+  /**
+   * `out[p] += Σ_{i < nEntries} beta[i]·K(x_{index[i]}, x_p)` for `p < nPoints`,
+   * with the chunk as it is now. A point's result does not depend on
+   * `nPoints` or on the other points.
+   *
+   * @example
+   * k.accumulate({ kind: 'laplacian', sigma: 0.5 }, n, count);
+   */
+  accumulate(kernel: KernelSpec, nPoints: number, nEntries: number): void {
+    this.checkPoints(nPoints);
+    checkKernelSpec(kernel);
+    if (!Number.isInteger(nEntries) || nEntries < 0 || nEntries > this.stride) throw new RangeError(`SvKernel: nEntries must be an integer in [0, ${this.stride}], got ${nEntries}`);
+    if (nPoints === 0 || nEntries === 0) return;
+    const lay = this.layout();
+    // Pad to a multiple of 4 entries: zero coefficients on row 0 add exactly 0.
+    const E = Math.ceil(nEntries / LANES) * LANES;
+    if (E > nEntries) {
+      this.index().fill(0, nEntries, E);
+      this.beta().fill(0, nEntries, E);
+    }
+    const run = kernel.kind === 'rbf' ? this.ex.accumulateRbf : this.ex.accumulateLaplacian;
+    run(lay.points, nPoints, this.d, this.rows.offset, lay.index, lay.beta, E, -kernel.sigma, lay.out);
+  }
+
+  /**
+   * The kernel's own `exp` for `x ≤ 0`, one value at a time (for accuracy checks).
+   *
+   * @example
+   * Math.abs(k.fastExp(-1) - Math.exp(-1)) < 1e-16; // true
+   */
+  fastExp(x: number): number {
+    return this.ex.expFast(x);
+  }
+}

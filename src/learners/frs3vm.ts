@@ -1,0 +1,207 @@
+/**
+ * FRS3VM: the semi-supervised SVM on ONE FIXED set of random features, trained
+ * by plain SGD over several epochs — the baseline of the triply stochastic
+ * paper (Geng et al., 2019, § 6: "standard SGD with fixed random features").
+ * Same objective, losses, bias and class balance as the growing-feature
+ * learner (s3vm.ts); the difference is the features: instead of a new block
+ * every iteration, the model is `f(x) = Σ_{i<K} α_i·φ_i(x) + b` over the
+ * blocks `0 … K−1` of the seed (`D = 2Km` features, the first K blocks the
+ * growing learner would draw), and every SGD step updates all of them:
+ * `α_i ← (1 − γ) α_i − γ Σ_p w_p φ_i(x_p)` — the gradient of
+ * `½‖α‖² + C mean_L hinge + C* E_U u` in the primal.
+ *
+ * Choice (documented for the lead): K blocks of m rather than one block of
+ * D/2 frequencies, so the model is an ordinary random-feature predictor
+ * whose evaluation the worker pool splits by chunks of blocks, exactly like
+ * the loop learners' (one block would always stay on the calling thread).
+ *
+ * An epoch is ⌈n_u/B⌉ steps, each drawing B labeled and B unlabeled rows,
+ * i.e. one pass over the unlabeled rows in expectation. The step is the same
+ * constant `θ/T^{3/4}` over the run's T steps.
+ */
+import { CancelledError } from '../errors.ts';
+import { BlockOps } from '../engine/block-ops.ts';
+import { TRAINING_CHUNK_SIZE } from '../engine/chunks.ts';
+import { Evaluator } from '../engine/evaluator.ts';
+import { History } from '../engine/history.ts';
+import { checkRandomFeatures, type RandomFeatures } from '../engine/random-features.ts';
+import type { KernelSpec } from '../features/kernel-spec.ts';
+import { eventLoopYielder, samplingRng } from '../coordinator/loop.ts';
+import { stepAt } from '../coordinator/step-size.ts';
+import { RandomFeaturePredictor } from '../model/predictor.ts';
+import { KERNEL_PARAMS, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
+import { marginLoss, marginLossDerivative } from './margin-losses.ts';
+import { paperStep, S3VM_PARAMS, S3vmObjective, s3vmSettings, unlabeledLoss, unlabeledLossDerivative, type UnlabeledLoss } from './s3vm.ts';
+import { binarySources } from './sources.ts';
+import type { NumberParam } from './params.ts';
+import type { DirectLearnerSpec, FitContext, Params } from './spec.ts';
+import type { Predictor } from '../model/predictor.ts';
+
+/** The fixed random features of a fit: blocks 0 … K−1 of the seed. */
+function fixedFeatures(d: number, params: Params): RandomFeatures {
+  const kernel = { kind: params.kernel, sigma: params.sigma } as KernelSpec;
+  return checkRandomFeatures({ kernel, seed: params.seed as number, d, m: params.m as number });
+}
+
+/**
+ * FRS3VM's training objective over all training rows as a function of the
+ * fixed features' coefficients α (blocks laid end to end), and its gradient:
+ * `J(α) = ½‖α‖² + C mean_L hinge(y(f + b)) + C* mean_U u(f + b)`, with
+ * `b = c − mean_U f` under the class balance (else the fitted b). With
+ * `g_i = ∂J/∂(f_i + b)`, `∂J/∂f_u` gains `−Σ_i g_i / |U|` through b, and
+ * `∇_α J = α + Σ_i (∂J/∂f_i) φ(x_i)`.
+ *
+ * @example
+ * const J = frs3vmObjective({ ds, classes, params }, fitted.predictor);
+ * J.value(alpha); J.gradient(alpha);
+ */
+function frs3vmObjective({ ds, classes, params }: Pick<FitContext, 'ds' | 'classes' | 'params'>, predictor: Predictor) {
+  if (classes.kind !== 'binary') throw new Error('frs3vm needs a binary task');
+  const { P, N, U } = binarySources(ds, classes.positive);
+  const rf = (predictor as RandomFeaturePredictor).features;
+  const fittedBias = (predictor as RandomFeaturePredictor).bias ?? 0;
+  const settings = s3vmSettings('frs3vm', ds, classes.positive, params, paperStep(1));
+  const ops = new BlockOps();
+  const K = (predictor as RandomFeaturePredictor).history.t;
+  const width = 2 * rf.m;
+  const nL = P.length + N.length;
+  const loss = settings.loss as UnlabeledLoss;
+  /** f + b at every training row. */
+  const shifted = (alpha: Float64Array): Float64Array => {
+    const f = new Float64Array(ds.n);
+    for (let i = 0; i < K; i++) ops.accumulate(rf, i, alpha.subarray(i * width, (i + 1) * width), ds.X, ds.n, f);
+    let meanU = 0;
+    for (const i of U) meanU += f[i];
+    meanU /= U.length;
+    const b = settings.balance ? settings.target - meanU : fittedBias;
+    for (let i = 0; i < ds.n; i++) f[i] += b;
+    return f;
+  };
+  return {
+    value(alpha: Float64Array): number {
+      const r = shifted(alpha);
+      let reg = 0;
+      for (let j = 0; j < alpha.length; j++) reg += alpha[j] * alpha[j];
+      let labeled = 0;
+      for (const i of P) labeled += marginLoss('hinge', r[i]);
+      for (const i of N) labeled += marginLoss('hinge', -r[i]);
+      let unlabeled = 0;
+      for (const i of U) unlabeled += unlabeledLoss(loss, r[i], settings.s);
+      return 0.5 * reg + (settings.C * labeled) / nL + (settings.Cstar * unlabeled) / U.length;
+    },
+    gradient(alpha: Float64Array): Float64Array {
+      const r = shifted(alpha);
+      const g = new Float64Array(ds.n);
+      for (const i of P) g[i] = (settings.C * marginLossDerivative('hinge', r[i])) / nL;
+      for (const i of N) g[i] = (-settings.C * marginLossDerivative('hinge', -r[i])) / nL;
+      for (const i of U) g[i] = (settings.Cstar * unlabeledLossDerivative(loss, r[i], settings.s)) / U.length;
+      if (settings.balance) {
+        let G = 0;
+        for (let i = 0; i < ds.n; i++) G += g[i];
+        for (const i of U) g[i] -= G / U.length;
+      }
+      const out = Float64Array.from(alpha);
+      for (let i = 0; i < K; i++) {
+        const block = ops.project(rf, i, ds.X, ds.n, g);
+        for (let j = 0; j < width; j++) out[i * width + j] += block[j];
+      }
+      return out;
+    },
+  };
+}
+
+/** FRS3VM in the learner registry. */
+export const frs3vmSpec: DirectLearnerSpec = {
+  kind: 'direct',
+  name: 'frs3vm',
+  summary: 'semi-supervised SVM on one fixed set of random features, plain SGD over epochs (baseline)',
+  help:
+    'FRS3VM: the same semi-supervised SVM objective (hinge on labeled rows, a non-convex loss on unlabeled rows, bias and class balance) on one fixed set of D = 2·blocks·m random features, trained by plain SGD over several epochs: the baseline the triply stochastic paper compares against. Labels are the sign of f + b.',
+  task: 'binary',
+  metric: 'accuracy',
+  params: {
+    ...KERNEL_PARAMS,
+    m: { ...(RANDOM_FEATURE_PARAMS.m as NumberParam), doc: 'random frequencies per block m; the model has D = 2·blocks·m fixed features' },
+    blocks: { kind: 'number', default: 16, min: 1, max: 100_000, integer: true, symbol: 'K', doc: 'blocks K of fixed random features (blocks 0 … K−1 of the seed)' },
+    epochs: { kind: 'number', default: 10, min: 1, max: 1_000_000, integer: true, doc: "passes over the unlabeled rows (⌈n_u/B⌉ SGD steps each); the paper's experiments use 10" },
+    seed: RANDOM_FEATURE_PARAMS.seed,
+    batchSize: RANDOM_FEATURE_PARAMS.batchSize,
+    ...S3VM_PARAMS,
+  },
+  threshold: 'zero',
+  // Accuracy, not AUC, and 512 points an iteration: run by `compare` when `--learners` names it.
+  compareByDefault: false,
+  async fit({ ds, classes, params, engine, onProgress, signal, validation }) {
+    if (classes.kind !== 'binary') throw new Error('frs3vm needs a binary task');
+    const { U } = binarySources(ds, classes.positive);
+    const B = params.batchSize as number;
+    const T = (params.epochs as number) * Math.max(1, Math.ceil(U.length / B));
+    const step = paperStep(T);
+    const objective = new S3vmObjective(ds, classes.positive, s3vmSettings('frs3vm', ds, classes.positive, params, step));
+    const features = fixedFeatures(ds.d, params);
+    const K = params.blocks as number;
+    const width = 2 * features.m;
+    const history = new History({ m: features.m, capacity: K });
+    for (let i = 0; i < K; i++) history.append(new Float64Array(width));
+    const chunkSize = TRAINING_CHUNK_SIZE;
+    const evaluator = new Evaluator(history, features, { ...engine, chunkSize });
+    const ops = new BlockOps();
+    const rng = samplingRng(features.seed);
+    const breathe = eventLoopYielder();
+    const bias = objective.bias;
+    const f = new Float64Array(2 * B);
+    const w = new Float64Array(2 * B);
+    const grads: Float64Array[] = [];
+    const trace: Array<[number, number]> = [];
+    const fVal = validation ? new Float64Array(validation.nPoints) : undefined;
+    const start = performance.now();
+    let metric: { name: string; value: number; t: number } | undefined;
+    let b: number;
+    try {
+      for (let t = 1; t <= T; t++) {
+        await breathe();
+        if (signal?.aborted) throw new CancelledError(`training cancelled after ${t - 1} of ${T} SGD steps`);
+        const batch = objective.sample(rng);
+        await evaluator.evaluate(batch.X, batch.nPoints, f);
+        for (let p = 0; p < batch.nPoints; p++) f[p] += bias.value;
+        objective.weights(f, w);
+        const eta = stepAt(step, t);
+        for (let i = 0; i < K; i++) grads[i] = ops.project(features, i, batch.X, batch.nPoints, w, evaluator.frequencies);
+        history.shrink(1 - eta);
+        for (let i = 0; i < K; i++) {
+          const g = grads[i];
+          for (let j = 0; j < width; j++) g[j] *= -eta;
+          history.add(i, g);
+        }
+        bias.update(eta, f, w, batch.nPoints);
+        if (validation && fVal && (t % validation.every === 0 || t === T)) {
+          await evaluator.evaluate(validation.X, validation.nPoints, fVal);
+          for (let p = 0; p < validation.nPoints; p++) fVal[p] += bias.value;
+          metric = { name: validation.name, value: validation.metric(fVal), t };
+          trace.push([t, metric.value]);
+        }
+        onProgress?.({ t, T, elapsedMs: performance.now() - start, ...(metric ? { metric } : {}) });
+      }
+      const final = bias.final;
+      b = final ? final.bias(await evaluator.evaluate(final.X, final.nPoints, new Float64Array(final.nPoints))) : bias.value;
+    } finally {
+      await evaluator.close();
+    }
+    return { predictor: new RandomFeaturePredictor(history, features, chunkSize, b), computed: { iterations: T, step }, trace };
+  },
+  objective(ctx, predictor) {
+    const J = frs3vmObjective(ctx, predictor);
+    return (alpha) => J.value(alpha);
+  },
+  gradient(ctx, predictor) {
+    const J = frs3vmObjective(ctx, predictor);
+    return (alpha) => J.gradient(alpha);
+  },
+  coefficients(predictor) {
+    const { history } = predictor as RandomFeaturePredictor;
+    const out = new Float64Array(history.t * 2 * history.m);
+    for (let i = 0; i < history.t; i++) out.set(history.coefficients(i), i * 2 * history.m);
+    return out;
+  },
+  searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), C: [1, 10, 100], Cstar: [0.1, 1, 10] }),
+};

@@ -1,0 +1,14 @@
+/**
+ * GKM, the graph-based semi-supervised kernel machine (Le et al.; ALGORITHMS.md
+ * § GKM): SGD on `½‖w‖² + C·mean_L l + C′·mean_E μ_uv |f(x_u) − f(x_v)|^p` with
+ * any of five losses and any p ≥ 1; a support-vector model. The machinery is
+ * graph-kernel-machine.ts (shared with LapSVM, its hinge, p = 2 case).
+ */
+import { graphMachineSpec } from './graph-kernel-machine.ts';
+
+/** GKM in the learner registry. */
+export const gkmSpec = graphMachineSpec({
+  name: 'gkm',
+  summary: 'graph-based semi-supervised kernel machine: SGD over labeled rows and graph edges, a support-vector model',
+  help: 'GKM (Le et al.): minimises ½‖w‖² + C·mean over labeled rows of a loss (hinge, smooth hinge, logistic, L1, ε-insensitive) + C′·mean over the edges of the fully connected graph (every pair but labeled–labeled) of μ_uv |f(x_u) − f(x_v)|^p, μ_uv = exp(−σ_s‖x_u − x_v‖²) computed on the fly; SGD with η_t = 2/(t+1), one labeled row and one edge per step, the averaged iterate as the model. Saves only its support rows. Labels are the sign of f (no bias).',
+});

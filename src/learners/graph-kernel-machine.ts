@@ -1,0 +1,621 @@
+/**
+ * The graph-based semi-supervised kernel machine (Le et al., ALGORITHMS.md
+ * § GKM): a support-vector expansion `w = Σ β_r Φ(x_r)`, `f(x) = Σ β_r K(x_r, x)`
+ * with the squared-exponential kernel, trained by SGD on
+ *
+ *   J(w) = ½‖w‖² + C·mean_L l(y f(x)) + C′·mean_E μ_uv |f(x_u) − f(x_v)|^p,
+ *
+ * E = every pair of training rows except labeled–labeled (the fully connected
+ * graph of the paper), `μ_uv = exp(−σ_s‖x_u − x_v‖²)` computed when an edge is
+ * drawn. Nothing O(n²) is stored: the sampler keeps the labeled and unlabeled
+ * row lists, the history at most one entry per row.
+ *
+ * Kernel convention: dsgkit's `exp(−σ‖x − x′‖²)`, so the paper's length scale
+ * is `σ_l = 1/√(2σ)`, and its output scale `σ_f² = R²` is 1 (a σ_f² ≠ 1 is the
+ * same objective with C and C′ multiplied by σ_f², coefficients divided by it).
+ *
+ * Step t (1-based), η_t = 2/(t+1), one labeled row and one edge (or B of each,
+ * gradients averaged):
+ *   w_{t+1} = (t−1)/(t+1) w_t − η_t [C l′ y Φ(x_i) + C′ μ p sign(o)|o|^{p−1} (Φ(x_u) − Φ(x_v))],
+ *   o = f_t(x_u) − f_t(x_v);
+ *   w̄_{t+1} = (t−1)/(t+1) w̄_t + 2/(t+1) w_{t+1}   (the output).
+ * w_t lives in a {@link SupportVectorHistory} (lazy shrink, repeated rows
+ * merged; f_t on the engine's pool); w̄ is kept in closed form, see
+ * {@link AveragedExpansion}.
+ *
+ * This module is the machinery of two registered learners (the general one,
+ * and LapSVM = hinge loss, p = 2): {@link graphMachineSpec} builds either.
+ */
+import { CancelledError } from '../errors.ts';
+import type { Dataset } from '../data/dataset.ts';
+import { samplingRng, type Validation } from '../coordinator/loop.ts';
+import { svChunkSizeFor } from '../engine/chunks.ts';
+import type { EvaluatorOptions } from '../engine/evaluator.ts';
+import { SharedRows } from '../engine/shared-rows.ts';
+import { SupportVectorEvaluator } from '../engine/sv-evaluator.ts';
+import { SupportVectorHistory } from '../engine/sv-history.ts';
+import { exactKernel, kernelMatrix, type KernelSpec } from '../features/kernel-spec.ts';
+import type { KernelExpansion } from '../features/kernel-expansion.ts';
+import { KernelExpansionPredictor, type Predictor } from '../model/predictor.ts';
+import type { TaskClasses } from '../model/task.ts';
+import { KERNEL_PARAMS, MAX_SEED, MAX_SIGMA, powersOfTwoAround } from './common.ts';
+import { marginLoss, marginLossDerivative, MARGIN_LOSS_DOCS, type MarginLoss } from './margin-losses.ts';
+import type { ParamTable } from './params.ts';
+import type { DirectLearnerSpec, FitContext, Params } from './spec.ts';
+
+/** The five losses of the paper (Section 5). */
+export const GRAPH_MACHINE_LOSSES = ['hinge', 'smooth-hinge', 'logistic', 'l1', 'eps-insensitive'] as const satisfies readonly MarginLoss[];
+
+/** Everything one fit needs, resolved (defaults filled). */
+export interface GraphMachineSettings {
+  readonly loss: MarginLoss;
+  /** Smooth hinge τ. */
+  readonly tau: number;
+  /** ε of the ε-insensitive loss. */
+  readonly epsilon: number;
+  /** Smoothness exponent p ≥ 1 of |o|^p. */
+  readonly p: number;
+  readonly C: number;
+  /** C′, the weight of the graph term. */
+  readonly Cprime: number;
+  /** Kernel scale σ of `exp(−σ‖x − x′‖²)`. */
+  readonly sigma: number;
+  /** Edge-weight scale σ_s of `μ = exp(−σ_s‖x_u − x_v‖²)`. */
+  readonly sigmaS: number;
+  /** Iterations T. */
+  readonly T: number;
+  /** Labeled rows and edges drawn per iteration. */
+  readonly batchSize: number;
+  readonly seed: number;
+}
+
+/**
+ * The largest C′ for which the paper's Theorem 1 gives the O(1/T) rate, with
+ * R = σ_f = 1 and A = R (every loss here): `p = 2`: `a = C′(2R)^p p < 1`, i.e.
+ * C′ < 1/8 (strict); `p > 2`: Eq. 5, `C′ ≤ (p−2)^{p−2} / (2^p C^{p−2} p (p−1)^{p−1})`.
+ * Infinity for p < 2 (no condition).
+ *
+ * @example
+ * cPrimeBound(2, 1); // 0.125 (strict)
+ * cPrimeBound(3, 1); // 1/96
+ */
+export function cPrimeBound(p: number, C: number): number {
+  if (p < 2) return Infinity;
+  if (p === 2) return 1 / (2 ** p * p);
+  return (p - 2) ** (p - 2) / (2 ** p * C ** (p - 2) * p * (p - 1) ** (p - 1));
+}
+
+/** Below the strict bound at p = 2: the default takes this fraction of it. */
+const STRICT_MARGIN = 0.99;
+
+/** C′ when p < 2 and none is given (checked on the bundled data; README § GKM). */
+export const DEFAULT_CPRIME_BELOW_2 = 1;
+
+/**
+ * The default C′: the paper's condition (Eq. 5; 0.99 × 1/8 at p = 2 where it is
+ * strict) when p ≥ 2, else {@link DEFAULT_CPRIME_BELOW_2}.
+ *
+ * @example
+ * defaultCPrime(3, 1); // 1/96 ≈ 0.0104
+ */
+export function defaultCPrime(p: number, C: number): number {
+  const bound = cPrimeBound(p, C);
+  if (!Number.isFinite(bound)) return DEFAULT_CPRIME_BELOW_2;
+  return p === 2 ? STRICT_MARGIN * bound : bound;
+}
+
+/** `|o|^p` and its derivative `p·sign(o)|o|^{p−1}`. */
+function smoothness(p: number, o: number): number {
+  return Math.abs(o) ** p;
+}
+function smoothnessDerivative(p: number, o: number): number {
+  if (o === 0) return 0;
+  return p * Math.sign(o) * Math.abs(o) ** (p - 1);
+}
+
+/** Labels as ±1 (positive class +1), NaN for unlabeled rows. */
+function signedLabels(ds: Dataset, positive: number): Float64Array {
+  const y = new Float64Array(ds.n);
+  for (let i = 0; i < ds.n; i++) y[i] = ds.labeled[i] ? (ds.y[i] === positive ? 1 : -1) : NaN;
+  return y;
+}
+
+/**
+ * The graph's edges without storing them: every unordered pair of distinct
+ * training rows except labeled–labeled. |E| = l·u + u(u−1)/2; a draw is
+ * uniform over E (a labeled–unlabeled pair with probability l·u/|E|, else an
+ * unlabeled–unlabeled one), in O(1) with O(n) memory.
+ *
+ * @example
+ * const edges = new GraphEdges(ds.labeled);
+ * const [u, v] = edges.sample(rng);
+ */
+export class GraphEdges {
+  readonly labeledRows: Int32Array;
+  readonly unlabeledRows: Int32Array;
+  /** |E|. */
+  readonly count: number;
+  private readonly mixed: number;
+
+  constructor(labeled: Uint8Array) {
+    const L: number[] = [];
+    const U: number[] = [];
+    for (let i = 0; i < labeled.length; i++) (labeled[i] ? L : U).push(i);
+    this.labeledRows = Int32Array.from(L);
+    this.unlabeledRows = Int32Array.from(U);
+    const l = L.length;
+    const u = U.length;
+    this.mixed = l * u;
+    this.count = this.mixed + (u * (u - 1)) / 2;
+  }
+
+  /**
+   * One edge, uniformly over E (throws when E is empty: every row labeled, or one unlabeled row and none labeled).
+   *
+   * @example
+   * const [u, v] = edges.sample(rng); // u ≠ v, not both labeled
+   */
+  sample(rng: () => number): [number, number] {
+    if (this.count === 0) throw new RangeError('the graph has no edges (every training row is labeled)');
+    const L = this.labeledRows;
+    const U = this.unlabeledRows;
+    if (rng() * this.count < this.mixed) {
+      return [L[Math.floor(rng() * L.length)], U[Math.floor(rng() * U.length)]];
+    }
+    const a = Math.floor(rng() * U.length);
+    let b = Math.floor(rng() * (U.length - 1));
+    if (b >= a) b++;
+    return [U[a], U[b]];
+  }
+}
+
+/**
+ * The averaged iterate `w̄` in closed form. With `w_{t+1} = (t−1)/(t+1) w_t + Σ a·Φ(x_r)`
+ * (the coefficients `a` added at step `s`) and `w̄_{t+1} = (t−1)/(t+1) w̄_t + 2/(t+1) w_{t+1}`,
+ * `w̄_1 = 0`: a coefficient added at step s is worth `a·s(s+1)/(t(t+1))` in
+ * `w_{t+1}` (the shrink factors telescope), and `t(t+1)/2 · w̄_{t+1} = Σ_{k≤t} k·w_{k+1}`,
+ * so its weight in `w̄_{T+1}` is
+ *
+ *   a · s(s+1) · (H_{T+1} − H_s) · 2/(T(T+1)),   H_k = Σ_{j≤k} 1/j.
+ *
+ * Per row it keeps `A_r = Σ a·s(s+1)` and `B_r = Σ a·s(s+1)·H_s`: O(1) per
+ * added coefficient, O(n) memory, and `β̄_r = 2(H_{T+1}A_r − B_r)/(T(T+1))`.
+ *
+ * @example
+ * const avg = new AveragedExpansion(n);
+ * avg.add(1, 17, 0.5);        // step 1 added 0.5·Φ(x_17)
+ * avg.coefficient(17, 1);     // β̄ of row 17 in w̄_2
+ */
+export class AveragedExpansion {
+  private readonly A: Float64Array;
+  private readonly B: Float64Array;
+  /** H_s of the step being added, kept incrementally. */
+  private s = 0;
+  private Hs = 0;
+
+  constructor(n: number) {
+    this.A = new Float64Array(n);
+    this.B = new Float64Array(n);
+  }
+
+  /**
+   * Records that step `s` (1-based, non-decreasing across calls) added `a·Φ(x_row)` to `w_{s+1}`.
+   *
+   * @example
+   * avg.add(t, row, -eta * C * g);
+   */
+  add(s: number, row: number, a: number): void {
+    while (this.s < s) this.Hs += 1 / ++this.s;
+    if (this.s !== s) throw new RangeError(`steps must be added in order: got ${s} after ${this.s}`);
+    const w = a * s * (s + 1);
+    this.A[row] += w;
+    this.B[row] += w * this.Hs;
+  }
+
+  /**
+   * The coefficient of row `row` in `w̄_{T+1}` (after T steps).
+   *
+   * @example
+   * const beta = avg.coefficient(row, T);
+   */
+  coefficient(row: number, T: number): number {
+    let H = 0;
+    for (let k = 1; k <= T + 1; k++) H += 1 / k;
+    return this.coefficientWith(row, T, H);
+  }
+
+  /** As {@link coefficient}, given `H_{T+1}`. */
+  coefficientWith(row: number, T: number, H: number): number {
+    return (2 * (H * this.A[row] - this.B[row])) / (T * (T + 1));
+  }
+}
+
+/** One coefficient added by a step: `a·Φ(x_row)`. */
+export interface AddedTerm {
+  readonly row: number;
+  readonly a: number;
+}
+
+/** Hooks and engine options of one fit. */
+export interface GraphMachineRun {
+  readonly engine?: EvaluatorOptions;
+  readonly onProgress?: FitContext['onProgress'];
+  readonly signal?: AbortSignal;
+  readonly validation?: Validation;
+  /** Called after step t with the coefficients it added to w_{t+1} (tests of the averaging). */
+  readonly onStep?: (t: number, added: readonly AddedTerm[]) => void;
+}
+
+/** What a fit produced. */
+export interface GraphMachineFit {
+  /** `w̄_{T+1}` over its support rows only (rows whose coefficient is not 0), in first-seen order. */
+  readonly expansion: KernelExpansion;
+  /** Training-row index of each centre. */
+  readonly supportRows: Int32Array;
+  readonly trace: Array<[number, number]>;
+  /** Entries of the working history w_T (≤ min(3BT, n)). */
+  readonly historyEntries: number;
+}
+
+/** How often (ms) the loop lets the event loop run (cancel messages, progress listeners). */
+const YIELD_EVERY_MS = 25;
+
+/**
+ * Runs the SGD of the graph-based kernel machine on a scaled binary dataset.
+ *
+ * @example
+ * const fit = await fitGraphMachine(ds, 1, settings, { engine: { threads: 2 } });
+ * new KernelExpansionPredictor(fit.expansion);
+ */
+export async function fitGraphMachine(ds: Dataset, positive: number, s: GraphMachineSettings, run: GraphMachineRun = {}): Promise<GraphMachineFit> {
+  const { n, d, X } = ds;
+  const { T, batchSize: B, C, Cprime, p } = s;
+  const y = signedLabels(ds, positive);
+  const edges = new GraphEdges(ds.labeled);
+  const L = edges.labeledRows;
+  if (L.length === 0) throw new RangeError('the graph-based kernel machine needs labeled rows');
+  const useEdges = edges.count > 0 && Cprime > 0;
+  const kernel: KernelSpec = { kind: 'rbf', sigma: s.sigma };
+  const weightKernel: KernelSpec = { kind: 'rbf', sigma: s.sigmaS };
+  const shape = { tau: s.tau, epsilon: s.epsilon };
+
+  const rows = SharedRows.from(X, n, d);
+  const capacity = Math.max(1, Math.min(3 * B * T, n));
+  const history = new SupportVectorHistory({ capacity });
+  const evaluator = new SupportVectorEvaluator(history, { kernel, rows }, { ...run.engine, chunkSize: svChunkSizeFor(capacity) });
+  const avg = new AveragedExpansion(n);
+  const rng = samplingRng(s.seed);
+
+  const nPoints = useEdges ? 3 * B : B;
+  const points = new Float64Array(nPoints * d);
+  const drawn = new Int32Array(nPoints);
+  const f = new Float64Array(nPoints);
+  const added: AddedTerm[] = [];
+
+  const val = run.validation;
+  const fVal = val ? new Float64Array(val.nPoints) : undefined;
+  const fBar = val ? new Float64Array(val.nPoints) : undefined;
+  const trace: Array<[number, number]> = [];
+  let metric: { name: string; value: number; t: number } | undefined;
+
+  const start = performance.now();
+  let lastYield = start;
+  try {
+    for (let t = 1; t <= T; t++) {
+      if (performance.now() - lastYield > YIELD_EVERY_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        lastYield = performance.now();
+      }
+      if (run.signal?.aborted) throw new CancelledError(`training cancelled after ${t - 1} of ${T} iterations`);
+      // Draw B labeled rows, then B edges (u, v): points [i_1..i_B, u_1, v_1, …].
+      for (let b = 0; b < B; b++) drawn[b] = L[Math.floor(rng() * L.length)];
+      if (useEdges) {
+        for (let b = 0; b < B; b++) {
+          const [u, v] = edges.sample(rng);
+          drawn[B + 2 * b] = u;
+          drawn[B + 2 * b + 1] = v;
+        }
+      }
+      for (let q = 0; q < nPoints; q++) points.set(X.subarray(drawn[q] * d, drawn[q] * d + d), q * d);
+      await evaluator.evaluate(points, nPoints, f);
+
+      const eta = 2 / (t + 1);
+      added.length = 0;
+      for (let b = 0; b < B; b++) {
+        const i = drawn[b];
+        const g = y[i] * marginLossDerivative(s.loss, y[i] * f[b], shape);
+        if (g !== 0) added.push({ row: i, a: (-eta * C * g) / B });
+      }
+      if (useEdges) {
+        for (let b = 0; b < B; b++) {
+          const u = drawn[B + 2 * b];
+          const v = drawn[B + 2 * b + 1];
+          const g = smoothnessDerivative(p, f[B + 2 * b] - f[B + 2 * b + 1]);
+          if (g === 0) continue;
+          const mu = exactKernel(weightKernel, X, u * d, X, v * d, d);
+          const a = (-eta * Cprime * mu * g) / B;
+          if (a === 0) continue;
+          added.push({ row: u, a }, { row: v, a: -a });
+        }
+      }
+      const factor = (t - 1) / (t + 1);
+      history.shrink(factor);
+      for (const { row, a } of added) {
+        history.add(row, a);
+        avg.add(t, row, a);
+      }
+      run.onStep?.(t, added);
+
+      if (val && fVal && fBar) {
+        // f_{t+1} at the validation rows incrementally, then the averaged recurrence.
+        for (let q = 0; q < val.nPoints; q++) {
+          let v = factor * fVal[q];
+          for (const { row, a } of added) v += a * exactKernel(kernel, X, row * d, val.X, q * d, d);
+          fVal[q] = v;
+          fBar[q] = factor * fBar[q] + eta * v;
+        }
+        if (t % val.every === 0 || t === T) {
+          const value = val.metric(fBar);
+          trace.push([t, value]);
+          metric = { name: val.name, value, t };
+        }
+      }
+      run.onProgress?.({ t, T, elapsedMs: performance.now() - start, ...(metric ? { metric } : {}) });
+    }
+  } finally {
+    await evaluator.close();
+  }
+
+  // w̄_{T+1} over the rows the history touched, in first-seen order; rows whose average is 0 are left out.
+  let H = 0;
+  for (let k = 1; k <= T + 1; k++) H += 1 / k;
+  const support: number[] = [];
+  const coef: number[] = [];
+  for (let e = history.firstLive; e < history.t; e++) {
+    const row = history.rows[e];
+    const beta = avg.coefficientWith(row, T, H);
+    if (beta !== 0) {
+      support.push(row);
+      coef.push(beta);
+    }
+  }
+  const centers = new Float64Array(support.length * d);
+  support.forEach((row, k) => centers.set(X.subarray(row * d, row * d + d), k * d));
+  return {
+    expansion: { kernel, d, centers, c: Float64Array.from(coef) },
+    supportRows: Int32Array.from(support),
+    trace,
+    historyEntries: history.t - history.firstLive,
+  };
+}
+
+/** Largest training set the all-edges objective evaluator accepts (it stores μ for every edge). */
+export const OBJECTIVE_MAX_ROWS = 4000;
+
+/** The objective and its gradient in the coefficients of a fixed set of centres. */
+export interface GraphObjective {
+  /** J at coefficients c. */
+  value(c: Float64Array): number;
+  /** ∇_c J at c. */
+  gradient(c: Float64Array): Float64Array;
+  /** Edges summed over (all of E). */
+  readonly edges: number;
+}
+
+/**
+ * The exact objective J over ALL edges, for small data (n ≤ {@link OBJECTIVE_MAX_ROWS}):
+ * `w = Σ_j c_j Φ(centre_j)`, so `‖w‖² = cᵀK_cc c` and `f = K_nc c` at the training rows.
+ * O(n²) memory by design (it is the test oracle, never used in training).
+ *
+ * @example
+ * const J = graphObjective(ds, 1, settings, fit.expansion.centers, fit.expansion.c.length);
+ * J.value(fit.expansion.c);
+ */
+export function graphObjective(ds: Dataset, positive: number, s: Pick<GraphMachineSettings, 'loss' | 'tau' | 'epsilon' | 'p' | 'C' | 'Cprime' | 'sigma' | 'sigmaS'>, centers: Float64Array, m: number): GraphObjective {
+  const { n, d, X } = ds;
+  if (n > OBJECTIVE_MAX_ROWS) throw new RangeError(`the all-edges objective is O(n²): ${n} rows is more than ${OBJECTIVE_MAX_ROWS}`);
+  const y = signedLabels(ds, positive);
+  const kernel: KernelSpec = { kind: 'rbf', sigma: s.sigma };
+  const Knc = kernelMatrix(kernel, X, n, centers, m, d);
+  const Kcc = kernelMatrix(kernel, centers, m, centers, m, d);
+  const labeled: number[] = [];
+  for (let i = 0; i < n; i++) if (ds.labeled[i]) labeled.push(i);
+  const eu: number[] = [];
+  const ev: number[] = [];
+  const mu: number[] = [];
+  const weightKernel: KernelSpec = { kind: 'rbf', sigma: s.sigmaS };
+  for (let u = 0; u < n; u++) {
+    for (let v = u + 1; v < n; v++) {
+      if (ds.labeled[u] && ds.labeled[v]) continue;
+      eu.push(u);
+      ev.push(v);
+      mu.push(exactKernel(weightKernel, X, u * d, X, v * d, d));
+    }
+  }
+  const nE = mu.length;
+  const shape = { tau: s.tau, epsilon: s.epsilon };
+  const fAt = (c: Float64Array): Float64Array => {
+    const F = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      let acc = 0;
+      for (let j = 0; j < m; j++) acc += Knc[i * m + j] * c[j];
+      F[i] = acc;
+    }
+    return F;
+  };
+  const Kc = (c: Float64Array): Float64Array => {
+    const out = new Float64Array(m);
+    for (let i = 0; i < m; i++) {
+      let acc = 0;
+      for (let j = 0; j < m; j++) acc += Kcc[i * m + j] * c[j];
+      out[i] = acc;
+    }
+    return out;
+  };
+  return {
+    edges: nE,
+    value(c) {
+      const F = fAt(c);
+      const kc = Kc(c);
+      let reg = 0;
+      for (let j = 0; j < m; j++) reg += c[j] * kc[j];
+      let loss = 0;
+      for (const i of labeled) loss += marginLoss(s.loss, y[i] * F[i], shape);
+      let graph = 0;
+      for (let e = 0; e < nE; e++) graph += mu[e] * smoothness(s.p, F[eu[e]] - F[ev[e]]);
+      return reg / 2 + (s.C * loss) / labeled.length + (nE > 0 ? (s.Cprime * graph) / nE : 0);
+    },
+    gradient(c) {
+      const F = fAt(c);
+      const dF = new Float64Array(n); // ∂J/∂F_i
+      for (const i of labeled) dF[i] += (s.C * y[i] * marginLossDerivative(s.loss, y[i] * F[i], shape)) / labeled.length;
+      for (let e = 0; e < nE; e++) {
+        const g = (s.Cprime * mu[e] * smoothnessDerivative(s.p, F[eu[e]] - F[ev[e]])) / nE;
+        dF[eu[e]] += g;
+        dF[ev[e]] -= g;
+      }
+      const grad = Kc(c);
+      for (let i = 0; i < n; i++) {
+        if (dF[i] === 0) continue;
+        for (let j = 0; j < m; j++) grad[j] += Knc[i * m + j] * dF[i];
+      }
+      return grad;
+    },
+  };
+}
+
+/** What distinguishes the registered graph machines: their parameters and the settings they fix. */
+export interface GraphMachinePreset {
+  readonly name: string;
+  readonly summary: string;
+  readonly help: string;
+  /** Settings fixed by the learner (e.g. LapSVM's hinge loss and p = 2); the rest are parameters. */
+  readonly fixed?: Partial<Pick<GraphMachineSettings, 'loss' | 'p'>>;
+}
+
+/** Default iterations T (the paper uses T = n on small sets, 0.2·n on large ones). */
+export const DEFAULT_GRAPH_T = 1000;
+/** Default C (checked on the bundled data; README § GKM). */
+export const DEFAULT_GRAPH_C = 64;
+
+/** Every parameter a graph machine may take: one declaration each, shared by the presets (so `--help` lists an option once for all of them). */
+const GRAPH_PARAMS = {
+  sigma: KERNEL_PARAMS.sigma,
+  sigmaS: { kind: 'number', default: undefined, defaultDoc: 'σ', min: 0, openMin: true, max: MAX_SIGMA, cli: 'graph-sigma', symbol: 'σ_s', doc: 'scale of the edge weights μ_uv = exp(−σ_s‖x_u − x_v‖²) (the paper: σ_s = σ_l, i.e. the kernel σ)' },
+  C: { kind: 'number', default: DEFAULT_GRAPH_C, min: 0, openMin: true, max: 1e6, cli: 'c', symbol: 'C', doc: 'weight C of the mean loss over labeled rows' },
+  Cprime: {
+    kind: 'number',
+    default: undefined,
+    defaultDoc: `the paper's O(1/T) condition for p ≥ 2 (0.99/8 at p = 2), ${DEFAULT_CPRIME_BELOW_2} for p < 2`,
+    min: 0,
+    max: 1e6,
+    cli: 'c-prime',
+    symbol: 'C′',
+    doc: 'weight C′ of the graph smoothness term mean_E μ_uv |f(x_u) − f(x_v)|^p',
+  },
+  loss: { kind: 'choice', choices: GRAPH_MACHINE_LOSSES, default: 'hinge', doc: `loss at z = y·f(x): ${GRAPH_MACHINE_LOSSES.map((l) => MARGIN_LOSS_DOCS[l]).join('; ')}` },
+  tau: { kind: 'number', default: 0.5, min: 0, openMin: true, max: 1, symbol: 'τ', doc: 'τ of the smooth hinge loss' },
+  epsilon: { kind: 'number', default: 0.1, min: 0, max: 1, symbol: 'ε', doc: 'ε of the ε-insensitive loss' },
+  p: { kind: 'number', default: 1, min: 1, max: 10, cli: 'smoothness-p', symbol: 'p', doc: 'exponent p ≥ 1 of the smoothness |f(x_u) − f(x_v)|^p (2 = the Laplacian)' },
+  T: { kind: 'number', default: DEFAULT_GRAPH_T, min: 1, max: 10_000_000, integer: true, cli: 'iterations', doc: 'SGD iterations T (each adds ≤ 3B support vectors; time grows as T·min(3BT, n))' },
+  batchSize: { kind: 'number', default: 1, min: 1, max: 100_000, integer: true, symbol: 'B', doc: 'labeled rows and edges drawn per iteration, gradients averaged (1 = the paper)' },
+  seed: { kind: 'number', default: 1, min: 0, max: MAX_SEED, integer: true, doc: 'sampling seed' },
+} as const satisfies ParamTable;
+
+/** The parameter table of a graph machine (without the parameters its preset fixes). */
+function graphParams(fixed: GraphMachinePreset['fixed'] = {}): ParamTable {
+  const { loss, tau, epsilon, p, ...rest } = GRAPH_PARAMS;
+  const { T, batchSize, seed, ...head } = rest;
+  return {
+    ...head,
+    ...(fixed.loss === undefined ? { loss, tau, epsilon } : {}),
+    ...(fixed.p === undefined ? { p } : {}),
+    T,
+    batchSize,
+    seed,
+  };
+}
+
+/**
+ * Resolved settings of a graph machine from validated parameters (computed defaults filled).
+ *
+ * @example
+ * graphSettings({ sigma: 1, C: 64, T: 500, batchSize: 1, seed: 1 }, { loss: 'hinge', p: 2 }).Cprime; // 0.12375
+ */
+export function graphSettings(params: Params, fixed: GraphMachinePreset['fixed'] = {}): GraphMachineSettings {
+  const p = fixed.p ?? (params.p as number);
+  const C = params.C as number;
+  const sigma = params.sigma as number;
+  return {
+    loss: fixed.loss ?? (params.loss as MarginLoss),
+    tau: (params.tau as number | undefined) ?? 1,
+    epsilon: (params.epsilon as number | undefined) ?? 0,
+    p,
+    C,
+    Cprime: (params.Cprime as number | undefined) ?? defaultCPrime(p, C),
+    sigma,
+    sigmaS: (params.sigmaS as number | undefined) ?? sigma,
+    T: params.T as number,
+    batchSize: params.batchSize as number,
+    seed: params.seed as number,
+  };
+}
+
+function positiveOf(classes: TaskClasses, name: string): number {
+  if (classes.kind !== 'binary') throw new Error(`${name} needs a binary task`);
+  return classes.positive;
+}
+
+/**
+ * A registered learner on this machinery: the parameter table, the fit on the
+ * support-vector engine, the all-edges objective and its gradient for the
+ * conformance suite.
+ *
+ * @example
+ * export const lapSpec = graphMachineSpec({ name: 'lap', summary: '…', help: '…', fixed: { loss: 'hinge', p: 2 } });
+ */
+export function graphMachineSpec(preset: GraphMachinePreset): DirectLearnerSpec {
+  const fixed = preset.fixed ?? {};
+  const objectiveOf = (ctx: Pick<FitContext, 'ds' | 'classes' | 'params'>, predictor: Predictor): GraphObjective => {
+    const { expansion } = predictor as KernelExpansionPredictor;
+    return graphObjective(ctx.ds, positiveOf(ctx.classes, preset.name), graphSettings(ctx.params, fixed), expansion.centers, expansion.c.length);
+  };
+  return {
+    kind: 'direct',
+    name: preset.name,
+    summary: preset.summary,
+    help: preset.help,
+    task: 'binary',
+    metric: 'accuracy',
+    params: graphParams(fixed),
+    // No bias (the paper folds it into the kernel): labels are the sign of f.
+    threshold: 'zero',
+    async fit(ctx) {
+      const settings = graphSettings(ctx.params, fixed);
+      const fit = await fitGraphMachine(ctx.ds, positiveOf(ctx.classes, preset.name), settings, {
+        engine: ctx.engine,
+        ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+        ...(ctx.validation ? { validation: ctx.validation } : {}),
+      });
+      const computed: Record<string, unknown> = { supportVectors: fit.expansion.c.length };
+      if (ctx.params.Cprime === undefined) computed.Cprime = settings.Cprime;
+      if (ctx.params.sigmaS === undefined) computed.sigmaS = settings.sigmaS;
+      return { predictor: new KernelExpansionPredictor(fit.expansion), computed, trace: fit.trace };
+    },
+    objective: (ctx, predictor) => {
+      const J = objectiveOf(ctx, predictor);
+      return (c) => J.value(c);
+    },
+    gradient: (ctx, predictor) => {
+      const J = objectiveOf(ctx, predictor);
+      return (c) => J.gradient(c);
+    },
+    coefficients: (predictor) => (predictor as KernelExpansionPredictor).expansion.c,
+    searchSpace: ({ sigma0 }) => ({
+      sigma: powersOfTwoAround(sigma0, 2),
+      C: [1, 4, 16, 64],
+      Cprime: fixed.p === 2 ? [0.01, 0.05, 0.12] : [0.1, 1, 10],
+    }),
+  };
+}

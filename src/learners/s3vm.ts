@@ -1,0 +1,387 @@
+/**
+ * The semi-supervised SVM objective (ALGORITHMS.md § semi-supervised SVM,
+ * Geng et al., IJCAI 2019), shared by the learner on the growing random-feature
+ * loop and by its fixed-feature SGD baseline:
+ *
+ *   ½‖f‖² + C · mean_L hinge(y (f(x) + b)) + C* · E_U u(f(x) + b)
+ *
+ * with a non-convex unlabeled loss `u` (SHG, SSHG, Ramp, DA) and an
+ * unregularised bias `b`. The regulariser weight is 1, so each step shrinks
+ * the past by `1 − γ_t`.
+ *
+ * Class balance (not in the paper; every S3VM user expects it): with few
+ * labels the unlabeled loss is smallest when every unlabeled point sits on one
+ * side of the boundary, far from it, so a free bias collapses them into one
+ * class. The constraint `mean_U (f + b) = c` (`c` = the mean of the labeled
+ * ±1 labels, or `2π − 1` for a class prior `π` the user gives) removes that
+ * solution: `b = c − mean_U f`, so the loss is taken at the centred values
+ * `f(x) − mean_U f + c`. In a mini-batch `mean_U f` is the mean over the
+ * batch's unlabeled points (an unbiased estimate), which makes the batch risk
+ * a function of the batch values alone and its gradient exact: the unlabeled
+ * weights lose `S/B`, `S` the sum of all raw weights (the projection of the
+ * gradient onto the constraint). The model's final `b` is `c − mean f` over
+ * the unlabeled rows (at most {@link BALANCE_ROWS} of them, a seeded sample
+ * beyond that). Without the constraint `b` follows its own gradient,
+ * `b ← b − γ_t Σ_p w_p`.
+ */
+import seedrandom from 'seedrandom';
+import { DataError } from '../errors.ts';
+import type { Dataset } from '../data/dataset.ts';
+import type { Batch, DsgLearner, LearnerBias, Rng } from '../coordinator/learner.ts';
+import type { StepSize } from '../coordinator/step-size.ts';
+import { marginLoss, marginLossDerivative } from './margin-losses.ts';
+import type { ParamTable } from './params.ts';
+import type { Params } from './spec.ts';
+import { binarySources, drawRows } from './sources.ts';
+
+/** The non-convex losses on unlabeled points (the paper's Table 2). */
+export const UNLABELED_LOSSES = ['shg', 'sshg', 'ramp', 'da'] as const;
+export type UnlabeledLoss = (typeof UNLABELED_LOSSES)[number];
+
+/** The Ramp loss's `s` by default (Collobert et al., 2006). */
+export const RAMP_S = -0.3;
+
+/** Most unlabeled rows the final class-balance bias is computed on (a seeded sample beyond it). */
+export const BALANCE_ROWS = 4096;
+
+/** `R_s(z) = min(1 − s, max(0, 1 − z))`, the ramp (a hinge clipped at `1 − s`). */
+function ramp(z: number, s: number): number {
+  return Math.min(1 - s, Math.max(0, 1 - z));
+}
+
+/** `R_s'(z)`: −1 on `s < z < 1`, else 0. */
+function rampDerivative(z: number, s: number): number {
+  return z > s && z < 1 ? -1 : 0;
+}
+
+/**
+ * The unlabeled loss `u(r)` at a value `r = f(x) + b`: SHG `max(0, 1 − |r|)`,
+ * SSHG `½ max(0, 1 − |r|)²`, Ramp `R_s(r) + R_s(−r)`, DA `exp(−5r²)`.
+ *
+ * @example
+ * unlabeledLoss('shg', 0.25);        // 0.75
+ * unlabeledLoss('ramp', 0, -0.3);    // 2
+ */
+export function unlabeledLoss(loss: UnlabeledLoss, r: number, s = RAMP_S): number {
+  switch (loss) {
+    case 'shg':
+      return Math.max(0, 1 - Math.abs(r));
+    case 'sshg':
+      return 0.5 * Math.max(0, 1 - Math.abs(r)) ** 2;
+    case 'ramp':
+      return ramp(r, s) + ramp(-r, s);
+    case 'da':
+      return Math.exp(-5 * r * r);
+  }
+}
+
+/**
+ * `u'(r)` of {@link unlabeledLoss} (a subgradient at the kinks: 0 at `r = 0` for SHG).
+ *
+ * @example
+ * unlabeledLossDerivative('shg', 0.25); // -1
+ * unlabeledLossDerivative('da', 0.1);   // -10·0.1·e^{-0.05}
+ */
+export function unlabeledLossDerivative(loss: UnlabeledLoss, r: number, s = RAMP_S): number {
+  switch (loss) {
+    case 'shg':
+      return Math.abs(r) < 1 ? -Math.sign(r) : 0;
+    case 'sshg':
+      return Math.abs(r) < 1 ? -Math.sign(r) * (1 - Math.abs(r)) : 0;
+    case 'ramp':
+      return rampDerivative(r, s) - rampDerivative(-r, s);
+    case 'da':
+      return -10 * r * Math.exp(-5 * r * r);
+  }
+}
+
+/**
+ * The parameters of the objective, shared by both learners: C, C*, the
+ * unlabeled loss and its s, the class balance and its prior.
+ */
+export const S3VM_PARAMS: ParamTable = {
+  C: { kind: 'number', default: 100, min: 0, openMin: true, max: 1e6, cli: 'c', symbol: 'C', doc: "weight C of the labeled hinge loss (the regulariser ½‖f‖² has weight 1); paper's grid 10⁻³…10³" },
+  Cstar: {
+    kind: 'number',
+    default: undefined,
+    min: 0,
+    max: 1e6,
+    cli: 'c-star',
+    symbol: 'C*',
+    defaultDoc: 'C·n_l/n_u',
+    doc: "weight C* of the unlabeled loss (the paper's experiments: C·n_l/n_u)",
+  },
+  unlabeledLoss: {
+    kind: 'choice',
+    choices: UNLABELED_LOSSES,
+    default: 'shg',
+    symbol: 'u',
+    doc: 'loss u(r) on unlabeled rows: shg max(0, 1 − |r|), sshg ½max(0, 1 − |r|)², ramp R_s(r) + R_s(−r), da exp(−5r²)',
+  },
+  s: { kind: 'number', default: RAMP_S, min: -10, max: 1, openMax: true, cli: 'ramp-s', symbol: 's', doc: 'the Ramp loss R_s(z) = min(1 − s, max(0, 1 − z)) clips the hinge at 1 − s' },
+  balance: {
+    kind: 'choice',
+    choices: ['on', 'off'],
+    default: 'on',
+    symbol: 'balance',
+    doc: 'class balance: mean of f + b over the unlabeled rows = mean of the labeled ±1 labels (or 2π − 1 with --class-prior); off leaves b free, and with few labels the unlabeled rows may collapse into one class',
+  },
+  classPrior: {
+    kind: 'number',
+    default: undefined,
+    min: 0,
+    max: 1,
+    openMin: true,
+    openMax: true,
+    symbol: 'π',
+    defaultDoc: "the labeled rows' share",
+    doc: 'share π of the positive class among the unlabeled rows, for the class balance',
+  },
+};
+
+/** The paper's step constant θ of `γ = θ/T^{3/4}` by default (chosen on the bundled data: README § semi-supervised SVM). */
+export const S3VM_THETA = 0.5;
+
+/**
+ * The paper's constant step `γ_t = θ/T^{3/4}` (its Theorems 1–2), for a run of `T` iterations.
+ *
+ * @example
+ * paperStep(400); // { kind: 'constant', eta: 0.5 / 400^0.75 } ≈ 0.0056
+ */
+export function paperStep(T: number, theta = S3VM_THETA): StepSize {
+  return { kind: 'constant', eta: theta / T ** 0.75 };
+}
+
+/** Hyperparameters of {@link S3vmObjective}, resolved. */
+export interface S3vmSettings {
+  /** Learner id written in model files. */
+  readonly name: string;
+  readonly C: number;
+  /** Resolved C* (default C·n_l/n_u). */
+  readonly Cstar: number;
+  readonly loss: UnlabeledLoss;
+  readonly s: number;
+  readonly balance: boolean;
+  /** Balance target c = mean of the ±1 labels (or 2π − 1). */
+  readonly target: number;
+  /** Points per source per iteration. */
+  readonly batchSize: number;
+  readonly step: StepSize;
+  /** Seeds the sample of unlabeled rows for the final bias (when there are more than {@link BALANCE_ROWS}). */
+  readonly seed: number;
+}
+
+/**
+ * The resolved settings of the objective from a learner's parameters and its
+ * training rows: C* = C·n_l/n_u unless given, the balance target from the
+ * labeled rows or the prior. A DataError (naming the file and label column)
+ * when there are no unlabeled rows.
+ *
+ * @example
+ * const settings = s3vmSettings('frs3vm', ds, 1, params, step);
+ */
+export function s3vmSettings(name: string, ds: Dataset, positive: number, params: Params, step: StepSize): S3vmSettings {
+  const { P, N, U } = binarySources(ds, positive);
+  if (U.length === 0) {
+    throw new DataError(
+      `${name} needs unlabeled rows (a null label), and every row is labeled: hide labels with \`dsgkit split --labeled N\`, or train a supervised learner (dsg)`,
+      ds.source !== undefined ? { file: ds.source, column: ds.labelName } : { column: ds.labelName },
+    );
+  }
+  const nL = P.length + N.length;
+  const C = params.C as number;
+  const prior = params.classPrior as number | undefined;
+  return {
+    name,
+    C,
+    Cstar: (params.Cstar as number | undefined) ?? (C * nL) / U.length,
+    loss: params.unlabeledLoss as UnlabeledLoss,
+    s: params.s as number,
+    balance: params.balance === 'on',
+    target: prior !== undefined ? 2 * prior - 1 : (P.length - N.length) / nL,
+    batchSize: params.batchSize as number,
+    step,
+    seed: params.seed as number,
+  };
+}
+
+/**
+ * The semi-supervised SVM's batch objective as a {@link DsgLearner}: each
+ * iteration draws B labeled rows and B unlabeled rows (uniformly, with
+ * replacement); the weights are `C y l'(y v)/B` on the labeled and
+ * `C* u'(v)/B` on the unlabeled points, `v` the value the loss is taken at
+ * (see the file comment for the class balance); λ = 1.
+ *
+ * @example
+ * const objective = new S3vmObjective(ds, 1, s3vmSettings('s3vm', ds, 1, params, paperStep(400)));
+ */
+export class S3vmObjective implements DsgLearner {
+  readonly name: string;
+  readonly d: number;
+  /** The regulariser ½‖f‖² has weight 1: the shrink is `1 − γ_t`. */
+  readonly lambda = 1;
+  readonly step: StepSize;
+  readonly settings: S3vmSettings;
+  readonly bias: LearnerBias;
+  private readonly ds: Dataset;
+  private readonly labeledRows: Int32Array;
+  private readonly unlabeledRows: Int32Array;
+  private readonly positive: number;
+  private readonly X: Float64Array;
+  private readonly drawn: Int32Array;
+  private readonly B: number;
+  /** Values the losses are taken at, for the last call. */
+  private readonly v: Float64Array;
+
+  constructor(ds: Dataset, positive: number, settings: S3vmSettings) {
+    const { P, N, U } = binarySources(ds, positive);
+    this.name = settings.name;
+    this.ds = ds;
+    this.d = ds.d;
+    this.step = settings.step;
+    this.settings = settings;
+    this.positive = positive;
+    this.labeledRows = Int32Array.from([...P, ...N]).sort();
+    this.unlabeledRows = U;
+    this.B = settings.batchSize;
+    this.X = new Float64Array(2 * this.B * ds.d);
+    this.drawn = new Int32Array(2 * this.B);
+    this.v = new Float64Array(2 * this.B);
+    this.bias = this.makeBias();
+  }
+
+  /**
+   * Draws B labeled rows, then B unlabeled rows.
+   *
+   * @example
+   * const { X, nPoints } = objective.sample(rng, t); // nPoints = 2B
+   */
+  sample(rng: Rng): Batch {
+    const { B } = this;
+    drawRows(this.ds, this.labeledRows, B, rng, this.X, 0, this.drawn.subarray(0, B));
+    drawRows(this.ds, this.unlabeledRows, B, rng, this.X, B, this.drawn.subarray(B));
+    return { X: this.X, nPoints: 2 * B };
+  }
+
+  /**
+   * The batch's data terms `C mean_l hinge(y v_l) + C* mean_u u(v_u)` at values `f` (bias included).
+   *
+   * @example
+   * objective.risk(fAtBatch);
+   */
+  risk(f: Float64Array): number {
+    const { B } = this;
+    const { C, Cstar, loss, s } = this.settings;
+    const v = this.values(f);
+    let labeled = 0;
+    let unlabeled = 0;
+    for (let r = 0; r < B; r++) labeled += marginLoss('hinge', this.y(r) * v[r]);
+    for (let r = B; r < 2 * B; r++) unlabeled += unlabeledLoss(loss, v[r], s);
+    return (C * labeled + Cstar * unlabeled) / B;
+  }
+
+  /**
+   * The gradient of {@link risk} with respect to the batch values.
+   *
+   * @example
+   * objective.weights(fAtBatch, w);
+   */
+  weights(f: Float64Array, w: Float64Array): void {
+    const { B } = this;
+    const { C, Cstar, loss, s, balance } = this.settings;
+    const v = this.values(f);
+    let sum = 0;
+    for (let r = 0; r < B; r++) {
+      const y = this.y(r);
+      w[r] = (C * y * marginLossDerivative('hinge', y * v[r])) / B;
+      sum += w[r];
+    }
+    for (let r = B; r < 2 * B; r++) {
+      w[r] = (Cstar * unlabeledLossDerivative(loss, v[r], s)) / B;
+      sum += w[r];
+    }
+    if (balance) for (let r = B; r < 2 * B; r++) w[r] -= sum / B;
+  }
+
+  /** The ±1 label of labeled batch point `r`. */
+  private y(r: number): number {
+    return this.ds.y[this.drawn[r]] === this.positive ? 1 : -1;
+  }
+
+  /** `v = f`, or with the class balance `f − mean_{u in batch} f + c`. */
+  private values(f: Float64Array): Float64Array {
+    const { B, v } = this;
+    if (!this.settings.balance) {
+      v.set(f.subarray(0, 2 * B));
+      return v;
+    }
+    const shift = this.settings.target - meanOf(f, B, 2 * B);
+    for (let r = 0; r < 2 * B; r++) v[r] = f[r] + shift;
+    return v;
+  }
+
+  private makeBias(): LearnerBias {
+    const { balance, target, seed } = this.settings;
+    const B = this.B;
+    let value = balance ? target : 0;
+    if (!balance) {
+      return {
+        get value() {
+          return value;
+        },
+        update(eta, _f, w, nPoints) {
+          let g = 0;
+          for (let p = 0; p < nPoints; p++) g += w[p];
+          value -= eta * g;
+        },
+        restore(b) {
+          value = b;
+        },
+      };
+    }
+    const rows = balanceRows(this.unlabeledRows, seed);
+    const { d } = this.ds;
+    const X = new Float64Array(rows.length * d);
+    rows.forEach((i, r) => X.set(this.ds.X.subarray(i * d, i * d + d), r * d));
+    return {
+      get value() {
+        return value;
+      },
+      // The batch estimate of c − mean_U f (f arrives with the old b added).
+      update(_eta, f) {
+        value += target - meanOf(f, B, 2 * B);
+      },
+      restore(b) {
+        value = b;
+      },
+      final: { X, nPoints: rows.length, bias: (fU: Float64Array) => target - meanOf(fU, 0, fU.length) },
+    };
+  }
+}
+
+function meanOf(f: Float64Array, from: number, to: number): number {
+  let s = 0;
+  for (let r = from; r < to; r++) s += f[r];
+  return s / (to - from);
+}
+
+/**
+ * The unlabeled rows the final class-balance bias averages over: all of them
+ * up to {@link BALANCE_ROWS}, else a sample of that many drawn (without
+ * replacement) from the model seed, in row order.
+ *
+ * @example
+ * balanceRows(U, 1).length; // min(U.length, 4096)
+ */
+export function balanceRows(U: Int32Array, seed: number): Int32Array {
+  if (U.length <= BALANCE_ROWS) return U;
+  const rng = seedrandom.alea(`dsgkit-balance:${seed}`);
+  const pool = Int32Array.from(U);
+  for (let k = 0; k < BALANCE_ROWS; k++) {
+    const j = k + Math.floor(rng() * (pool.length - k));
+    const tmp = pool[k];
+    pool[k] = pool[j];
+    pool[j] = tmp;
+  }
+  return pool.subarray(0, BALANCE_ROWS).sort();
+}

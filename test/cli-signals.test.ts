@@ -1,0 +1,95 @@
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.ts';
+import { pendingTempFiles } from '../src/data/atomic.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'dsgkit-signals-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const entry = new URL('../src/cli/main.ts', import.meta.url).pathname;
+
+/** Starts the real CLI as a child process; resolves its exit code and stderr. */
+function startCli(args: string[]) {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  let stdout = '';
+  child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+  child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+  const exited = new Promise<{ code: number | null; signal: string | null; stderr: string; stdout: string }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal, stderr, stdout })),
+  );
+  return { child, exited };
+}
+
+/** Waits until `sub` holds a temporary file with some bytes in it (the write is under way). */
+async function tempFileAppears(sub: string, timeoutMs = 60_000): Promise<string> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    for (const name of await readdir(sub)) {
+      if (/\.tmp-\d+-[0-9a-f]{8}$/.test(name) && (await stat(join(sub, name)).catch(() => undefined))?.size) return name;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no temporary file appeared in ${sub}`);
+}
+
+describe('interrupts leave nothing behind', () => {
+  it('SIGINT during generate: exit 130, says what was cancelled, no temporary file left', async () => {
+    const sub = join(dir, 'gen');
+    await mkdir(sub);
+    const out = join(sub, 'big.arrow');
+    const { child, exited } = startCli(['generate', '--rows', '2e7', '--dim', '10', '--out', out]);
+    await tempFileAppears(sub);
+    child.kill('SIGINT');
+    const r = await exited;
+    expect(r.code).toBe(130);
+    expect(r.stderr).toContain(`dsgkit: generate cancelled by SIGINT; nothing written to ${out} (its unfinished temporary file was removed)`);
+    expect(await readdir(sub)).toEqual([]);
+  });
+
+  it('SIGTERM during a streamed convert: exit 143, no temporary file left, an earlier output untouched', async () => {
+    const sub = join(dir, 'conv');
+    await mkdir(sub);
+    const csv = join(dir, 'rows.csv');
+    const lines = ['label,a,b,c,d'];
+    for (let i = 0; i < 400_000; i++) lines.push(`${i % 2},${i},${i % 7},${i % 3},0.5`);
+    await writeFile(csv, lines.join('\n'));
+    const out = join(sub, 'rows.arrow');
+    await writeFile(out, 'an earlier output');
+    const { child, exited } = startCli(['convert', csv, '--out', out]);
+    await tempFileAppears(sub);
+    child.kill('SIGTERM');
+    const r = await exited;
+    expect(r.code).toBe(143);
+    expect(r.stderr).toContain('dsgkit: convert cancelled by SIGTERM; nothing written to');
+    expect(await readdir(sub)).toEqual(['rows.arrow']);
+    expect(await readFile(out, 'utf8')).toBe('an earlier output');
+  });
+
+  it("the next write into a folder removes temporary files of killed writers (SIGKILL), not those of live ones", async () => {
+    const sub = join(dir, 'stale');
+    await mkdir(sub);
+    const { child, exited } = startCli(['--version']);
+    await exited;
+    const deadPid = child.pid!;
+    const stale = `.old.arrow.tmp-${deadPid}-0badc0de`;
+    const live = `.other.arrow.tmp-${process.pid}-0badc0de`;
+    await writeFile(join(sub, stale), 'left by SIGKILL');
+    await writeFile(join(sub, live), 'being written');
+    const src = join(dir, 'tiny.csv');
+    await writeFile(src, 'label,a\n1,2\n-1,3\n');
+    let err = '';
+    const code = await main(['convert', src, '--out', join(sub, 'tiny.arrow')], { stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) } });
+    expect(code, err).toBe(0);
+    expect((await readdir(sub)).sort()).toEqual([live, 'tiny.arrow'].sort());
+    expect(pendingTempFiles()).toEqual([]);
+  });
+});
