@@ -71,7 +71,9 @@ describe('model integrity', () => {
       expect(() => Model.fromBytes(forge(forged, payload), 'big.dsg')).toThrow(/big\.dsg: corrupt model header \(history claims/);
       expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(64 * 2 ** 20);
     }
-    const wrongCount = { ...json, predictor: { ...json.predictor, history: { ...json.predictor.history, t: json.predictor.history.t + 1 } } };
+    // A header consistent in itself (resume state included) whose count exceeds the payload.
+    const t1 = json.predictor.history.t + 1;
+    const wrongCount = { ...json, predictor: { ...json.predictor, history: { ...json.predictor.history, t: t1 } }, ...(json.resume ? { resume: { ...json.resume, t: t1 } } : {}) };
     expect(() => Model.fromBytes(forge(wrongCount, payload), 'short.dsg')).toThrow(/short\.dsg: truncated model file/);
     const names = { ...json, featureNames: json.featureNames.slice(1) };
     expect(() => Model.fromBytes(forge(names, payload), 'names.dsg')).toThrow(/names\.dsg: corrupt model header \(featureNames\)/);

@@ -28,7 +28,7 @@ ${readOptionsHelp()}
   --json               print the summary as JSON instead of text
   -h, --help           show this help
 
-Examples:
+Example:
   dsgkit describe data/spam.arrow
   dsgkit describe best.dsg
 `;
