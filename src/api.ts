@@ -128,7 +128,7 @@ const SIGMA0_SAMPLE = 1000;
  * and the centre of `tune`'s σ grid. A DataError when the rows are mostly duplicates.
  *
  * @example
- * kernelScale0(scaledTrain); // e.g. 0.094 on spam (57 features in [0, 1])
+ * kernelScale0(scaledTrain); // e.g. 3.86 on spam (57 features in [0, 1], most near 0)
  */
 export function kernelScale0(ds: Dataset): number {
   try {
@@ -136,6 +136,17 @@ export function kernelScale0(ds: Dataset): number {
   } catch (err) {
     throw new DataError(`cannot take the median heuristic for σ (${(err as Error).message}); give sigma`, ds.source !== undefined ? { file: ds.source } : {});
   }
+}
+
+/**
+ * The σ `train` uses by default on these training rows (unscaled, as given to
+ * `train`): σ₀ of the rows scaled as `train` scales them ({@link kernelScale0}).
+ *
+ * @example
+ * defaultSigma(trainSet); // e.g. 3.86 on the spam training split of `npm run main`
+ */
+export function defaultSigma(data: Dataset): number {
+  return Math.min(kernelScale0(MinMaxScaler.fit(data).transform(data)), MAX_SIGMA);
 }
 
 /**

@@ -14,6 +14,7 @@ export {
   LEARNER_NAMES,
   learnerSpec,
   METRICS,
+  defaultSigma,
   type TrainOptions,
   type TrainRequest,
   type RunOptions,

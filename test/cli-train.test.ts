@@ -269,6 +269,8 @@ describe('dsgkit compare', () => {
     expect(r.err).toBe('');
     expect(r.out).toMatch(/split\s+seed 2: train 455 rows \(50 labeled, 405 unlabeled\), test 114 labeled rows/);
     expect(r.out).toMatch(/T = 30, seed 2; 1 thread/);
+    // σ's default comes from the training split: the line names its value.
+    expect(r.out).toMatch(/settings\s+rbf kernel σ = \d+(\.\d+)? \(median heuristic σ₀\), λ = 0\.01/);
     expect(r.out).toMatch(/learner\s+test AUC\s+accuracy\s+F1\s+train time/);
     expect(r.out).toMatch(/^qsg-s2auc\s+0\.\d{4}\s+0\.\d{4}\s+0\.\d{4}\s+\d+/m);
     expect(r.out).toMatch(/^dsg\s+0\.\d{4}\s+0\.\d{4}\s+0\.\d{4}\s+\d+/m);

@@ -233,14 +233,15 @@ export function optionsFor(spec: LearnerSpec, settings: TrainingSettings): Recor
 
 /**
  * One line naming the effective hyperparameters of a run of `learners`
- * (declared defaults filled in); a parameter some learners lack is tagged with
- * the learners that have it.
+ * (declared defaults filled in, and `computed` ones — a default that comes from
+ * the data, such as σ₀ — named as such); a parameter some learners lack is
+ * tagged with the learners that have it.
  *
  * @example
  * describeRun(LEARNERS.slice(0, 2), settings);
  * // "rbf kernel σ = 1, λ = 0.01, γ = 0.5 (<first learner>), hinge loss (<second learner>), η_t = 150/(t + 300), batch 64, m = 64, T = 400, seed 1"
  */
-export function describeRun(learners: readonly LearnerSpec[], settings: TrainingSettings): string {
+export function describeRun(learners: readonly LearnerSpec[], settings: TrainingSettings, computed: Readonly<Record<string, number>> = {}): string {
   const parts: string[] = [];
   const seen = new Set<string>();
   const values = new Map<string, Params>(learners.map((l) => [l.name, resolveParams(l, Object.fromEntries(Object.entries(settings.given).filter(([k]) => k in l.params)))]));
@@ -252,8 +253,12 @@ export function describeRun(learners: readonly LearnerSpec[], settings: Training
     seen.add(key);
     const spec = having[0].params[key];
     const v = values.get(having[0].name)![key];
-    if (v === undefined) continue; // a default computed from the data (written to the model header)
     const tag = having.length < learners.length ? ` (${having.map((l) => l.name).join(', ')})` : '';
+    if (v === undefined) {
+      // A default computed from the data (written to the model header).
+      if (computed[key] !== undefined) parts.push(`${spec.symbol ?? key} = ${fmt(computed[key])} (${spec.kind === 'number' && spec.defaultDoc ? spec.defaultDoc : 'from the data'})${tag}`);
+      continue;
+    }
     if (key === 'kernel') parts.push(`${v} kernel`);
     else if (spec.kind === 'choice') parts.push(spec.symbol ? `${spec.symbol} = ${v}${tag}` : `${v} ${key}${tag}`);
     else parts.push(`${spec.symbol ?? key} = ${v === undefined ? (spec.defaultDoc ?? 'none') : Array.isArray(v) ? `(${v.map(fmt).join(', ')})` : fmt(v as number)}${tag}`);

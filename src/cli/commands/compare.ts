@@ -1,6 +1,6 @@
 /** `dsgkit compare`: the papers' experiment on one file — same split, same settings, every learner, held-out scores. */
 import { CancelledError, UsageError } from '../../errors.ts';
-import { LEARNERS, learnerSpec, resolveParams, type LearnerSpec, type TaskMetrics } from '../../api.ts';
+import { defaultSigma, LEARNERS, learnerSpec, resolveParams, type LearnerSpec, type TaskMetrics } from '../../api.ts';
 import { classCounts, readDataset, splitDataset } from '../../data/index.ts';
 import { intOption, numberOption, parseCommandArgs, requireString } from '../args.ts';
 import { formatDuration } from '../progress.ts';
@@ -119,7 +119,9 @@ export const compare: Command = {
     if (!testSet) throw new Error('splitDataset returned no test set although one was asked for');
     const unlabeled = trainSet.n - labeled;
     const splitLine = `seed ${seed}: train ${trainSet.n} rows (${labeled} labeled, ${unlabeled} unlabeled), test ${testSet.n} labeled rows`;
-    const settingsLine = `${describeRun(learners, settings)}; ${settings.threads} thread${settings.threads === 1 ? '' : 's'}`;
+    // σ's default comes from the training rows (the median heuristic): name its value.
+    const computed: Record<string, number> = settings.given.sigma === undefined && learners.some((l) => 'sigma' in l.params) ? { sigma: defaultSigma(trainSet) } : {};
+    const settingsLine = `${describeRun(learners, settings, computed)}; ${settings.threads} thread${settings.threads === 1 ? '' : 's'}`;
     if (!values.json) {
       io.stdout.write(`data        ${dataPath}: ${ds.n} rows, ${ds.d} features\nsplit       ${splitLine}\nsettings    ${settingsLine}\n\n`);
     }
@@ -153,7 +155,7 @@ export const compare: Command = {
         rows: ds.n,
         features: ds.d,
         split: { seed, train: trainSet.n, labeled, unlabeled, test: testSet.n },
-        hyperparameters: describeRun(learners, settings),
+        hyperparameters: describeRun(learners, settings, computed),
         options: { ...settings.given, ...settings.run },
         threads: settings.threads,
         results: rows.map((r) => ({ learner: r.learner, ...r.metrics, trainSeconds: r.trainSeconds })),
