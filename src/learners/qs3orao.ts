@@ -226,7 +226,7 @@ export const qs3oraoSpec: LoopLearnerSpec = {
   name: 'qs3orao',
   summary: 'semi-supervised ordinal regression by AUC (k − 1 threshold subproblems, one ranking function)',
   help:
-    'QS3ORAO: ordinal regression for k ≥ 3 ordered classes. One ranking function f maximises the mean AUC of the k − 1 threshold subproblems (y > c_j against y ≤ c_j), each a semi-supervised AUC risk that also uses the unlabeled rows, weighted by its γ_j; then thresholds b_1 < … < b_{k−1} are fitted on the labeled rows. For two classes use qsg-s2auc.',
+    'QS3ORAO: ordinal regression for k ≥ 3 ordered classes. One ranking function f maximises the mean AUC of the k − 1 threshold subproblems (y > c_j against y ≤ c_j), each a semi-supervised AUC risk that also uses the unlabeled rows, weighted by its γ_j; then thresholds b_1 < … < b_{k−1} are fitted on the labeled rows. For two classes use a binary learner.',
   task: 'ordinal',
   metric: 'mean-auc',
   params: { ...RANDOM_FEATURE_PARAMS, ...LAMBDA_PARAM, ...GAMMA_LIST_PARAM },

@@ -178,7 +178,7 @@ export interface S3vmSettings {
  * when there are no unlabeled rows.
  *
  * @example
- * const settings = s3vmSettings('frs3vm', ds, 1, params, step);
+ * const settings = s3vmSettings(spec.name, ds, 1, params, step);
  */
 export function s3vmSettings(name: string, ds: Dataset, positive: number, params: Params, step: StepSize): S3vmSettings {
   const { P, N, U } = binarySources(ds, positive);
