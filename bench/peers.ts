@@ -40,7 +40,7 @@ import { parseArgs } from 'node:util';
 import { MinMaxScaler, readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
 import { accuracy, auc, meanAbsoluteError, ordinalMeanAuc } from '../src/metrics/index.ts';
 import { dotPlotSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
-import { DSGKIT_METHODS, type MethodResult, type Task } from './peers/dsgkit-methods.ts';
+import { DSGKIT_METHODS, methodByName, type DsgkitMethod, type MethodResult, type Task } from './peers/dsgkit-methods.ts';
 
 const PEERS = ['svc', 'label-spreading-rbf', 'label-spreading-knn', 'self-training-svc'] as const;
 const RUNNER = fileURLToPath(new URL('./peers/run_peers.py', import.meta.url));
@@ -202,7 +202,12 @@ async function benchDataset(path: string): Promise<{ entry: DatasetEntry; versio
   }
   if (!opt['no-dsgkit']) {
     const only = opt.dsgkit?.split(',').filter(Boolean);
-    for (const m of DSGKIT_METHODS.filter((m) => m.task === task && (only === undefined || only.includes(m.name)))) {
+    const methods: DsgkitMethod[] = (only ?? DSGKIT_METHODS.map((m) => m.name)).map((name) => {
+      const m = methodByName(name);
+      if (!m) throw new Error(`--dsgkit: no method '${name}' (a row of DSGKIT_METHODS, 'dsgkit <learner>' or 'dsgkit tune <learner>')`);
+      return m;
+    });
+    for (const m of methods.filter((m) => m.task === task)) {
       const slot = { kind: 'dsgkit' as const, perSeed: [] as SeedResult[] };
       for (const { seed, train, test } of splits) {
         const r = await m.run(train, test!, seed);

@@ -11,9 +11,9 @@
  * the test rows, as the peers' times do.
  */
 import seedrandom from 'seedrandom';
-import { train } from '../../src/api.ts';
+import { LEARNERS, learnerSpec, train, type Model } from '../../src/api.ts';
 import { selectRows, type Dataset } from '../../src/data/index.ts';
-import { accuracy, auc } from '../../src/metrics/index.ts';
+import { accuracy, auc, meanAbsoluteError, ordinalMeanAuc } from '../../src/metrics/index.ts';
 import { tune } from '../../src/tune.ts';
 
 /** The task a dataset is benchmarked as. */
@@ -53,24 +53,31 @@ function positiveLabel(ds: Dataset): number {
   return p;
 }
 
+/** Held-out metric, accuracy and (ordinal) MAE of a model's scores on `testSet`, as bench/peers.ts reports them. */
+function heldOut(model: Model, testSet: Dataset, f: Float64Array): Pick<MethodResult, 'metric' | 'accuracy' | 'mae'> {
+  const predicted = model.labelsFromScores(f);
+  if (model.task.kind === 'ordinal') return { metric: ordinalMeanAuc(testSet.y, f).meanAuc, accuracy: accuracy(testSet.y, predicted), mae: meanAbsoluteError(testSet.y, predicted) };
+  return { metric: auc(testSet.y, f, { positive: model.task.positive }), accuracy: accuracy(testSet.y, predicted) };
+}
+
 /**
- * A method that calls today's `train` at its defaults (plus the split's seed).
+ * A method that calls today's `train` at its defaults (plus the split's seed),
+ * for any registered learner; its task (binary or ordinal) comes from the registry.
  *
  * @example
  * const qsg = trainMethod('qsg-s2auc');
  * const r = await qsg.run(trainSet, testSet, 1); // { metric: 0.93…, accuracy: 0.88…, seconds: 6.1 }
  */
-export function trainMethod(learner: 'qsg-s2auc' | 'dsg'): DsgkitMethod {
+export function trainMethod(learner: string): DsgkitMethod {
   return {
     name: `dsgkit ${learner}`,
-    task: 'binary',
+    task: learnerSpec(learner).task as Task,
     async run(trainSet, testSet, seed) {
-      const positive = positiveLabel(trainSet);
       const t0 = performance.now();
       const model = await train({ learner, data: trainSet, seed });
       const f = await model.decisionFunction(testSet);
       const seconds = (performance.now() - t0) / 1000;
-      return { metric: auc(testSet.y, f, { positive }), accuracy: accuracy(testSet.y, model.labelsFromScores(f)), seconds };
+      return { ...heldOut(model, testSet, f), seconds };
     },
   };
 }
@@ -115,35 +122,57 @@ export function exactMethod(maxRows = EXACT_BENCH_ROWS): DsgkitMethod {
 }
 
 /**
- * `tune` as a user runs it: 5-fold CV over the split's labeled training rows
- * with successive halving over the learner's search space (σ around the
- * median heuristic σ₀), the winner refit on all training rows; the time
- * covers the whole search, the refit and scoring the test rows.
+ * `tune` as a user runs it, for any registered learner: 5-fold CV over the
+ * split's labeled training rows with successive halving over the learner's
+ * search space (σ around the median heuristic σ₀), the winner refit on all
+ * training rows; the time covers the whole search, the refit and scoring the test rows.
  *
  * @example
  * const r = await tuneMethod('qsg-s2auc').run(trainSet, testSet, 1);
  */
-export function tuneMethod(learner: 'qsg-s2auc' | 'dsg'): DsgkitMethod {
+export function tuneMethod(learner: string): DsgkitMethod {
   return {
     name: `dsgkit tune ${learner}`,
-    task: 'binary',
+    task: learnerSpec(learner).task as Task,
     async run(trainSet, testSet, seed) {
-      const positive = positiveLabel(trainSet);
       const t0 = performance.now();
       const { model, best } = await tune({ learner, data: trainSet, seed });
       const f = await model.decisionFunction(testSet);
       const seconds = (performance.now() - t0) / 1000;
-      const fmt = (v: unknown) => (typeof v === 'number' ? Number(v.toPrecision(3)) : v);
-      const chosen = ['sigma', 'lambda', 'gamma', 'loss'].filter((k) => k in best).map((k) => `${k}=${fmt(best[k])}`).join(' ');
-      return { metric: auc(testSet.y, f, { positive }), accuracy: accuracy(testSet.y, model.labelsFromScores(f)), seconds, note: chosen };
+      const fmt = (v: unknown) => (typeof v === 'number' ? Number(v.toPrecision(3)) : Array.isArray(v) ? v.join('/') : v);
+      const chosen = Object.entries(best).map(([k, v]) => `${k}=${fmt(v)}`).join(' ');
+      return { ...heldOut(model, testSet, f), seconds, note: chosen };
     },
   };
 }
 
 /**
- * The dsgkit rows, in table order. Ordinal learners (QS³ORAO) join with `task: 'ordinal'`.
+ * The dsgkit rows, in table order: every registered learner at its defaults
+ * that `compare` runs by default (the others — e.g. accuracy-metric learners
+ * — by name through `--dsgkit 'dsgkit <learner>'`, see {@link methodByName}),
+ * the exact solution, and `tune` for the binary and the ordinal flagship.
  *
  * @example
  * for (const m of DSGKIT_METHODS.filter((m) => m.task === 'binary')) console.log(m.name);
  */
-export const DSGKIT_METHODS: DsgkitMethod[] = [trainMethod('qsg-s2auc'), trainMethod('dsg'), exactMethod(), tuneMethod('qsg-s2auc')];
+export const DSGKIT_METHODS: DsgkitMethod[] = [
+  ...LEARNERS.filter((l) => l.compareByDefault !== false && l.name !== 'exact-s2auc').map((l) => trainMethod(l.name)),
+  exactMethod(),
+  tuneMethod('qsg-s2auc'),
+  tuneMethod('qs3orao'),
+];
+
+/**
+ * The method a `--dsgkit` name asks for: a row of {@link DSGKIT_METHODS}, or
+ * `dsgkit <learner>` / `dsgkit tune <learner>` for any registered learner.
+ *
+ * @example
+ * methodByName('dsgkit tune tsgs3vm').task; // 'binary'
+ */
+export function methodByName(name: string): DsgkitMethod | undefined {
+  const listed = DSGKIT_METHODS.find((m) => m.name === name);
+  if (listed) return listed;
+  const m = /^dsgkit (tune )?(\S+)$/.exec(name);
+  if (!m || !LEARNERS.some((l) => l.name === m[2])) return undefined;
+  return m[1] ? tuneMethod(m[2]) : trainMethod(m[2]);
+}
