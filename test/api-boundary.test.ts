@@ -13,11 +13,11 @@ import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { load, train, type Model } from '../src/api.ts';
-import { main } from '../src/cli/main.ts';
 import { datasetToTable, readArrow, writeArrow } from '../src/data/arrow.ts';
 import { splitDataset } from '../src/data/split.ts';
 import type { Dataset } from '../src/data/dataset.ts';
 import { UsageError } from '../src/errors.ts';
+import { runCli } from './support/cli.ts';
 
 const bcPath = new URL('../data/breast_cancer.arrow', import.meta.url).pathname;
 const TINY = { T: 20, batchSize: 16, m: 16, threads: 1 } as const;
@@ -29,12 +29,7 @@ let testFile: string;
 let model: Model;
 
 /** Runs the CLI in-process, capturing what it writes. */
-async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(argv, { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) } });
-  return { code, out, err };
-}
+const run = (argv: string[]) => runCli(argv);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'dsgkit-boundary-'));

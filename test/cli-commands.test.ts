@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.ts';
 import { COMMANDS } from '../src/cli/commands/index.ts';
 import { readArrow } from '../src/data/arrow.ts';
 import { classCounts } from '../src/data/validate.ts';
+import { runCli } from './support/cli.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -18,12 +18,7 @@ afterAll(async () => {
 });
 
 /** Runs the CLI in-process, capturing what it writes. */
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(argv, { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } });
-  return { code, out, err };
-}
+const run = (...argv: string[]) => runCli(argv);
 
 const spam = new URL('../data/spam.arrow', import.meta.url).pathname;
 

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.ts';
 import { readArrow } from '../src/data/arrow.ts';
+import { runCli } from './support/cli.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -13,12 +13,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(argv, { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } });
-  return { code, out, err };
-}
+/** Runs the CLI in-process, capturing what it writes. */
+const run = (...argv: string[]) => runCli(argv);
 
 /** LIBSVM rows whose class is decided by feature 1; feature `wide` appears only where asked. */
 function rows(n: number, wide: number | undefined): string {

@@ -2,7 +2,7 @@ import { copyFile, link, mkdir, mkdtemp, readFile, readdir, rm, symlink } from '
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.ts';
+import { runCli } from './support/cli.ts';
 
 let dir: string;
 let data: string;
@@ -17,12 +17,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(argv, { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } });
-  return { code, out, err };
-}
+/** Runs the CLI in-process, capturing what it writes. */
+const run = (...argv: string[]) => runCli(argv);
 
 /** The input is byte for byte what it was, and nothing else appeared in the folder. */
 async function expectUntouched(extra: string[] = []): Promise<void> {

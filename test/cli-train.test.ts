@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { load } from '../src/api.ts';
-import { main } from '../src/cli/main.ts';
 import { formatDuration, remainingMs } from '../src/cli/progress.ts';
 import { readArrow, writeArrow } from '../src/data/arrow.ts';
 import { makeDataset, selectRows } from '../src/data/dataset.ts';
@@ -13,6 +12,7 @@ import { splitDataset } from '../src/data/split.ts';
 import { LEARNERS, learnerSpec, resolveParams } from '../src/api.ts';
 import { cliName, defaultText } from '../src/learners/params.ts';
 import { poolTasksCompleted } from '../src/engine/pool.ts';
+import { runCli } from './support/cli.ts';
 
 const DEFAULTS = resolveParams(learnerSpec('qsg-s2auc'), {});
 
@@ -28,20 +28,7 @@ let modelFile: string;
 let trainOut: { code: number; out: string; err: string };
 
 /** Runs the CLI in-process, capturing what it writes; `onErr` sees each stderr write. */
-async function run(argv: string[], onErr?: (s: string) => void): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(argv, {
-    stdout: { write: (s: string) => (out += s) },
-    stderr: {
-      write: (s: string) => {
-        err += s;
-        onErr?.(s);
-      },
-    },
-  });
-  return { code, out, err };
-}
+const run = (argv: string[], onErr?: (s: string) => void) => runCli(argv, onErr);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'dsgkit-cli-train-'));

@@ -2,13 +2,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.ts';
 import { DataError } from '../src/errors.ts';
 import { parseCsv, readCsv } from '../src/data/csv.ts';
 import { parseLibsvm, readLibsvm } from '../src/data/libsvm.ts';
 import { readArrow } from '../src/data/arrow.ts';
 import { rowsPerBlock } from '../src/data/row-source.ts';
 import { readDataset } from '../src/data/index.ts';
+import { runCli } from './support/cli.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -18,12 +18,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(argv, { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } });
-  return { code, out, err };
-}
+/** Runs the CLI in-process, capturing what it writes. */
+const run = (...argv: string[]) => runCli(argv);
 
 describe('readers bound what the input can make them allocate', () => {
   it('a LIBSVM index of 1e9 (or 1e8) is a DataError on its line, raised at once with no large allocation', async () => {

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Dictionary, Int32, Table, Type, Utf8, tableFromArrays, tableFromIPC, tableToIPC, vectorFromArray } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.ts';
 import { DataError } from '../src/errors.ts';
 import { parseCsv } from '../src/data/csv.ts';
 import { parseLibsvm } from '../src/data/libsvm.ts';
@@ -11,6 +10,7 @@ import { arrowBytesToDataset, readArrow, tableToDataset, writeArrow } from '../s
 import { labelText, selectRows } from '../src/data/dataset.ts';
 import { splitDataset } from '../src/data/split.ts';
 import { MinMaxScaler } from '../src/data/scaler.ts';
+import { runCli } from './support/cli.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -20,12 +20,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(argv, { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } });
-  return { code, out, err };
-}
+/** Runs the CLI in-process, capturing what it writes. */
+const run = (...argv: string[]) => runCli(argv);
 
 const MAIL = 'label,a,b\nspam,1,2\nham,3,4\n?,5,6\nspam,7,8\nham,9,10\n';
 

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import seedrandom from 'seedrandom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { train } from '../src/api.ts';
-import { main } from '../src/cli/main.ts';
 import { samplingRng } from '../src/coordinator/loop.ts';
 import { readArrow, readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
 import { MinMaxScaler } from '../src/data/scaler.ts';
@@ -13,6 +12,7 @@ import { poolTasksCompleted } from '../src/engine/pool.ts';
 import { gammaPerThreshold, Qs3orao } from '../src/learners/qs3orao.ts';
 import { fitThreshold } from '../src/model/thresholds.ts';
 import { fitTask, type OrdinalTask } from '../src/model/task.ts';
+import { runCli } from './support/cli.ts';
 
 const diabetes = await readDataset('data/diabetes.arrow');
 /** Small runs: seconds, not minutes. */
@@ -26,12 +26,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(argv, { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } });
-  return { code, out, err };
-}
+/** Runs the CLI in-process, capturing what it writes. */
+const run = (...argv: string[]) => runCli(argv);
 
 /** The one-sided squared surrogate of ALGORITHMS.md § QS3ORAO at threshold b. */
 function surrogate(f: Float64Array, high: Uint8Array, b: number): number {

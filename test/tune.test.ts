@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { train } from '../src/api.ts';
-import { main } from '../src/cli/main.ts';
 import { readDataset, splitDataset, writeArrow, type Dataset } from '../src/data/index.ts';
 import { continuationCost } from '../src/coordinator/successive-halving.ts';
 import { poolTasksCompleted } from '../src/engine/pool.ts';
@@ -19,6 +18,7 @@ import { UsageError } from '../src/errors.ts';
 import { learnerSpec } from '../src/learners/registry.ts';
 import { Model } from '../src/model/model.ts';
 import { parseGrid, tune, type TuneResult } from '../src/tune.ts';
+import { runCli } from './support/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'dsgkit-tune-'));
 const loopLearner = 'dsg';
@@ -103,15 +103,7 @@ describe('tune (script API)', () => {
 });
 
 describe('dsgkit tune (CLI)', () => {
-  async function run(args: string[], onErr?: (s: string) => void): Promise<{ code: number; out: string; err: string }> {
-    let out = '';
-    let err = '';
-    const code = await main(args, {
-      stdout: { write: (s: string) => ((out += s), true) },
-      stderr: { write: (s: string) => ((err += s), onErr?.(err), true) },
-    } as never);
-    return { code, out, err };
-  }
+  const run = (args: string[], onErr?: (all: string) => void) => runCli(args, onErr && ((_, all) => onErr(all)));
 
   it('--json prints best, table and cost; describe shows the CV table of the saved model', async () => {
     const file = join(dir, 'train.arrow');
