@@ -18,17 +18,14 @@
  * Usage:
  *   npx tsx bench/gkm.ts [--hide 0.8] [--seeds 1,2,3] [--no-peers] [--name gkm] DATA...
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import seedrandom from 'seedrandom';
 import { train } from '../src/api.ts';
-import { MinMaxScaler, readDataset, selectRows, splitDataset, type Dataset } from '../src/data/index.ts';
+import { readDataset, selectRows, splitDataset, type Dataset } from '../src/data/index.ts';
 import { accuracy } from '../src/metrics/index.ts';
 import { lineChartSvg, markdownTable, writeBenchOutputs, type Series } from './lib/index.ts';
+import { runPythonPeers } from './peers/python-peers.ts';
 
 const { values: opt, positionals: paths } = parseArgs({
   allowPositionals: true,
@@ -84,17 +81,6 @@ async function chooseByCv(tr: Dataset, seed: number): Promise<{ sigma: number; C
   return best;
 }
 
-/** The split's rows as CSV for run_peers.py: `label,f1..fd`, empty label = unlabeled (scaled, round-trip numbers). */
-function toCsv(ds: Dataset): string {
-  const lines = [['label', ...Array.from({ length: ds.d }, (_, k) => `f${k + 1}`)].join(',')];
-  for (let i = 0; i < ds.n; i++) {
-    const row = [ds.labeled[i] ? String(ds.y[i]) : ''];
-    for (let k = 0; k < ds.d; k++) row.push(String(ds.X[i * ds.d + k]));
-    lines.push(row.join(','));
-  }
-  return lines.join('\n') + '\n';
-}
-
 interface PeerRecord {
   method: string;
   seed: number;
@@ -103,26 +89,6 @@ interface PeerRecord {
   params: Record<string, unknown>;
 }
 
-function runPeers(dataset: string, splits: Array<{ seed: number; train: Dataset; test: Dataset }>): PeerRecord[] {
-  const dir = mkdtempSync(join(tmpdir(), 'dsgkit-gkm-peers-'));
-  try {
-    const specs = splits.map(({ seed, train: tr, test }) => {
-      const scaler = MinMaxScaler.fit(tr);
-      const files = { seed, train: join(dir, `train-${seed}.csv`), test: join(dir, `test-${seed}.csv`) };
-      writeFileSync(files.train, toCsv(scaler.transform(tr)));
-      writeFileSync(files.test, toCsv(scaler.transform(test)));
-      return files;
-    });
-    const manifest = join(dir, 'manifest.json');
-    writeFileSync(manifest, JSON.stringify({ dataset, task: 'binary', unlabeledCap: 4000, peers: ['svc', 'label-spreading-rbf'], cvScoring: 'accuracy', splits: specs }));
-    const runner = fileURLToPath(new URL('./peers/run_peers.py', import.meta.url));
-    const r = spawnSync(opt.python, [runner, manifest, join(dir, 'out.json')], { stdio: ['ignore', 'inherit', 'inherit'] });
-    if (r.status !== 0) throw new Error(`${opt.python} ${runner} exited with ${r.status}`);
-    return (JSON.parse(readFileSync(join(dir, 'out.json'), 'utf8')) as { records: PeerRecord[] }).records;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
 const sd = (v: number[]) => (v.length > 1 ? Math.sqrt(v.reduce((a, x) => a + (x - mean(v)) ** 2, 0) / (v.length - 1)) : 0);
@@ -175,7 +141,7 @@ for (const path of paths) {
   });
   let peers: Record<string, { acc: number[]; secs: number[] }> = {};
   if (!opt['no-peers']) {
-    for (const r of runPeers(path, splits)) {
+    for (const r of (await runPythonPeers<PeerRecord>(opt.python, { dataset: path, task: 'binary', unlabeledCap: 4000, peers: ['svc', 'label-spreading-rbf'], cvScoring: 'accuracy' }, splits)).records) {
       const test = splits.find((s) => s.seed === r.seed)!.test;
       const slot = (peers[r.method] ??= { acc: [], secs: [] });
       slot.acc.push(accuracy(test.y, r.predicted));

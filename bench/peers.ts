@@ -31,19 +31,17 @@
  * // npm run bench:peers -- data/spam.arrow --seeds 1 --peers svc --no-dsgkit
  * // npm run bench:peers -- data/spam.arrow --dsgkit 'dsgkit tune qsg-s2auc,dsgkit qsg-s2auc'   (only these dsgkit rows)
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { MinMaxScaler, readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
+import { readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
 import { accuracy, auc, meanAbsoluteError, ordinalMeanAuc } from '../src/metrics/index.ts';
 import { dotPlotSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
+import { runPythonPeers } from './peers/python-peers.ts';
 import { DSGKIT_METHODS, methodByName, type DsgkitMethod, type MethodResult, type Task } from './peers/dsgkit-methods.ts';
 
 const PEERS = ['svc', 'label-spreading-rbf', 'label-spreading-knn', 'self-training-svc'] as const;
-const RUNNER = fileURLToPath(new URL('./peers/run_peers.py', import.meta.url));
 
 const { values: opt, positionals: paths } = parseArgs({
   allowPositionals: true,
@@ -114,17 +112,6 @@ function stat(values: number[]): Stat {
   return { mean, sd };
 }
 
-/** The split's rows as CSV: `label,f1..fd`, empty label = unlabeled; numbers in round-trip form. */
-function toCsv(ds: Dataset): string {
-  const lines = [['label', ...Array.from({ length: ds.d }, (_, k) => `f${k + 1}`)].join(',')];
-  for (let i = 0; i < ds.n; i++) {
-    const row = [ds.labeled[i] ? String(ds.y[i]) : ''];
-    for (let k = 0; k < ds.d; k++) row.push(String(ds.X[i * ds.d + k]));
-    lines.push(row.join(','));
-  }
-  return lines.join('\n') + '\n';
-}
-
 /** Labeled training rows under the protocol: `--labeled` or, with `--hide f`, (1 − f) of those left after the test hold-out. */
 function labeledCount(raw: Dataset): number {
   if (hide === undefined) return Number(opt.labeled);
@@ -138,14 +125,6 @@ function labeledCount(raw: Dataset): number {
 function heldOutMetric(test: Dataset, scores: ArrayLike<number>): number {
   if (task === 'ordinal') return ordinalMeanAuc(test.y, scores).meanAuc;
   return auc(test.y, scores, { positive: Math.max(...test.y) });
-}
-
-function runPython(manifest: string, out: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(opt.python, [RUNNER, manifest, out], { stdio: ['ignore', 'inherit', 'inherit'] });
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${opt.python} ${RUNNER} exited with ${code}`))));
-  });
 }
 
 interface PyRecord {
@@ -166,39 +145,24 @@ async function benchDataset(path: string): Promise<{ entry: DatasetEntry; versio
   const labeled = labeledCount(raw);
   const protocol = hide === undefined ? `${testFraction} test, ${labeled} labeled` : `${testFraction} test, hide ${hide} (${labeled} labeled)`;
   const splits = seeds.map((seed) => ({ seed, ...splitDataset(raw, { labeled, test: testFraction, seed }) }));
-  const dir = mkdtempSync(join(tmpdir(), 'dsgkit-peers-'));
   const results = new Map<string, { kind: 'peer' | 'dsgkit'; perSeed: SeedResult[] }>();
   let versions: Record<string, string> = {};
-  try {
-    if (peers.length > 0) {
-      const specs = splits.map(({ seed, train, test }) => {
-        const scaler = MinMaxScaler.fit(train);
-        const files = { seed, train: join(dir, `train-${seed}.csv`), test: join(dir, `test-${seed}.csv`) };
-        writeFileSync(files.train, toCsv(scaler.transform(train)));
-        writeFileSync(files.test, toCsv(scaler.transform(test!)));
-        return files;
-      });
-      const manifest = join(dir, 'manifest.json');
-      writeFileSync(manifest, JSON.stringify({ dataset: path, task, unlabeledCap: Number(opt['unlabeled-cap']), peers, splits: specs }));
-      await runPython(manifest, join(dir, 'out.json'));
-      const py = JSON.parse(readFileSync(join(dir, 'out.json'), 'utf8')) as { versions: Record<string, string>; records: PyRecord[] };
-      versions = py.versions;
-      for (const r of py.records) {
-        const test = splits.find((s) => s.seed === r.seed)!.test!;
-        // Same metric in both languages, or stop: the reported number is dsgkit's.
-        const metric = heldOutMetric(test, r.scores);
-        const acc = accuracy(test.y, r.predicted);
-        if (Math.abs(metric - r.metric) > 1e-12 || Math.abs(acc - r.accuracy) > 1e-12) {
-          throw new Error(`${path} seed ${r.seed} ${r.method}: Python says metric ${r.metric}, accuracy ${r.accuracy}; dsgkit's metrics say ${metric}, ${acc}`);
-        }
-        const mae = task === 'ordinal' ? meanAbsoluteError(test.y, r.predicted) : undefined;
-        const slot = results.get(r.method) ?? { kind: 'peer' as const, perSeed: [] };
-        slot.perSeed.push({ seed: r.seed, metric, accuracy: acc, seconds: r.seconds, params: r.params, ...(mae !== undefined ? { mae } : {}) });
-        results.set(r.method, slot);
+  if (peers.length > 0) {
+    const py = await runPythonPeers<PyRecord>(opt.python!, { dataset: path, task, unlabeledCap: Number(opt['unlabeled-cap']), peers }, splits.map(({ seed, train, test }) => ({ seed, train, test: test! })));
+    versions = py.versions;
+    for (const r of py.records) {
+      const test = splits.find((s) => s.seed === r.seed)!.test!;
+      // Same metric in both languages, or stop: the reported number is dsgkit's.
+      const metric = heldOutMetric(test, r.scores);
+      const acc = accuracy(test.y, r.predicted);
+      if (Math.abs(metric - r.metric) > 1e-12 || Math.abs(acc - r.accuracy) > 1e-12) {
+        throw new Error(`${path} seed ${r.seed} ${r.method}: Python says metric ${r.metric}, accuracy ${r.accuracy}; dsgkit's metrics say ${metric}, ${acc}`);
       }
+      const mae = task === 'ordinal' ? meanAbsoluteError(test.y, r.predicted) : undefined;
+      const slot = results.get(r.method) ?? { kind: 'peer' as const, perSeed: [] };
+      slot.perSeed.push({ seed: r.seed, metric, accuracy: acc, seconds: r.seconds, params: r.params, ...(mae !== undefined ? { mae } : {}) });
+      results.set(r.method, slot);
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
   }
   if (!opt['no-dsgkit']) {
     const only = opt.dsgkit?.split(',').filter(Boolean);

@@ -22,7 +22,6 @@ import {
   graphSettings,
   type GraphMachineSettings,
 } from '../src/learners/graph-kernel-machine.ts';
-import { gkmSpec } from '../src/learners/gkm.ts';
 import { KernelExpansionPredictor } from '../src/model/predictor.ts';
 import type { MarginLoss } from '../src/learners/margin-losses.ts';
 

@@ -49,7 +49,7 @@ export class RowBuffer {
   constructor(
     readonly d: number,
     readonly capacity: number,
-    private readonly where: DataLocation = {},
+    where: DataLocation = {},
   ) {
     this.X = allocateFloat64(d * capacity, `blocks of ${capacity} rows × ${d} features`, where);
     this.y = new Float64Array(capacity);

@@ -1,6 +1,6 @@
 /** `dsgkit predict`: score a file with a saved model and write the scores as Arrow. */
 import { Field, Float64, makeData, type Data, RecordBatch, Schema, Struct, Utf8, vectorFromArray } from 'apache-arrow';
-import { DataError, UsageError } from '../../errors.ts';
+import { DataError } from '../../errors.ts';
 import { LEARNER_NAMES, load } from '../../api.ts';
 import { formatForPath, readDataset, writeBatchesStreaming } from '../../data/index.ts';
 import { intOption, parseCommandArgs, requireArrowOutput, requireString } from '../args.ts';
