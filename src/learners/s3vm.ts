@@ -184,7 +184,7 @@ export function s3vmSettings(name: string, ds: Dataset, positive: number, params
   const { P, N, U } = binarySources(ds, positive);
   if (U.length === 0) {
     throw new DataError(
-      `${name} needs unlabeled rows (a null label), and every row is labeled: hide labels with \`dsgkit split --labeled N\`, or train a supervised learner (dsg)`,
+      `${name} needs unlabeled rows (a null label), and every row is labeled: hide labels with \`dsgkit split --labeled N\`, or train a supervised learner on the labeled rows`,
       ds.source !== undefined ? { file: ds.source, column: ds.labelName } : { column: ds.labelName },
     );
   }
