@@ -164,6 +164,9 @@ function* messageAt(offset: number, end: number, file: string): Walk<{ message: 
   try {
     checkMessageMetadata(metadata);
     message = Message.decode(metadata);
+    // apache-arrow decodes the header lazily; decode it here, where its errors are located
+    // (an int64 length past 2^53 in a record batch's nodes or buffers throws a TypeError).
+    message.header();
   } catch (err) {
     throw new DataError(`not a readable Arrow IPC file (corrupt or truncated): the message at byte ${offset}: ${(err as Error).message}`, { file }, { cause: err });
   }
