@@ -164,9 +164,6 @@ function* messageAt(offset: number, end: number, file: string): Walk<{ message: 
   try {
     checkMessageMetadata(metadata);
     message = Message.decode(metadata);
-    // apache-arrow decodes the header lazily; decode it here, where its errors are located
-    // (an int64 length past 2^53 in a record batch's nodes or buffers throws a TypeError).
-    message.header();
   } catch (err) {
     throw new DataError(`not a readable Arrow IPC file (corrupt or truncated): the message at byte ${offset}: ${(err as Error).message}`, { file }, { cause: err });
   }
@@ -178,7 +175,13 @@ function* messageAt(offset: number, end: number, file: string): Walk<{ message: 
 }
 
 function batchRows(message: Message, offset: number, file: string): number {
-  const header = message.header() as { length: number } | null;
+  let header: { length: number } | null;
+  try {
+    // apache-arrow decodes the header here, lazily: an int64 length past 2^53 in its nodes or buffers throws a TypeError.
+    header = message.header() as { length: number } | null;
+  } catch (err) {
+    throw corrupt(file, `the record batch at byte ${offset}: ${(err as Error).message}`);
+  }
   const rows = header?.length;
   if (typeof rows !== 'number' || !Number.isSafeInteger(rows) || rows < 0) throw corrupt(file, `the record batch at byte ${offset} has no valid row count`);
   return rows;
