@@ -38,4 +38,14 @@ describe('inputs the fuzzer found', () => {
     expect(() => arrowBytesToDataset(bytes, 'found.arrow')).toThrow(/^found\.arrow: not a readable Arrow IPC file/);
     await expect(readArrow(path)).rejects.toThrow(DataError);
   });
+
+  it("a record batch whose int64 length is past 2^53 is a DataError (apache-arrow's lazy header decode threw a TypeError)", async () => {
+    const path = new URL('./fixtures/fuzz/unsafe-int64-in-batch.arrow', import.meta.url).pathname;
+    const bytes = await readFile(path);
+    const problem = /: not a readable Arrow IPC file \(corrupt or truncated\): the record batch at byte 8: 9570149208162316 is not safe to convert to a number\.$/;
+    expect(() => arrowBytesToDataset(bytes, 'found.arrow')).toThrow(DataError);
+    expect(() => arrowBytesToDataset(bytes, 'found.arrow')).toThrow(problem);
+    await expect(readArrow(path)).rejects.toThrow(DataError);
+    await expect(readArrow(path)).rejects.toThrow(problem);
+  });
 });

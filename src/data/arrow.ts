@@ -8,7 +8,10 @@
  * truncations it silently returns the batches it could read; so before
  * parsing, the framing is checked (closing magic and footer length of a file,
  * end-of-stream marker of a stream; see `ipc-layout.ts`) and a short file is
- * reported as truncated instead of read half.
+ * reported as truncated instead of read half. Every message's metadata and
+ * the file footer are checked too (`ipc-metadata.ts`) before apache-arrow
+ * decodes them, as its decoder trusts the vector lengths it reads: corrupt
+ * metadata is a {@link DataError}, not an exhausted heap.
  *
  * {@link readArrow} streams: it reads the framing and the batches' row counts
  * from the message headers, allocates the row-major `X` once, then copies one
@@ -45,7 +48,7 @@ import { LabelCoder, type ClassOptions, type LabelKind } from './class-labels.ts
 import { withAtomicFile } from './atomic.ts';
 import { makeDataset, type Dataset } from './dataset.ts';
 import { allocateFloat64 } from './row-batches.ts';
-import { FRAMING_HEAD, FRAMING_TAIL, fileBatchRows, ipcFraming, ipcFramingOfHandle, streamBatchRows, type ArrowFormat } from './ipc-layout.ts';
+import { FRAMING_HEAD, FRAMING_TAIL, ipcFraming, ipcLayout, ipcLayoutOfHandle, type ArrowFormat } from './ipc-layout.ts';
 import { requireLabelColumn, validateDataset } from './validate.ts';
 
 export type { ArrowFormat } from './ipc-layout.ts';
@@ -87,7 +90,8 @@ function corrupt(file: string, err: unknown): DataError {
  * const ds = arrowBytesToDataset(bytes, 'in-memory.arrow', { labelColumn: 'y' });
  */
 export function arrowBytesToDataset(bytes: Uint8Array, file: string, opts: ReadOptions = {}): Dataset {
-  const format = checkIpcFraming(bytes, file);
+  // Framing, then every message and footer apache-arrow will decode, checked first.
+  const { format } = ipcLayout(bytes, file);
   let table: Table;
   try {
     table = format === 'file' ? fileTable(bytes) : tableFromIPC(bytes);
@@ -142,16 +146,15 @@ export async function readArrow(path: string, opts: ReadOptions = {}): Promise<D
 }
 
 async function readOpenArrow(fh: FileHandle, file: string, opts: ReadOptions): Promise<Dataset> {
-  let framing: Awaited<ReturnType<typeof ipcFramingOfHandle>>;
+  // Framing, every message and footer apache-arrow will decode (checked first), and the
+  // batches' row counts from their headers, so X is allocated once at its final size.
+  let rows: number[];
   try {
-    framing = await ipcFramingOfHandle(fh, file);
+    ({ rows } = await ipcLayoutOfHandle(fh, file));
   } catch (err) {
     if (err instanceof DataError) throw err;
     throw new DataError(`cannot read file: ${(err as Error).message}`, { file }, { cause: err });
   }
-  const { format, size, dataEnd } = framing;
-  // Row counts from the message headers first, so X is allocated once at its final size.
-  let rows = format === 'stream' ? await streamBatchRows(fh, size, file) : [];
   let reader: AsyncRecordBatchFileReader | AsyncRecordBatchStreamReader;
   try {
     reader = await RecordBatchReader.from(fh);
@@ -161,7 +164,6 @@ async function readOpenArrow(fh: FileHandle, file: string, opts: ReadOptions): P
   }
   if (!reader.schema) throw corrupt(file, new Error('no schema message'));
   const plan = planColumns(reader.schema, file, opts);
-  if (format === 'file') rows = await fileBatchRows(fh, reader.footer?.recordBatches() ?? [], dataEnd, file);
   const n = rows.reduce((a, b) => a + b, 0);
   const d = plan.featureNames.length;
   const X = allocateFloat64(n * d, `the ${n} rows × ${d} features the batch headers list`, { file });

@@ -4,7 +4,9 @@
  * and last few bytes, and the row count of every record batch from the
  * message headers alone. {@link readArrow} uses these to check a file and
  * size its arrays before streaming the batches, so a file is never held in
- * memory whole.
+ * memory whole. On the way every message's metadata and the file footer are
+ * checked (`ipc-metadata.ts`) before apache-arrow decodes them: its decoder
+ * trusts the vector lengths it reads, and a corrupt one can exhaust the heap.
  *
  * Layouts (Arrow columnar format, "IPC Streaming/File Format"):
  * - stream: messages, each `0xFFFFFFFF`, int32 metadata length, metadata
@@ -16,7 +18,11 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { Message } from 'apache-arrow';
+import type { Block } from 'apache-arrow/fb/block';
+import { Footer } from 'apache-arrow/fb/footer';
+import { ByteBuffer } from 'flatbuffers';
 import { DataError } from '../errors.ts';
+import { checkFooterMetadata, checkMessageMetadata } from './ipc-metadata.ts';
 
 /** Which IPC flavour a file holds. */
 export type ArrowFormat = 'file' | 'stream';
@@ -92,9 +98,13 @@ export async function ipcFramingOfHandle(fh: FileHandle, file: string): Promise<
   const head = await readExactly(fh, 0, Math.min(size, FRAMING_HEAD));
   const tail = await readExactly(fh, Math.max(0, size - FRAMING_TAIL), Math.min(size, FRAMING_TAIL));
   const format = ipcFraming(size, head, tail, file);
+  return { format, size, dataEnd: dataEndOf(format, size, tail) };
+}
+
+/** Where the messages of a file of `size` bytes whose last bytes are `tail` end: the footer's start (file format) or the end (stream). */
+function dataEndOf(format: ArrowFormat, size: number, tail: Uint8Array): number {
   // For the file format ipcFraming has checked the footer length (tail bytes 0..4) is in range.
-  const dataEnd = format === 'file' ? size - FRAMING_TAIL - tail.readInt32LE(0) : size;
-  return { format, size, dataEnd };
+  return format === 'file' ? size - FRAMING_TAIL - Buffer.from(tail.buffer, tail.byteOffset, tail.byteLength).readInt32LE(0) : size;
 }
 
 function corrupt(file: string, what: string): DataError {
@@ -112,14 +122,33 @@ async function readExactly(fh: FileHandle, position: number, length: number): Pr
   return done === length ? buf : buf.subarray(0, done);
 }
 
+/** A read the layout walk asks for: `length` bytes at byte `at` (the reply may be shorter at the end of the data). */
+interface Read {
+  readonly at: number;
+  readonly length: number;
+}
+
+/**
+ * A walk over an IPC file's messages, written once for both sources: it
+ * yields the {@link Read}s it needs and is handed the bytes, from memory
+ * ({@link ipcLayout}) or from an open file ({@link ipcLayoutOfHandle}).
+ */
+type Walk<T> = Generator<Read, T, Uint8Array>;
+
+function* read(at: number, length: number): Walk<Buffer> {
+  const bytes = yield { at, length };
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 /**
  * Decodes the message whose prefix starts at `offset` (continuation marker or
- * legacy length). Returns `null` at an end-of-stream marker, else the decoded
- * metadata and where its body starts.
+ * legacy length), after checking its metadata flatbuffer
+ * ({@link checkMessageMetadata}). Returns `null` at an end-of-stream marker,
+ * else the decoded metadata and where its body starts.
  */
-async function readMessageHeader(fh: FileHandle, offset: number, end: number, file: string): Promise<{ message: Message; bodyStart: number } | null> {
+function* messageAt(offset: number, end: number, file: string): Walk<{ message: Message; bodyStart: number } | null> {
   if (offset + 4 > end) throw corrupt(file, `the message at byte ${offset} runs past the end of the data`);
-  let prefix = await readExactly(fh, offset, Math.min(8, end - offset));
+  const prefix = yield* read(offset, Math.min(8, end - offset));
   let length = prefix.readInt32LE(0);
   let headerLength = 4;
   if (length === -1) {
@@ -130,12 +159,13 @@ async function readMessageHeader(fh: FileHandle, offset: number, end: number, fi
   if (length === 0) return null;
   const metaStart = offset + headerLength;
   if (length < 0 || metaStart + length > end) throw corrupt(file, `the message at byte ${offset} has an impossible metadata length ${length}`);
-  prefix = await readExactly(fh, metaStart, length);
+  const metadata = yield* read(metaStart, length);
   let message: Message;
   try {
-    message = Message.decode(prefix);
+    checkMessageMetadata(metadata);
+    message = Message.decode(metadata);
   } catch (err) {
-    throw new DataError(`not a readable Arrow IPC file (corrupt or truncated): message at byte ${offset}: ${(err as Error).message}`, { file }, { cause: err });
+    throw new DataError(`not a readable Arrow IPC file (corrupt or truncated): the message at byte ${offset}: ${(err as Error).message}`, { file }, { cause: err });
   }
   const bodyStart = metaStart + length;
   if (!Number.isSafeInteger(message.bodyLength) || message.bodyLength < 0 || bodyStart + message.bodyLength > end) {
@@ -145,26 +175,24 @@ async function readMessageHeader(fh: FileHandle, offset: number, end: number, fi
 }
 
 function batchRows(message: Message, offset: number, file: string): number {
-  const header = message.header() as { length: number } | null;
+  let header: { length: number } | null;
+  try {
+    // apache-arrow decodes the header here, lazily: an int64 length past 2^53 in its nodes or buffers throws a TypeError.
+    header = message.header() as { length: number } | null;
+  } catch (err) {
+    throw corrupt(file, `the record batch at byte ${offset}: ${(err as Error).message}`);
+  }
   const rows = header?.length;
   if (typeof rows !== 'number' || !Number.isSafeInteger(rows) || rows < 0) throw corrupt(file, `the record batch at byte ${offset} has no valid row count`);
   return rows;
 }
 
-/**
- * Rows of every record batch of a stream-format file of `size` bytes, in
- * order, from the message headers only (bodies are skipped, not read). Stops
- * at the end-of-stream marker; a message running past the end of the file is
- * a {@link DataError}.
- *
- * @example
- * await streamBatchRows(fh, size, 'big.arrows'); // [65536, 65536, …, 33920]
- */
-export async function streamBatchRows(fh: FileHandle, size: number, file: string): Promise<number[]> {
+/** Every message of a stream of `size` bytes up to its end-of-stream marker, checked; returns the record batches' row counts. */
+function* streamLayout(size: number, file: string): Walk<number[]> {
   const rows: number[] = [];
   let offset = 0;
   for (;;) {
-    const next = await readMessageHeader(fh, offset, size, file);
+    const next = yield* messageAt(offset, size, file);
     if (next === null) return rows;
     const { message, bodyStart } = next;
     if (message.isRecordBatch()) rows.push(batchRows(message, offset, file));
@@ -173,24 +201,83 @@ export async function streamBatchRows(fh: FileHandle, size: number, file: string
 }
 
 /**
- * Rows of every record batch a file-format footer lists (`blocks`), from each
- * batch's metadata only. `end` is where the footer starts: a block reaching
- * past it is a {@link DataError}.
- *
- * @example
- * const { dataEnd } = await ipcFramingOfHandle(fh, 'big.arrow');
- * await fileBatchRows(fh, reader.footer!.recordBatches(), dataEnd, 'big.arrow');
+ * The footer of a file whose messages end at `dataEnd` (checked with
+ * {@link checkFooterMetadata}) and every message its blocks point at
+ * (dictionary batches, then record batches, each checked); returns the
+ * record batches' row counts. A block outside the data, or one that does not
+ * hold a message of its kind, is a {@link DataError}.
  */
-export async function fileBatchRows(fh: FileHandle, blocks: Iterable<IpcBlock>, end: number, file: string): Promise<number[]> {
+function* fileLayout(size: number, dataEnd: number, file: string): Walk<number[]> {
+  const bytes = yield* read(dataEnd, size - FRAMING_TAIL - dataEnd);
+  try {
+    checkFooterMetadata(bytes);
+  } catch (err) {
+    throw new DataError(`not a readable Arrow IPC file (corrupt or truncated): the footer: ${(err as Error).message}`, { file }, { cause: err });
+  }
+  const footer = Footer.getRootAsFooter(new ByteBuffer(bytes));
+  const blocks = (count: number, at: (i: number) => Block | null): IpcBlock[] =>
+    Array.from({ length: count }, (_, i) => {
+      const b = at(i)!;
+      return { offset: Number(b.offset()), metaDataLength: b.metaDataLength(), bodyLength: Number(b.bodyLength()) };
+    });
+  const kinds = [
+    { name: 'dictionary batch', blocks: blocks(footer.dictionariesLength(), (i) => footer.dictionaries(i)), is: (m: Message) => m.isDictionaryBatch() },
+    { name: 'record batch', blocks: blocks(footer.recordBatchesLength(), (i) => footer.recordBatches(i)), is: (m: Message) => m.isRecordBatch() },
+  ];
   const rows: number[] = [];
-  for (const block of blocks) {
-    const { offset, metaDataLength, bodyLength } = block;
-    if (!(offset >= 8 && metaDataLength > 0 && bodyLength >= 0 && offset + metaDataLength + bodyLength <= end)) {
-      throw corrupt(file, `the footer lists a record batch at byte ${offset} outside the data`);
+  for (const kind of kinds) {
+    for (const { offset, metaDataLength, bodyLength } of kind.blocks) {
+      if (!(Number.isSafeInteger(offset) && Number.isSafeInteger(bodyLength) && offset >= 8 && metaDataLength > 0 && bodyLength >= 0 && offset + metaDataLength + bodyLength <= dataEnd)) {
+        throw corrupt(file, `the footer lists a ${kind.name} at byte ${offset} outside the data`);
+      }
+      const next = yield* messageAt(offset, dataEnd, file);
+      if (next === null || !kind.is(next.message)) throw corrupt(file, `the footer lists a ${kind.name} at byte ${offset}, but no ${kind.name} is there`);
+      if (next.message.isRecordBatch()) rows.push(batchRows(next.message, offset, file));
     }
-    const next = await readMessageHeader(fh, offset, end, file);
-    if (next === null || !next.message.isRecordBatch()) throw corrupt(file, `the footer lists a record batch at byte ${offset}, but no record batch is there`);
-    rows.push(batchRows(next.message, offset, file));
   }
   return rows;
+}
+
+/** What {@link ipcLayout} finds: the flavour and the row count of every record batch, in order. */
+export interface IpcLayout {
+  readonly format: ArrowFormat;
+  readonly rows: number[];
+}
+
+/**
+ * Checks everything apache-arrow's reader will decode in IPC `bytes` before
+ * it does: the framing ({@link ipcFraming}), then, for a stream, every
+ * message up to the end-of-stream marker, for a file, the footer and every
+ * message its blocks point at — each message's and the footer's flatbuffer
+ * with {@link checkMessageMetadata} / {@link checkFooterMetadata}. Throws a
+ * {@link DataError} naming `file` at the first problem; else returns the
+ * flavour and the record batches' row counts (from the headers alone).
+ *
+ * @example
+ * ipcLayout(await readFile('train.arrows'), 'train.arrows'); // { format: 'stream', rows: [12] }
+ */
+export function ipcLayout(bytes: Uint8Array, file: string): IpcLayout {
+  const size = bytes.byteLength;
+  const format = ipcFraming(size, bytes.subarray(0, Math.min(size, FRAMING_HEAD)), bytes.subarray(Math.max(0, size - FRAMING_TAIL)), file);
+  const walk = format === 'stream' ? streamLayout(size, file) : fileLayout(size, dataEndOf(format, size, bytes.subarray(size - FRAMING_TAIL)), file);
+  let step = walk.next();
+  while (!step.done) step = walk.next(bytes.subarray(step.value.at, step.value.at + step.value.length));
+  return { format, rows: step.value };
+}
+
+/**
+ * {@link ipcLayout} of an open file, framing first ({@link ipcFramingOfHandle}):
+ * reads only the message prefixes and metadata, the footer and the last few
+ * bytes, never the bodies.
+ *
+ * @example
+ * const fh = await open('big.arrows');
+ * await ipcLayoutOfHandle(fh, 'big.arrows'); // { format: 'stream', rows: [65536, 65536, …, 33920] }
+ */
+export async function ipcLayoutOfHandle(fh: FileHandle, file: string): Promise<IpcLayout> {
+  const { format, size, dataEnd } = await ipcFramingOfHandle(fh, file);
+  const walk = format === 'stream' ? streamLayout(size, file) : fileLayout(size, dataEnd, file);
+  let step = walk.next();
+  while (!step.done) step = walk.next(await readExactly(fh, step.value.at, step.value.length));
+  return { format, rows: step.value };
 }

@@ -27,7 +27,7 @@ try {
   for (const target of targets) {
     const runs = fixed !== undefined ? Number(fixed) : target.name.includes('(file)') ? 20_000 : 100_000;
     const r = await fuzz(target, runs, seed);
-    const line = `${target.name.padEnd(14)} ${String(r.runs).padStart(7)} cases  ${(r.wallMs / 1000).toFixed(1).padStart(6)} s  slowest case ${r.slowestMs.toFixed(0)} ms`;
+    const line = `${target.name.padEnd(14)} ${String(r.runs).padStart(7)} cases  ${String(r.typedErrors).padStart(7)} typed errors  ${(r.wallMs / 1000).toFixed(1).padStart(6)} s  slowest case ${r.slowestMs.toFixed(0)} ms`;
     if (r.failure) {
       failures++;
       await mkdir('fuzz-findings', { recursive: true });

@@ -60,8 +60,8 @@ export function checkDataset(result: unknown): void {
   }
 }
 
-/** The property: a result `check` accepts, or a typed dsgkit error naming `file`. */
-export async function holds(target: FuzzTarget, bytes: Uint8Array, file: string): Promise<void> {
+/** The property: a result `check` accepts, or a typed dsgkit error naming `file`. Says which of the two it was. */
+export async function holds(target: FuzzTarget, bytes: Uint8Array, file: string): Promise<'result' | 'typed error'> {
   let result: unknown;
   try {
     result = await target.read(bytes, file);
@@ -69,13 +69,14 @@ export async function holds(target: FuzzTarget, bytes: Uint8Array, file: string)
     const typed = err instanceof DataError || err instanceof ModelError || err instanceof UsageError;
     if (!typed) throw new Finding(target.name, bytes, err);
     if (!(err as Error).message.includes(file)) throw new Finding(target.name, bytes, new Error(`typed error does not name the file: ${(err as Error).message}`));
-    return;
+    return 'typed error';
   }
   try {
     target.check(result);
   } catch (err) {
     throw new Finding(target.name, bytes, err);
   }
+  return 'result';
 }
 
 type Mutation =
@@ -223,6 +224,8 @@ export interface FuzzReport {
   target: string;
   /** Cases run (including a failing one). */
   runs: number;
+  /** Cases that ended in a typed dsgkit error (the others gave a well-formed result). */
+  typedErrors: number;
   /** Slowest case, ms. */
   slowestMs: number;
   wallMs: number;
@@ -242,17 +245,18 @@ export async function fuzz(target: FuzzTarget, numRuns: number, seed?: number): 
   const file = fileNameFor(target);
   let slowestMs = 0;
   let runs = 0;
+  let typedErrors = 0;
   const t0 = performance.now();
   const details = await fc.check(
     fc.asyncProperty(inputs(target), async (bytes) => {
       const start = performance.now();
       runs++;
-      await holds(target, bytes, file);
+      if ((await holds(target, bytes, file)) === 'typed error') typedErrors++;
       slowestMs = Math.max(slowestMs, performance.now() - start);
     }),
     { numRuns, ...(seed !== undefined ? { seed } : {}), timeout: 10_000 },
   );
-  const report: FuzzReport = { target: target.name, runs: Math.min(runs, numRuns), slowestMs, wallMs: performance.now() - t0 };
+  const report: FuzzReport = { target: target.name, runs: Math.min(runs, numRuns), typedErrors, slowestMs, wallMs: performance.now() - t0 };
   if (details.failed && details.counterexample) {
     const err = details.errorInstance;
     report.failure = { input: details.counterexample[0], problem: err instanceof Error ? err.message : String(err) };
