@@ -14,6 +14,8 @@ export {
   LEARNER_NAMES,
   learnerSpec,
   METRICS,
+  EVALUATIONS,
+  type Evaluation,
   type TrainOptions,
   type TrainRequest,
   type RunOptions,

@@ -7,7 +7,7 @@
 import { availableParallelism } from 'node:os';
 import type { ResourceLimits } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import type { EvalTask } from './chunk-runner.ts';
+import type { EngineTask } from './chunk-runner.ts';
 import { workerLocation } from './worker-location.ts';
 
 /**
@@ -71,12 +71,12 @@ export class EvaluatorPool {
   }
 
   /**
-   * Runs one evaluation task on some worker; rejects if the worker throws or dies.
+   * Runs one task (history chunks, or blocks into cached rows) on some worker; rejects if the worker throws or dies.
    *
    * @example
    * const chunksDone = await pool.run(task);
    */
-  async run(task: EvalTask): Promise<number> {
+  async run(task: EngineTask): Promise<number> {
     if (this.closed) throw new Error('evaluation pool is closed');
     try {
       const chunks = (await this.piscina.run(task)) as number;

@@ -53,6 +53,12 @@ Example:
     --validation bc-test.arrow --sigma 2
 `;
 
+/** How the summary names the evaluation strategy a run used. */
+const EVALUATION_TEXT: Record<string, string> = {
+  history: 'history (f at each batch from the blocks so far)',
+  rows: 'rows (f kept at every training row)',
+};
+
 /** What {@link runTraining} returns. */
 export interface TrainingRun {
   model: Model;
@@ -145,7 +151,7 @@ export const trainCommand: Command = {
     );
     await model.save(out);
 
-    const training = model.header.training as { rows: number; labeledRows: number; validation?: Array<[number, number]> };
+    const training = model.header.training as { rows: number; labeledRows: number; validation?: Array<[number, number]>; evaluation?: string };
     const last = training.validation?.at(-1);
     const rows: [string, string][] = [
       ['learner', spec.name],
@@ -153,6 +159,7 @@ export const trainCommand: Command = {
       ['rows', `${training.rows} (${training.labeledRows} labeled, ${training.rows - training.labeledRows} unlabeled)`],
       ...(typeof model.header.hyperparameters.T === 'number' ? ([['iterations', String(model.header.hyperparameters.T)]] as [string, string][]) : []),
       ['threads', String(Math.min(settings.threads, defaultThreads()))],
+      ...(training.evaluation !== undefined ? ([['evaluation', EVALUATION_TEXT[training.evaluation] ?? training.evaluation]] as [string, string][]) : []),
       ['wall time', formatDuration(wallMs)],
       ...(last ? ([['validation', `${model.task.kind === 'binary' ? 'AUC' : 'mean AUC'} ${last[1].toFixed(4)} at t = ${last[0]} (${validationPath})`]] as [string, string][]) : []),
       ['model', out],
