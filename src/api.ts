@@ -27,6 +27,7 @@ import type { KernelSpec } from './features/kernel-spec.ts';
 import { EVALUATIONS, modelBias, resolveEvaluation, runLoop, type Evaluation, type LoopStart, type LoopState, type Progress, type SamplingRng, type Validation } from './coordinator/loop.ts';
 import type { LearnerBias } from './coordinator/learner.ts';
 import { History } from './engine/history.ts';
+import type { ProfileReport } from './engine/profile.ts';
 import { checkStepSize, inverseStepWarning, type StepSize } from './coordinator/step-size.ts';
 import { checkParams, withDefaults, type ParamValue } from './learners/params.ts';
 import { learnerSpec } from './learners/registry.ts';
@@ -38,6 +39,7 @@ import { checkEvaluable, fitTask, rankingMetric, taskClasses, type TaskClasses }
 
 export { Model, load, type PredictOptions, type DataInput } from './model/model.ts';
 export type { Progress, Evaluation } from './coordinator/loop.ts';
+export { PHASES, PHASE_DOCS, type Phase, type ProfileReport, type WorkerBusy } from './engine/profile.ts';
 export { EVALUATIONS } from './coordinator/loop.ts';
 export type { StepSize } from './coordinator/step-size.ts';
 export { LEARNERS, LEARNER_NAMES, learnerSpec } from './learners/registry.ts';
@@ -95,6 +97,13 @@ export interface RunOptions {
    * says which ran): the choice is speed only.
    */
   evaluation?: Evaluation;
+  /**
+   * Loop learners: profile the run (where the time goes: sampling, evaluation
+   * on the calling thread, waiting for workers, new block, shrink/append,
+   * validation; each worker's busy fraction; the loop efficiency) and hand the
+   * report here when it ends. Never changes the model.
+   */
+  onProfile?: (report: ProfileReport) => void;
   /** Held-out labeled rows whose ranking metric (AUC, mean AUC) is traced every `validateEvery` iterations. */
   validation?: TrainData;
   validateEvery?: number;
@@ -108,11 +117,11 @@ export interface RunOptions {
 export type TrainOptions = RunOptions & { readonly [param: string]: unknown };
 
 /** {@link TrainOptions} without the callbacks and the signal: what can cross to another thread. */
-export type TrainRequest = Omit<RunOptions, 'onProgress' | 'onWarning' | 'signal' | 'onCheckpoint' | 'init'> & { init?: string; readonly [param: string]: unknown };
+export type TrainRequest = Omit<RunOptions, 'onProgress' | 'onWarning' | 'signal' | 'onCheckpoint' | 'init' | 'onProfile'> & { init?: string; readonly [param: string]: unknown };
 
 /** Keys of {@link RunOptions}: every other key of the options is a learner parameter. */
 const RUN_KEYS = new Set<string>([
-  'learner', 'data', 'init', 'checkpointEvery', 'onCheckpoint', 'read', 'scaleInPlace', 'positive', 'step', 'theta', 'threads', 'cacheBytes', 'parallelMinWork', 'evaluation',
+  'learner', 'data', 'init', 'checkpointEvery', 'onCheckpoint', 'read', 'scaleInPlace', 'positive', 'step', 'theta', 'threads', 'cacheBytes', 'parallelMinWork', 'evaluation', 'onProfile',
   'validation', 'validateEvery', 'onProgress', 'onWarning', 'signal',
 ]);
 
@@ -259,6 +268,7 @@ export async function train(opts: TrainOptions): Promise<Model> {
   if (opts.parallelMinWork !== undefined && !(typeof opts.parallelMinWork === 'number' && opts.parallelMinWork >= 0)) throw new UsageError(`parallelMinWork must be a number ≥ 0, got ${String(opts.parallelMinWork)}`);
   if (opts.evaluation !== undefined && !(EVALUATIONS as readonly unknown[]).includes(opts.evaluation)) throw new UsageError(`evaluation must be one of ${EVALUATIONS.join(', ')}, got ${String(opts.evaluation)}`);
   if (opts.evaluation !== undefined && opts.evaluation !== 'auto' && spec.kind !== 'loop') throw new UsageError(`evaluation applies to learners on the stochastic loop only (${spec.name} is not)`);
+  if (opts.onProfile !== undefined && (typeof opts.onProfile !== 'function' || spec.kind !== 'loop')) throw new UsageError(typeof opts.onProfile !== 'function' ? 'onProfile must be a function receiving the profile' : `onProfile applies to learners on the stochastic loop only (${spec.name} is not)`);
   if (opts.validateEvery !== undefined && !(Number.isSafeInteger(opts.validateEvery) && opts.validateEvery >= 1)) throw new UsageError(`validateEvery must be a whole number ≥ 1, got ${String(opts.validateEvery)}`);
   if (opts.checkpointEvery !== undefined && !(Number.isSafeInteger(opts.checkpointEvery) && opts.checkpointEvery >= 1)) throw new UsageError(`checkpointEvery must be a whole number ≥ 1, got ${String(opts.checkpointEvery)}`);
   if (opts.checkpointEvery !== undefined && (spec.kind !== 'loop' || typeof opts.onCheckpoint !== 'function')) throw new UsageError(spec.kind !== 'loop' ? `checkpointEvery applies to learners on the stochastic loop only (${spec.name} is not)` : 'checkpointEvery needs onCheckpoint, a function receiving each checkpoint model');
@@ -424,6 +434,7 @@ async function fit(
     ...(start ? { start } : {}),
     engine: { ...engine, chunkSize },
     evaluation,
+    ...(opts.onProfile ? { profile: true } : {}),
     ...hooks,
     ...(checkpoint ? { onIteration: async (t: number, history: History, evaluator: Evaluator, rng: SamplingRng, bias: LearnerBias | undefined) => {
       if (t % checkpoint.every !== 0 || t >= T) return;
@@ -432,6 +443,7 @@ async function fit(
     } } : {}),
     ...(run.validation ? { validation: { ...run.validation, every: opts.validateEvery ?? Math.max(1, Math.floor(T / 20)) } } : {}),
   });
+  if (result.profile) opts.onProfile?.(result.profile);
   const before = (run.init?.header.training.validation as Array<[number, number]> | undefined) ?? [];
   return {
     predictor: new RandomFeaturePredictor(result.history, features, chunkSize, result.bias),

@@ -10,17 +10,19 @@
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { createHash } from 'node:crypto';
 import { UsageError } from './errors.ts';
-import { toDataset, train, type RunOptions } from './api.ts';
+import { toDataset, train, type ProfileReport, type RunOptions } from './api.ts';
 import { learnerSpec } from './learners/registry.ts';
 import { lineChartSvg } from './report/line-chart.ts';
 import { markdownTable } from './report/markdown-table.ts';
 
 /** Options of {@link scaling}: `train`'s options (learner parameters by name), with a list of thread counts. */
-export type ScalingOptions = Omit<RunOptions, 'threads' | 'init' | 'checkpointEvery' | 'onCheckpoint' | 'scaleInPlace'> & {
+export type ScalingOptions = Omit<RunOptions, 'threads' | 'init' | 'checkpointEvery' | 'onCheckpoint' | 'scaleInPlace' | 'onProfile'> & {
   /** Thread counts to train with, e.g. `[1, 2, 4, 8]` (counts above the cores are clamped to them, and a count met twice is run once). */
   readonly threads: readonly number[];
   /** Runs per thread count; the fastest is kept (default 1). */
   readonly repeats?: number;
+  /** Profile each run of a loop learner (see `train`'s `onProfile`): each row then has the fastest run's profile. */
+  readonly profile?: boolean;
   /** Called after each thread count's runs, with its row. */
   readonly onRow?: (row: ScalingRow) => void;
   /** Learner parameters by name (`T`, `m`, `seed`, …), as `train` takes them. */
@@ -40,6 +42,8 @@ export interface ScalingRow {
   readonly efficiency: number;
   /** SHA-256 of the model file's bytes. */
   readonly sha256: string;
+  /** Where the fastest run's loop time went, when profiled. */
+  readonly profile?: ProfileReport;
 }
 
 /** What {@link scaling} measured. */
@@ -71,12 +75,13 @@ export interface ScalingResult {
  * if (!r.identical) throw new Error('models differ across thread counts');
  */
 export async function scaling(opts: ScalingOptions): Promise<ScalingResult> {
-  const { threads: requested, repeats = 1, onRow, ...trainOptions } = opts;
+  const { threads: requested, repeats = 1, onRow, profile, ...trainOptions } = opts;
   if (!Array.isArray(requested) || requested.length === 0) throw new UsageError('threads must be a non-empty list of thread counts');
   for (const k of requested) if (!(Number.isSafeInteger(k) && k >= 1)) throw new UsageError(`threads: every count must be a whole number ≥ 1, got ${String(k)}`);
   if (!(Number.isSafeInteger(repeats) && repeats >= 1)) throw new UsageError(`repeats must be a whole number ≥ 1, got ${String(repeats)}`);
   if (trainOptions.learner === undefined) throw new UsageError('learner is required');
   const spec = learnerSpec(trainOptions.learner);
+  if (profile && spec.kind !== 'loop') throw new UsageError(`profile applies to learners on the stochastic loop only (${spec.name} is not)`);
   const cores = availableParallelism();
   const counts: number[] = [];
   for (const k of requested) {
@@ -96,10 +101,16 @@ export async function scaling(opts: ScalingOptions): Promise<ScalingResult> {
     let wallMs = Infinity;
     let hash = '';
     let header: Record<string, unknown> = {};
+    let kept: ProfileReport | undefined;
     for (let r = 0; r < repeats; r++) {
+      let report: ProfileReport | undefined;
       const t0 = performance.now();
-      const model = await train({ ...trainOptions, data, threads });
-      wallMs = Math.min(wallMs, performance.now() - t0);
+      const model = await train({ ...trainOptions, data, threads, ...(profile ? { onProfile: (p: ProfileReport) => (report = p) } : {}) });
+      const ms = performance.now() - t0;
+      if (ms < wallMs) {
+        wallMs = ms;
+        kept = report;
+      }
       const h = createHash('sha256').update(model.toBytes()).digest('hex');
       if (hash !== '' && h !== hash) identical = false;
       hash = h;
@@ -116,6 +127,7 @@ export async function scaling(opts: ScalingOptions): Promise<ScalingResult> {
       speedup,
       efficiency: speedup / (threads / first.threads),
       sha256: hash,
+      ...(kept ? { profile: kept } : {}),
     };
     rows.push(row);
     onRow?.(row);

@@ -9,6 +9,7 @@ import { CancelledError } from '../errors.ts';
 import { BlockOps } from '../engine/block-ops.ts';
 import { Evaluator, type EvaluatorOptions } from '../engine/evaluator.ts';
 import { History } from '../engine/history.ts';
+import { measureKernelRate, RunProfile, type ProfileReport } from '../engine/profile.ts';
 import { RowCache } from '../engine/row-cache.ts';
 import type { RandomFeatures } from '../engine/random-features.ts';
 import type { DsgLearner, LearnerBias } from './learner.ts';
@@ -118,6 +119,8 @@ export interface LoopOptions {
   readonly validation?: Validation;
   /** How f at each batch is obtained (default `auto`, see {@link resolveEvaluation}); never changes the model. */
   readonly evaluation?: Evaluation;
+  /** Record where the time goes (see profile.ts); the result then has its report. Never changes the model. */
+  readonly profile?: boolean;
 }
 
 /** What a run produced. */
@@ -134,6 +137,8 @@ export interface LoopResult {
   readonly rng: SamplingState;
   /** The strategy the run used for f at the batches. */
   readonly evaluation: 'history' | 'rows';
+  /** Where the time went, when asked for. */
+  readonly profile?: ProfileReport;
 }
 
 /** How often (ms) the loop lets the event loop run, so cancel messages and progress reach their listeners. */
@@ -203,7 +208,10 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
   const from = opts.start?.history;
   if (from !== undefined && (from.m !== rf.m || from.t > T)) throw new RangeError(`cannot continue a history of ${from.t} blocks of m = ${from.m} to T = ${T} with m = ${rf.m}`);
   const history = from !== undefined ? History.restore({ m: from.m, t: from.t, scale: from.scale, firstLive: from.firstLive, stored: from.stored, capacity: T }) : new History({ m: rf.m, capacity: T });
-  const evaluator = new Evaluator(history, rf, opts.engine);
+  const profile = opts.profile ? new RunProfile() : undefined;
+  const evaluator = new Evaluator(history, rf, { ...opts.engine, ...(profile ? { profile } : {}) });
+  // Timing marks: free when the run is not profiled.
+  const now = profile ? () => performance.now() : () => 0;
   const ops = new BlockOps();
   const rng = samplingRng(rf.seed, opts.start?.rng);
   if (opts.start?.bias !== undefined) {
@@ -230,25 +238,47 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
     for (let t = history.t + 1; t <= T; t++) {
       await breathe();
       if (opts.signal?.aborted) throw new CancelledError(`training cancelled after ${t - 1} of ${T} iterations`);
+      let t0 = now();
       const batch = learner.sample(rng, t);
       if (f.length < batch.nPoints) {
         f = new Float64Array(batch.nPoints);
         w = new Float64Array(batch.nPoints);
       }
+      let t1 = now();
+      profile?.add('sampling', t1 - t0);
+      let waited = profile?.phase('workers') ?? 0;
       if (cache) {
         if (batch.rows === undefined) throw new RangeError(`${learner.name} declares sampled rows but its batch carries no rows`);
         cache.read(batch.rows, batch.nPoints, evaluator.rowFactor(), f);
       } else await evaluator.evaluate(batch.X, batch.nPoints, f);
       if (bias) for (let p = 0; p < batch.nPoints; p++) f[p] += bias.value;
+      t0 = now();
+      // The evaluator records its waits on the pool; the rest of the step is the calling thread's.
+      profile?.add('evaluation', t0 - t1 - (profile.phase('workers') - waited));
       learner.weights(f, w);
       const eta = stepAt(learner.step, t);
+      t1 = now();
+      profile?.add('weights', t1 - t0);
       const alpha = ops.project(rf, t - 1, batch.X, batch.nPoints, w, evaluator.frequencies);
       for (let j = 0; j < alpha.length; j++) alpha[j] *= -eta;
+      if (profile) profile.pointBlocks += batch.nPoints;
+      t0 = now();
+      profile?.add('newBlock', t0 - t1);
       const factor = 1 - eta * learner.lambda;
       history.shrink(factor);
       history.append(alpha);
-      if (cache) await evaluator.updateRows(cache);
+      t1 = now();
+      profile?.add('shrinkAppend', t1 - t0);
+      if (cache) {
+        waited = profile?.phase('workers') ?? 0;
+        await evaluator.updateRows(cache);
+        t0 = now();
+        profile?.add('evaluation', t0 - t1 - (profile.phase('workers') - waited));
+        t1 = t0;
+      }
       bias?.update(eta, f, w, batch.nPoints);
+      t0 = now();
+      profile?.add('weights', t0 - t1);
       if (val && fVal) {
         for (let p = 0; p < val.nPoints; p++) fVal[p] *= factor;
         ops.accumulate(rf, t - 1, alpha, val.X, val.nPoints, fVal, evaluator.frequencies);
@@ -262,16 +292,20 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
           trace.push([t, value]);
           metric = { name: val.name, value, t };
         }
+        if (profile) profile.pointBlocks += val.nPoints;
+        profile?.add('validation', now() - t0);
       }
       if (opts.onIteration) await opts.onIteration(t, history, evaluator, rng, bias);
       opts.onProgress?.({ t, T, elapsedMs: performance.now() - start, ...(metric ? { metric } : {}) });
     }
+    const loopMs = performance.now() - start;
     const b = await modelBias(bias, evaluator);
     return {
       history,
       trace,
       elapsedMs: performance.now() - start,
       rng: rng.state(),
+      ...(profile ? { profile: profile.report(loopMs, evaluator.threads, T - (from?.t ?? 0), measureKernelRate(rf.d, rf.m)) } : {}),
       evaluation,
       ...(b !== undefined ? { bias: b, runningBias: bias!.value } : {}),
     };

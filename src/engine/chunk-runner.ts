@@ -94,6 +94,13 @@ export interface RowsTask {
 /** Anything the engine's threads run: chunks of a history at points, or blocks into cached rows. */
 export type EngineTask = EvalTask | RowsTask;
 
+/** What a worker reports for a task: the units done (chunks or rows), its thread, and how long it computed. */
+export interface TaskReport {
+  readonly units: number;
+  readonly thread: number;
+  readonly busyMs: number;
+}
+
 /** Sums one chunk's items `[from, to)` at the task's points; returns a view of `nPoints` partial sums. */
 type ChunkSum = (from: number, to: number) => Float64Array;
 

@@ -12,6 +12,7 @@
  * thread count.
  */
 import { ChunkRunner, type EngineTask, type EvalTask, type RffTask, type RowsTask, type SvTask, type TaskCommon } from './chunk-runner.ts';
+import type { RunProfile } from './profile.ts';
 import { chunkSpan, DEFAULT_CHUNK_SIZE, reduceChunks, splitChunks } from './chunks.ts';
 import type { History } from './history.ts';
 import { defaultThreads, EvaluatorPool } from './pool.ts';
@@ -55,6 +56,8 @@ export interface EngineOptions {
   parallelMinWork?: number;
   /** An existing pool to use (not closed by this evaluator); `threads` is then its size + 1. */
   pool?: EvaluatorPool;
+  /** Where to record the time spent dispatching to and waiting for the pool, each worker's busy time and the point-blocks evaluated (see profile.ts). */
+  profile?: RunProfile;
 }
 
 /** The kind-specific fields of a task (everything but the chunk range, points and results). */
@@ -80,6 +83,8 @@ export abstract class HistoryEvaluator {
   readonly d: number;
   private readonly evaluated: ScaledHistory;
   private readonly runner = new ChunkRunner();
+  /** Where timings go, when the run is profiled. */
+  protected readonly profile: RunProfile | undefined;
   private pool: EvaluatorPool | undefined;
   private readonly ownsPool: boolean;
   private points = new SharedArrayBuffer(8);
@@ -94,6 +99,7 @@ export abstract class HistoryEvaluator {
     this.chunkSize = opts.chunkSize ?? defaultChunkSize;
     if (!Number.isInteger(this.chunkSize) || this.chunkSize < 1) throw new RangeError(`chunkSize must be a positive integer, got ${this.chunkSize}`);
     this.parallelMinWork = opts.parallelMinWork ?? DEFAULT_PARALLEL_MIN_WORK;
+    this.profile = opts.profile;
     this.pool = opts.pool;
     this.ownsPool = opts.pool === undefined;
   }
@@ -132,6 +138,7 @@ export abstract class HistoryEvaluator {
     const plan = this.plan(X, nPoints);
     if (plan === undefined) return out.fill(0, 0, nPoints);
     const { chunkFrom, chunkTo } = plan.task;
+    if (this.profile) this.profile.pointBlocks += (plan.task.lastBlock - plan.task.firstBlock) * nPoints;
     const runs = splitChunks(chunkFrom, chunkTo, this.threadsFor(plan.work, chunkTo - chunkFrom));
     this.calls.workerChunks += await this.runSplit(runs.map(([from, to]) => ({ ...plan.task, chunkFrom: from, chunkTo: to })));
     return this.finish(plan.task, out);
@@ -149,16 +156,24 @@ export abstract class HistoryEvaluator {
       return 0;
     }
     const pool = this.ensurePool();
+    const profile = this.profile;
+    const t0 = profile ? performance.now() : 0;
     const pending = Promise.all(theirs.map((task) => pool.run(task)));
     this.calls.parallel++;
+    const t1 = profile ? performance.now() : 0;
     try {
       this.runner.run(mine);
     } catch (err) {
       await pending.catch(() => undefined);
       throw err;
     }
+    const t2 = profile ? performance.now() : 0;
     const done = await pending;
-    return done.reduce((a, b) => a + b, 0);
+    if (profile) {
+      profile.add('workers', t1 - t0 + (performance.now() - t2));
+      for (const r of done) profile.worker(r.thread, r.busyMs);
+    }
+    return done.reduce((a, r) => a + r.units, 0);
   }
 
   /** Threads a call of `work` (in {@link DEFAULT_PARALLEL_MIN_WORK} units) that can be cut into `parts` is split over. */
@@ -283,6 +298,7 @@ export class Evaluator extends HistoryEvaluator {
     const firstBlock = cache.blocks;
     const lastBlock = h.t;
     if (lastBlock <= firstBlock) return;
+    if (this.profile) this.profile.pointBlocks += (lastBlock - firstBlock) * cache.n;
     const parts = this.threadsFor((lastBlock - firstBlock) * cache.n * this.itemWork(), cache.n);
     const task = (rowFrom: number, rowTo: number): RowsTask => ({
       kind: 'rows', history: h.buffer, features: this.features, frequencies: this.frequencies.buffer,

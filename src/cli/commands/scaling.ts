@@ -8,6 +8,7 @@ import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { checkOutputs } from '../outputs.ts';
 import { describeRun, optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
 import type { Command } from './command.ts';
+import { formatProfile } from '../profile-report.ts';
 
 const HELP = `dsgkit scaling — how training scales across thread counts, on your data
 
@@ -27,6 +28,8 @@ Options:
   --threads <list>      comma-separated thread counts, e.g. 1,2,4,8 (required)
   --out <report>        write <report>.json and <report>.svg
   --repeats <k>         runs per thread count, the fastest kept (default: 1)
+  --profile             learners on the loop: where each count's loop time went
+                        (as train --profile shows it), in the table's order
   -h, --help            show this help
 
 ${trainingOptionsHelp()}
@@ -63,6 +66,7 @@ export const scalingCommand: Command = {
       learner: { type: 'string' },
       out: { type: 'string' },
       repeats: { type: 'string' },
+      profile: { type: 'boolean' },
       ...TRAINING_OPTION_SPECS,
     });
     const spec = learnerSpec(requireString(values, 'learner'), '--learner');
@@ -84,12 +88,14 @@ export const scalingCommand: Command = {
       ...optionsFor(spec, settings),
       threads,
       repeats,
+      ...(values.profile === true ? { profile: true } : {}),
       onWarning: (message) => io.stderr.write(`dsgkit: warning: ${message}\n`),
       onRow: (row) => {
         if (!settings.quiet) io.stderr.write(`  ${row.threads} thread${row.threads === 1 ? '' : 's'}: ${(row.wallMs / 1000).toFixed(2)} s\n`);
       },
     });
     io.stdout.write(scalingTable(result));
+    for (const row of result.rows) if (row.profile) io.stdout.write(formatProfile(row.profile));
     io.stdout.write(`models: ${result.identical ? 'identical bytes at every thread count' : 'DIFFERENT bytes between thread counts'} (sha256 ${result.rows[0].sha256.slice(0, 16)}…)${result.evaluation ? `; evaluation ${result.evaluation}` : ''}\n`);
     if (out) {
       await writeFileAtomic(out.json, JSON.stringify({ data: dataPath, ...result }, null, 2) + '\n');
