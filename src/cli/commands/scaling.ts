@@ -37,7 +37,7 @@ ${trainingOptionsHelp()}
 Exit code 1 when the models differ between thread counts.
 
 Example:
-  dsgkit generate --rows 50000 --features 9 --out shuttle-like.arrow
+  dsgkit generate --rows 50000 --dim 9 --out shuttle-like.arrow
   dsgkit scaling --data shuttle-like.arrow --learner qsg-s2auc --threads 1,2 \\
     --iterations 400 --out scaling-report
 `;
