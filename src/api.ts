@@ -24,9 +24,10 @@ import { EvaluatorPool } from './engine/pool.ts';
 export { defaultThreads } from './engine/pool.ts';
 import { checkRandomFeatures, type RandomFeatures } from './engine/random-features.ts';
 import type { KernelSpec } from './features/kernel-spec.ts';
-import { modelBias, runLoop, type LoopStart, type LoopState, type Progress, type SamplingRng, type Validation } from './coordinator/loop.ts';
+import { EVALUATIONS, modelBias, resolveEvaluation, runLoop, type Evaluation, type LoopStart, type LoopState, type Progress, type SamplingRng, type Validation } from './coordinator/loop.ts';
 import type { LearnerBias } from './coordinator/learner.ts';
 import { History } from './engine/history.ts';
+import type { ProfileReport } from './engine/profile.ts';
 import { checkStepSize, inverseStepWarning, type StepSize } from './coordinator/step-size.ts';
 import { checkParams, withDefaults, type ParamValue } from './learners/params.ts';
 import { learnerSpec } from './learners/registry.ts';
@@ -37,7 +38,9 @@ import { RandomFeaturePredictor, type Predictor } from './model/predictor.ts';
 import { checkEvaluable, fitTask, rankingMetric, taskClasses, type TaskClasses } from './model/task.ts';
 
 export { Model, load, type PredictOptions, type DataInput } from './model/model.ts';
-export type { Progress } from './coordinator/loop.ts';
+export type { Progress, Evaluation } from './coordinator/loop.ts';
+export { PHASES, PHASE_DOCS, type Phase, type ProfileReport, type WorkerBusy } from './engine/profile.ts';
+export { EVALUATIONS } from './coordinator/loop.ts';
 export type { StepSize } from './coordinator/step-size.ts';
 export { LEARNERS, LEARNER_NAMES, learnerSpec } from './learners/registry.ts';
 export type { LearnerSpec, Params } from './learners/spec.ts';
@@ -85,6 +88,22 @@ export interface RunOptions {
   cacheBytes?: number;
   /** Work (points × blocks × m × (d + 8)) below which an evaluation stays on the calling thread (default: the measured crossover). Never changes the model. */
   parallelMinWork?: number;
+  /**
+   * Loop learners: how f at each batch is obtained — `history` (evaluate the
+   * history at the batch, O(t·B) at iteration t), `rows` (keep f at every
+   * training row the learner draws from, O(n) an iteration) or `auto` (the
+   * cheaper by predicted work; default). Both give the same model, bit for
+   * bit, on any number of threads (the model header's `training.evaluation`
+   * says which ran): the choice is speed only.
+   */
+  evaluation?: Evaluation;
+  /**
+   * Loop learners: profile the run (where the time goes: sampling, evaluation
+   * on the calling thread, waiting for workers, new block, shrink/append,
+   * validation; each worker's busy fraction; the loop efficiency) and hand the
+   * report here when it ends. Never changes the model.
+   */
+  onProfile?: (report: ProfileReport) => void;
   /** Held-out labeled rows whose ranking metric (AUC, mean AUC) is traced every `validateEvery` iterations. */
   validation?: TrainData;
   validateEvery?: number;
@@ -98,11 +117,11 @@ export interface RunOptions {
 export type TrainOptions = RunOptions & { readonly [param: string]: unknown };
 
 /** {@link TrainOptions} without the callbacks and the signal: what can cross to another thread. */
-export type TrainRequest = Omit<RunOptions, 'onProgress' | 'onWarning' | 'signal' | 'onCheckpoint' | 'init'> & { init?: string; readonly [param: string]: unknown };
+export type TrainRequest = Omit<RunOptions, 'onProgress' | 'onWarning' | 'signal' | 'onCheckpoint' | 'init' | 'onProfile'> & { init?: string; readonly [param: string]: unknown };
 
 /** Keys of {@link RunOptions}: every other key of the options is a learner parameter. */
 const RUN_KEYS = new Set<string>([
-  'learner', 'data', 'init', 'checkpointEvery', 'onCheckpoint', 'read', 'scaleInPlace', 'positive', 'step', 'theta', 'threads', 'cacheBytes', 'parallelMinWork',
+  'learner', 'data', 'init', 'checkpointEvery', 'onCheckpoint', 'read', 'scaleInPlace', 'positive', 'step', 'theta', 'threads', 'cacheBytes', 'parallelMinWork', 'evaluation', 'onProfile',
   'validation', 'validateEvery', 'onProgress', 'onWarning', 'signal',
 ]);
 
@@ -258,6 +277,9 @@ export async function train(opts: TrainOptions): Promise<Model> {
   const threads = resolveThreads(opts.threads, onWarning);
   if (opts.cacheBytes !== undefined && !(typeof opts.cacheBytes === 'number' && opts.cacheBytes >= 0 && Number.isFinite(opts.cacheBytes))) throw new UsageError(`cacheBytes must be a number ≥ 0, got ${String(opts.cacheBytes)}`);
   if (opts.parallelMinWork !== undefined && !(typeof opts.parallelMinWork === 'number' && opts.parallelMinWork >= 0)) throw new UsageError(`parallelMinWork must be a number ≥ 0, got ${String(opts.parallelMinWork)}`);
+  if (opts.evaluation !== undefined && !(EVALUATIONS as readonly unknown[]).includes(opts.evaluation)) throw new UsageError(`evaluation must be one of ${EVALUATIONS.join(', ')}, got ${String(opts.evaluation)}`);
+  if (opts.evaluation !== undefined && opts.evaluation !== 'auto' && spec.kind !== 'loop') throw new UsageError(`evaluation applies to learners on the stochastic loop only (${spec.name} is not)`);
+  if (opts.onProfile !== undefined && (typeof opts.onProfile !== 'function' || spec.kind !== 'loop')) throw new UsageError(typeof opts.onProfile !== 'function' ? 'onProfile must be a function receiving the profile' : `onProfile applies to learners on the stochastic loop only (${spec.name} is not)`);
   if (opts.validateEvery !== undefined && !(Number.isSafeInteger(opts.validateEvery) && opts.validateEvery >= 1)) throw new UsageError(`validateEvery must be a whole number ≥ 1, got ${String(opts.validateEvery)}`);
   if (opts.checkpointEvery !== undefined && !(Number.isSafeInteger(opts.checkpointEvery) && opts.checkpointEvery >= 1)) throw new UsageError(`checkpointEvery must be a whole number ≥ 1, got ${String(opts.checkpointEvery)}`);
   if (opts.checkpointEvery !== undefined && (spec.kind !== 'loop' || typeof opts.onCheckpoint !== 'function')) throw new UsageError(spec.kind !== 'loop' ? `checkpointEvery applies to learners on the stochastic loop only (${spec.name} is not)` : 'checkpointEvery needs onCheckpoint, a function receiving each checkpoint model');
@@ -294,7 +316,7 @@ export async function train(opts: TrainOptions): Promise<Model> {
     for (let i = 0; i < ds.n; i++) if (ds.labeled[i]) labeledRows.push(i);
     const labeled = selectRows(ds, labeledRows);
     // The model of a predictor: threshold(s) fitted at the labeled rows, the header assembled.
-    const modelOf = async (fitted: FitResult & { predictor: Predictor }, at: Params, resume: ResumeState | undefined): Promise<Model> => {
+    const modelOf = async (fitted: FitResult & { predictor: Predictor; evaluation?: 'history' | 'rows' }, at: Params, resume: ResumeState | undefined): Promise<Model> => {
       const fL = await fitted.predictor.evaluate(labeled.X, labeled.n, new Float64Array(labeled.n), run);
       const task = fitTask(classes, fL, labeled.y, spec.threshold);
       const header: ModelHeader = {
@@ -312,6 +334,7 @@ export async function train(opts: TrainOptions): Promise<Model> {
           rows: raw.n,
           labeledRows: labeledRows.length,
           ...(fitted.trace?.length ? { validation: fitted.trace } : {}),
+          ...(fitted.evaluation !== undefined ? { evaluation: fitted.evaluation } : {}),
           ...(typeof opts.data === 'string' ? { data: opts.data } : raw.source !== undefined ? { data: raw.source } : {}),
         },
         ...(resume ? { resume } : {}),
@@ -319,9 +342,9 @@ export async function train(opts: TrainOptions): Promise<Model> {
       return new Model(header, fitted.predictor);
     };
     const checkpoint = opts.checkpointEvery !== undefined && opts.onCheckpoint
-      ? { every: opts.checkpointEvery, save: async (predictor: RandomFeaturePredictor, state: LoopState) => {
+      ? { every: opts.checkpointEvery, save: async (predictor: RandomFeaturePredictor, state: LoopState, evaluation: 'history' | 'rows') => {
           const t = predictor.history.t;
-          await opts.onCheckpoint!(await modelOf({ predictor }, { ...params, T: t }, { t, ...state, data: fingerprint! }));
+          await opts.onCheckpoint!(await modelOf({ predictor, evaluation }, { ...params, T: t }, { t, ...state, data: fingerprint! }));
         } }
       : undefined;
     const fitted = await fit(spec, { ds, classes, params, step, engine: run, opts, validation, init, checkpoint });
@@ -389,9 +412,9 @@ async function fit(
   run: {
     ds: Dataset; classes: TaskClasses; params: Params; step: StepSize | undefined; engine: EvaluatorOptions; opts: TrainOptions;
     validation: Omit<Validation, 'every'> | undefined; init: Model | undefined;
-    checkpoint: { every: number; save: (predictor: RandomFeaturePredictor, state: LoopState) => Promise<void> } | undefined;
+    checkpoint: { every: number; save: (predictor: RandomFeaturePredictor, state: LoopState, evaluation: 'history' | 'rows') => Promise<void> } | undefined;
   },
-): Promise<FitResult & { predictor: Predictor; resume?: LoopState }> {
+): Promise<FitResult & { predictor: Predictor; resume?: LoopState; evaluation?: 'history' | 'rows' }> {
   const { ds, classes, params, engine, opts } = run;
   const hooks = {
     ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
@@ -410,24 +433,34 @@ async function fit(
   const saved = run.init?.header.resume;
   const start: LoopStart | undefined = run.init ? { history: (run.init.predictor as RandomFeaturePredictor).history, rng: saved!.rng, ...(saved!.bias !== undefined ? { bias: saved!.bias } : {}) } : undefined;
   const { checkpoint } = run;
+  let evaluation: 'history' | 'rows';
+  try {
+    evaluation = resolveEvaluation(learner, T, opts.evaluation);
+  } catch (err) {
+    throw new UsageError(`evaluation: ${(err as Error).message}`);
+  }
   const result = await runLoop(learner, {
     features,
     T,
     ...(start ? { start } : {}),
     engine: { ...engine, chunkSize },
+    evaluation,
+    ...(opts.onProfile ? { profile: true } : {}),
     ...hooks,
     ...(checkpoint ? { onIteration: async (t: number, history: History, evaluator: Evaluator, rng: SamplingRng, bias: LearnerBias | undefined) => {
       if (t % checkpoint.every !== 0 || t >= T) return;
       const predictor = new RandomFeaturePredictor(history, features, chunkSize, await modelBias(bias, evaluator));
-      await checkpoint.save(predictor, { rng: rng.state(), ...(bias ? { bias: bias.value } : {}) });
+      await checkpoint.save(predictor, { rng: rng.state(), ...(bias ? { bias: bias.value } : {}) }, evaluation);
     } } : {}),
     ...(run.validation ? { validation: { ...run.validation, every: opts.validateEvery ?? Math.max(1, Math.floor(T / 20)) } } : {}),
   });
+  if (result.profile) opts.onProfile?.(result.profile);
   const before = (run.init?.header.training.validation as Array<[number, number]> | undefined) ?? [];
   return {
     predictor: new RandomFeaturePredictor(result.history, features, chunkSize, result.bias),
     trace: [...before, ...result.trace],
     resume: { rng: result.rng, ...(result.runningBias !== undefined ? { bias: result.runningBias } : {}) },
+    evaluation: result.evaluation,
   };
 }
 

@@ -15,6 +15,8 @@ export {
   learnerSpec,
   METRICS,
   defaultSigma,
+  EVALUATIONS,
+  type Evaluation,
   type TrainOptions,
   type TrainRequest,
   type RunOptions,
@@ -30,6 +32,7 @@ export {
   type TaskMetrics,
   type MetricName,
 } from './api.ts';
+export { scaling, scalingChart, scalingTable, type ScalingOptions, type ScalingResult, type ScalingRow } from './scaling.ts';
 export { tune, parseGrid, gridCandidates, type TuneOptions, type TuneResult, type TuneRow, type TuneRound, type TuneProgress } from './tune.ts';
 export { startTraining, type TrainingHandle, type TrainingHooks } from './trainer-handle.ts';
 export * from './data/index.ts';

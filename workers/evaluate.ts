@@ -1,21 +1,26 @@
 /**
  * The Piscina worker: evaluates chunks of a shared coefficient history —
  * random-feature blocks or support-vector entries — at shared points and
- * writes per-chunk partial sums into shared memory. It regenerates (or reads
+ * writes per-chunk partial sums into shared memory, or adds new blocks to the
+ * values cached at a share of the training rows (row-cache.ts). It regenerates (or reads
  * from the shared store) the frequencies of its blocks, or maps the shared
  * training rows once; it knows nothing about losses or the training loop.
  */
-import { ChunkRunner, type EvalTask } from '../src/engine/chunk-runner.ts';
+import { threadId } from 'node:worker_threads';
+import { ChunkRunner, type EngineTask, type TaskReport } from '../src/engine/chunk-runner.ts';
 
 const runner = new ChunkRunner();
 
 /**
- * Piscina entry point: runs one {@link EvalTask} (either kind of history); returns the number of chunks done.
+ * Piscina entry point: runs one {@link EngineTask} (chunks of either kind of
+ * history, or blocks into cached rows); reports the chunks (or rows) done,
+ * this thread, and the time it took (what `--profile` shows as busy).
  *
  * @example
- * await pool.run(task); // 4
+ * await pool.run(task); // { units: 4, thread: 3, busyMs: 0.8 }
  */
-export default function evaluateChunks(task: EvalTask): number {
-  runner.run(task);
-  return task.chunkTo - task.chunkFrom;
+export default function evaluateChunks(task: EngineTask): TaskReport {
+  const t0 = performance.now();
+  const units = runner.run(task);
+  return { units, thread: threadId, busyMs: performance.now() - t0 };
 }

@@ -14,6 +14,7 @@ import {
   defaultThreads,
   DEFAULT_CACHE_MB,
   DEFAULT_MAX_STEP,
+  EVALUATIONS,
   LEARNERS,
   rangeText,
   resolveParams,
@@ -22,6 +23,7 @@ import {
   type ParamSpec,
   type ParamValue,
   type Params,
+  type Evaluation,
   type StepSize,
   type TrainOptions,
 } from '../api.ts';
@@ -69,6 +71,7 @@ export const TRAINING_OPTION_SPECS: OptionSpecs = {
   eta1: { type: 'string' },
   threads: { type: 'string' },
   'cache-mb': { type: 'string' },
+  evaluation: { type: 'string' },
   'validate-every': { type: 'string' },
   quiet: { type: 'boolean', short: 'q' },
 };
@@ -80,7 +83,7 @@ export interface TrainingSettings {
   /** The learners' parameters as given (validated), by API key. */
   given: Record<string, ParamValue>;
   /** Options for `train` shared by every learner of the run (positive, step, cache, validation cadence). */
-  run: Pick<TrainOptions, 'positive' | 'step' | 'theta' | 'cacheBytes' | 'validateEvery'>;
+  run: Pick<TrainOptions, 'positive' | 'step' | 'theta' | 'cacheBytes' | 'validateEvery' | 'evaluation'>;
   /** Evaluation threads as given (the API clamps to the cores). */
   threads: number;
   /** No progress output. */
@@ -144,6 +147,13 @@ export function trainingOptionsHelp(learners: readonly LearnerSpec[] = LEARNERS,
     line('--threads <n>', `evaluation threads (default: all cores, ${defaultThreads()} here; more is clamped)`),
     line('--cache-mb <MB>', 'shared store of random frequencies, MiB; 0 regenerates them'),
     line('', `on every use, as the papers do (default: ${DEFAULT_CACHE_MB})`),
+    ...(learners.some((l) => l.kind === 'loop')
+      ? [
+          line('--evaluation <how>', 'loop learners: f at each batch from the history (O(t·B) per'),
+          line('', 'iteration), or kept at every training row (rows, O(n)); auto'),
+          line('', 'picks the less work (default: auto; same model either way)'),
+        ]
+      : []),
     line('--quiet, -q', 'no progress output on stderr'),
   );
   return out.join('\n');
@@ -180,8 +190,9 @@ export function parseTrainingOptions(values: ParsedArgs['values'], learners: rea
   const hasLoop = learners.some((l) => l.kind === 'loop');
   // No --step: --theta alone selects the papers' θ/t; otherwise the learner's default schedule.
   const stepKind = values.step !== undefined ? checkParam('--step', { kind: 'choice', choices: STEP_KINDS, default: 'inverse', doc: '' }, values.step) : values.theta !== undefined ? 'inverse' : undefined;
+  if (values.evaluation !== undefined) run.evaluation = checkParam('--evaluation', { kind: 'choice', choices: EVALUATIONS, default: 'auto', doc: '' }, values.evaluation) as Evaluation;
   if (!hasLoop) {
-    for (const o of ['step', 'theta', 'eta', 'eta0', 'eta1']) if (values[o] !== undefined) throw new UsageError(`--${o} applies to learners on the stochastic loop only (training: ${learners.map((l) => l.name).join(', ')})`);
+    for (const o of ['step', 'theta', 'eta', 'eta0', 'eta1', 'evaluation']) if (values[o] !== undefined) throw new UsageError(`--${o} applies to learners on the stochastic loop only (training: ${learners.map((l) => l.name).join(', ')})`);
   }
   const wrongStep = (option: string, kind: StepSize['kind']) => {
     if (values[option] !== undefined && stepKind !== kind) throw new UsageError(`--${option} applies to --step ${kind} only (the step is ${stepKind ?? 'the default'})`);
@@ -227,8 +238,8 @@ export function parseTrainingOptions(values: ParsedArgs['values'], learners: rea
  */
 export function optionsFor(spec: LearnerSpec, settings: TrainingSettings): Record<string, unknown> {
   const params = Object.fromEntries(Object.entries(settings.given).filter(([key]) => key in spec.params));
-  const { step, theta, ...rest } = settings.run;
-  return { ...params, ...rest, ...(spec.kind === 'loop' ? { ...(step ? { step } : {}), ...(theta !== undefined ? { theta } : {}) } : {}), ...(spec.task === 'binary' ? {} : { positive: undefined }) };
+  const { step, theta, evaluation, ...rest } = settings.run;
+  return { ...params, ...rest, ...(spec.kind === 'loop' ? { ...(step ? { step } : {}), ...(theta !== undefined ? { theta } : {}), ...(evaluation !== undefined ? { evaluation } : {}) } : {}), ...(spec.task === 'binary' ? {} : { positive: undefined }) };
 }
 
 /**

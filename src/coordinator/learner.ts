@@ -12,6 +12,25 @@ export type Rng = () => number;
 export interface Batch {
   readonly X: Float64Array;
   readonly nPoints: number;
+  /**
+   * The dataset row each point was copied from (`rows[p]` for point p), when
+   * the learner declares {@link DsgLearner.sampledRows}: the loop then can read
+   * f at the batch from values it keeps at every row instead of the history.
+   */
+  readonly rows?: Int32Array;
+}
+
+/**
+ * Where a learner's batches come from: rows of one feature matrix. What a
+ * loop that keeps f at every row it may draw needs.
+ */
+export interface SampledRows {
+  /** The dataset's features (scaled), row-major, `d` per row. */
+  readonly X: Float64Array;
+  /** Every row `sample()` may draw, ascending, no repeats. */
+  readonly rows: Int32Array;
+  /** Points in every batch. */
+  readonly batchPoints: number;
 }
 
 /**
@@ -67,4 +86,10 @@ export interface DsgLearner {
   risk(f: Float64Array): number;
   /** The model's bias, when the learner has one (absent: `f` has no bias). */
   readonly bias?: LearnerBias;
+  /**
+   * The rows the batches are drawn from, when they are rows of a dataset; then
+   * every batch carries its {@link Batch.rows}. Absent: f at a batch always
+   * comes from the history.
+   */
+  readonly sampledRows?: SampledRows;
 }

@@ -9,6 +9,8 @@ import { CancelledError } from '../errors.ts';
 import { BlockOps } from '../engine/block-ops.ts';
 import { Evaluator, type EvaluatorOptions } from '../engine/evaluator.ts';
 import { History } from '../engine/history.ts';
+import { measureKernelRate, RunProfile, type ProfileReport } from '../engine/profile.ts';
+import { RowCache } from '../engine/row-cache.ts';
 import type { RandomFeatures } from '../engine/random-features.ts';
 import type { DsgLearner, LearnerBias } from './learner.ts';
 import { stepAt } from './step-size.ts';
@@ -54,6 +56,54 @@ export interface LoopStart extends LoopState {
   readonly history: History;
 }
 
+/**
+ * How the loop gets f at each batch: `history` evaluates the whole history at
+ * the batch's points (O(t·B) point-blocks at iteration t, O(T²B) in all);
+ * `rows` keeps f at every row the learner draws from and adds each new block
+ * there (O(n) an iteration, O(nT) in all; see row-cache.ts); `auto` picks the
+ * one with less predicted work. Both sum in the same order, so they give the
+ * same model, bit for bit, on any number of threads: the choice is speed only.
+ */
+export type Evaluation = 'history' | 'rows' | 'auto';
+
+/** The strategies a run can use (what `auto` resolves to). */
+export const EVALUATIONS = ['history', 'rows', 'auto'] as const satisfies readonly Evaluation[];
+
+/**
+ * Predicted work of a run to T under each strategy, in point-blocks (one
+ * block's features at one point): the history evaluates `(t − 1)·B` at
+ * iteration t, `B·T(T−1)/2` in all; the row cache adds one block at every
+ * sampled row, `n·T` (a continued run rebuilds the first t₀ blocks, so the
+ * total is `n·T` from wherever it starts). Both over the whole run 1…T, so a
+ * continued run resolves `auto` as the run to T at once does.
+ *
+ * @example
+ * evaluationWork(learner, 400); // { history: 15_321_600, rows: 1_472_400 } on spam
+ */
+export function evaluationWork(learner: DsgLearner, T: number): { history: number; rows: number | undefined } {
+  const sampled = learner.sampledRows;
+  const B = sampled?.batchPoints;
+  return { history: B !== undefined ? (B * T * (T - 1)) / 2 : Infinity, rows: sampled !== undefined ? sampled.rows.length * T : undefined };
+}
+
+/**
+ * The strategy a run to T uses: `history` or `rows` as asked (rows needs a
+ * learner that declares its sampled rows), or for `auto` the one with less
+ * predicted work ({@link evaluationWork}); ties go to the history.
+ *
+ * @example
+ * resolveEvaluation(learner, 400, 'auto'); // 'rows' on spam (n = 3,681 rows, B = 192)
+ */
+export function resolveEvaluation(learner: DsgLearner, T: number, requested: Evaluation = 'auto'): 'history' | 'rows' {
+  if (requested === 'history') return 'history';
+  const work = evaluationWork(learner, T);
+  if (requested === 'rows') {
+    if (work.rows === undefined) throw new RangeError(`${learner.name} does not draw its batches from dataset rows; it cannot keep f at every row (evaluation 'rows')`);
+    return 'rows';
+  }
+  return work.rows !== undefined && work.rows < work.history ? 'rows' : 'history';
+}
+
 /** Options of {@link runLoop}. */
 export interface LoopOptions {
   readonly features: RandomFeatures;
@@ -67,6 +117,10 @@ export interface LoopOptions {
   readonly onIteration?: (t: number, history: History, evaluator: Evaluator, rng: SamplingRng, bias: LearnerBias | undefined) => void | Promise<void>;
   readonly signal?: AbortSignal;
   readonly validation?: Validation;
+  /** How f at each batch is obtained (default `auto`, see {@link resolveEvaluation}); never changes the model. */
+  readonly evaluation?: Evaluation;
+  /** Record where the time goes (see profile.ts); the result then has its report. Never changes the model. */
+  readonly profile?: boolean;
 }
 
 /** What a run produced. */
@@ -81,6 +135,10 @@ export interface LoopResult {
   readonly elapsedMs: number;
   /** The sampling stream's state after the last iteration (what continuing needs, with history.t). */
   readonly rng: SamplingState;
+  /** The strategy the run used for f at the batches. */
+  readonly evaluation: 'history' | 'rows';
+  /** Where the time went, when asked for. */
+  readonly profile?: ProfileReport;
 }
 
 /** How often (ms) the loop lets the event loop run, so cancel messages and progress reach their listeners. */
@@ -150,13 +208,18 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
   const from = opts.start?.history;
   if (from !== undefined && (from.m !== rf.m || from.t > T)) throw new RangeError(`cannot continue a history of ${from.t} blocks of m = ${from.m} to T = ${T} with m = ${rf.m}`);
   const history = from !== undefined ? History.restore({ m: from.m, t: from.t, scale: from.scale, firstLive: from.firstLive, stored: from.stored, capacity: T }) : new History({ m: rf.m, capacity: T });
-  const evaluator = new Evaluator(history, rf, opts.engine);
+  const profile = opts.profile ? new RunProfile() : undefined;
+  const evaluator = new Evaluator(history, rf, { ...opts.engine, ...(profile ? { profile } : {}) });
+  // Timing marks: free when the run is not profiled.
+  const now = profile ? () => performance.now() : () => 0;
   const ops = new BlockOps();
   const rng = samplingRng(rf.seed, opts.start?.rng);
   if (opts.start?.bias !== undefined) {
     if (!learner.bias) throw new RangeError('a start with a bias needs a learner with one');
     learner.bias.restore(opts.start.bias);
   } else if (opts.start && learner.bias) throw new RangeError("continuing a learner with a bias needs the run's bias");
+  const evaluation = resolveEvaluation(learner, T, opts.evaluation);
+  const cache = evaluation === 'rows' ? new RowCache({ ...learner.sampledRows!, d: rf.d }) : undefined;
   const start = performance.now();
   const trace: Array<[number, number]> = [];
   const val = opts.validation;
@@ -170,24 +233,52 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
   try {
     // A continued run's validation values start from f over the blocks it already has.
     if (val && fVal && history.t > 0) await evaluator.evaluate(val.X, val.nPoints, fVal);
+    // A continued run's cache starts as the sum of the blocks it already has.
+    if (cache) await evaluator.updateRows(cache);
     for (let t = history.t + 1; t <= T; t++) {
       await breathe();
       if (opts.signal?.aborted) throw new CancelledError(`training cancelled after ${t - 1} of ${T} iterations`);
+      let t0 = now();
       const batch = learner.sample(rng, t);
       if (f.length < batch.nPoints) {
         f = new Float64Array(batch.nPoints);
         w = new Float64Array(batch.nPoints);
       }
-      await evaluator.evaluate(batch.X, batch.nPoints, f);
+      let t1 = now();
+      profile?.add('sampling', t1 - t0);
+      let waited = profile?.phase('workers') ?? 0;
+      if (cache) {
+        if (batch.rows === undefined) throw new RangeError(`${learner.name} declares sampled rows but its batch carries no rows`);
+        cache.read(batch.rows, batch.nPoints, evaluator.rowFactor(), f);
+      } else await evaluator.evaluate(batch.X, batch.nPoints, f);
       if (bias) for (let p = 0; p < batch.nPoints; p++) f[p] += bias.value;
+      t0 = now();
+      // The evaluator records its waits on the pool; the rest of the step is the calling thread's.
+      profile?.add('evaluation', t0 - t1 - (profile.phase('workers') - waited));
       learner.weights(f, w);
       const eta = stepAt(learner.step, t);
+      t1 = now();
+      profile?.add('weights', t1 - t0);
       const alpha = ops.project(rf, t - 1, batch.X, batch.nPoints, w, evaluator.frequencies);
       for (let j = 0; j < alpha.length; j++) alpha[j] *= -eta;
+      if (profile) profile.pointBlocks += batch.nPoints;
+      t0 = now();
+      profile?.add('newBlock', t0 - t1);
       const factor = 1 - eta * learner.lambda;
       history.shrink(factor);
       history.append(alpha);
+      t1 = now();
+      profile?.add('shrinkAppend', t1 - t0);
+      if (cache) {
+        waited = profile?.phase('workers') ?? 0;
+        await evaluator.updateRows(cache);
+        t0 = now();
+        profile?.add('evaluation', t0 - t1 - (profile.phase('workers') - waited));
+        t1 = t0;
+      }
       bias?.update(eta, f, w, batch.nPoints);
+      t0 = now();
+      profile?.add('weights', t0 - t1);
       if (val && fVal) {
         for (let p = 0; p < val.nPoints; p++) fVal[p] *= factor;
         ops.accumulate(rf, t - 1, alpha, val.X, val.nPoints, fVal, evaluator.frequencies);
@@ -201,16 +292,21 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
           trace.push([t, value]);
           metric = { name: val.name, value, t };
         }
+        if (profile) profile.pointBlocks += val.nPoints;
+        profile?.add('validation', now() - t0);
       }
       if (opts.onIteration) await opts.onIteration(t, history, evaluator, rng, bias);
       opts.onProgress?.({ t, T, elapsedMs: performance.now() - start, ...(metric ? { metric } : {}) });
     }
+    const loopMs = performance.now() - start;
     const b = await modelBias(bias, evaluator);
     return {
       history,
       trace,
       elapsedMs: performance.now() - start,
       rng: rng.state(),
+      ...(profile ? { profile: profile.report(loopMs, evaluator.threads, T - (from?.t ?? 0), measureKernelRate(rf.d, rf.m)) } : {}),
+      evaluation,
       ...(b !== undefined ? { bias: b, runningBias: bias!.value } : {}),
     };
   } finally {

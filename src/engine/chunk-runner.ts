@@ -1,7 +1,9 @@
 /**
- * Computes per-chunk partial sums of `f` over a range of history chunks: the
- * one piece of code that both the worker threads and the coordinator's serial
- * path run, so a chunk's partial sum is the same bits whoever computes it.
+ * Computes per-chunk partial sums of `f` over a range of history chunks — and,
+ * for a run that keeps `f` at every training row (row-cache.ts), adds history
+ * blocks to a range of those rows: the one piece of code that both the worker
+ * threads and the coordinator's serial path run, so a chunk's partial sum (or
+ * a row's value) is the same bits whoever computes it.
  *
  * A task names a history of either kind (see scaled-history.ts): the chunk
  * loop, the checks and the partial-sum rows are shared; what differs is how
@@ -60,6 +62,44 @@ export interface SvTask extends TaskCommon {
 
 /** One unit of work: chunks `[chunkFrom, chunkTo)` of a history of either kind. */
 export type EvalTask = RffTask | SvTask;
+
+/**
+ * Adds blocks `[firstBlock, lastBlock)` of a random-feature history to the
+ * cached sums of rows `[rowFrom, rowTo)` (see row-cache.ts): each block is
+ * added to `P`, the current chunk's partial sum, and where a new chunk begins
+ * `P` is first added to `R` and restarts from 0 — the order in which an
+ * evaluation of the history sums f, so a row's value depends on the blocks
+ * alone, never on how rows or blocks were split between calls and threads.
+ * Values are stored coefficients, without the `s/√m` factor.
+ */
+export interface RowsTask {
+  readonly kind: 'rows';
+  readonly history: SharedArrayBuffer;
+  readonly features: RandomFeatures;
+  readonly frequencies: SharedArrayBuffer;
+  /** The cached rows' features (see shared-rows.ts), mapped once per thread. */
+  readonly rows: WasmMemory;
+  /** The cached sums: `R` for every cached row, then `P` for every cached row. */
+  readonly values: SharedArrayBuffer;
+  readonly rowFrom: number;
+  readonly rowTo: number;
+  /** Blocks per chunk of the history's evaluation (its summation order). */
+  readonly chunkSize: number;
+  /** The block the sums started from (the history's first live block then): no chunk before it is added to `R`. */
+  readonly cacheFirst: number;
+  readonly firstBlock: number;
+  readonly lastBlock: number;
+}
+
+/** Anything the engine's threads run: chunks of a history at points, or blocks into cached rows. */
+export type EngineTask = EvalTask | RowsTask;
+
+/** What a worker reports for a task: the units done (chunks or rows), its thread, and how long it computed. */
+export interface TaskReport {
+  readonly units: number;
+  readonly thread: number;
+  readonly busyMs: number;
+}
 
 /** Sums one chunk's items `[from, to)` at the task's points; returns a view of `nPoints` partial sums. */
 type ChunkSum = (from: number, to: number) => Float64Array;
@@ -141,6 +181,64 @@ class SvItems implements ItemKernel<SvTask> {
 }
 
 /**
+ * Blocks into cached rows ({@link RowsTask}). Keeps its kernel's points loaded
+ * between tasks: a thread that gets the same rows again (every iteration, on a
+ * fixed split) does not copy them again.
+ */
+class RowBlocks {
+  private readonly kernel = RffKernel.create();
+  private store: FrequencyStore | undefined;
+  private rows: SharedRows | undefined;
+  /** Which rows the kernel's points hold: `[id, from, to]` of the shared rows. */
+  private loaded: [number, number, number] = [0, 0, 0];
+
+  run(task: RowsTask): number {
+    const { features: rf, rowFrom, rowTo } = task;
+    const { d, m } = rf;
+    const n = rowTo - rowFrom;
+    if (this.rows?.id !== SharedRows.idOf(task.rows)) this.rows = new SharedRows({ memory: task.rows });
+    const rows = this.rows;
+    if (rows.d !== d) throw new RangeError(`rows task: rows have d = ${rows.d}, features say d = ${d}`);
+    if (!(rowFrom >= 0 && rowTo <= rows.n && n >= 0)) throw new RangeError(`rows task: rows [${rowFrom}, ${rowTo}) are not in [0, ${rows.n})`);
+    const values = new Float64Array(task.values);
+    if (values.length < 2 * rows.n) throw new RangeError(`rows task: values hold ${values.length} doubles, need 2n = ${2 * rows.n}`);
+    if (!(Number.isInteger(task.chunkSize) && task.chunkSize >= 1)) throw new RangeError(`rows task: chunkSize must be a positive integer, got ${task.chunkSize}`);
+    if (!(task.cacheFirst <= task.firstBlock)) throw new RangeError(`rows task: blocks from ${task.firstBlock} cannot extend sums that start at ${task.cacheFirst}`);
+    const history = new History({ buffer: task.history });
+    if (history.m !== m) throw new RangeError(`rows task: history has m = ${history.m}, features say m = ${m}`);
+    if (task.lastBlock > history.t) throw new RangeError(`rows task: block range ends at ${task.lastBlock}, history has ${history.t} blocks`);
+    if (n === 0 || task.lastBlock <= task.firstBlock) return n;
+    if (this.store?.buffer !== task.frequencies) this.store = new FrequencyStore(rf, task.frequencies);
+    const kernel = this.kernel;
+    const [id, from, to] = this.loaded;
+    if (kernel.d !== d || kernel.m !== m || id !== rows.id || from !== rowFrom || to !== rowTo) {
+      kernel.reserve(n, d, m);
+      kernel.points().set(rows.X.subarray(rowFrom * d, rowTo * d));
+      this.loaded = [rows.id, rowFrom, rowTo];
+    }
+    // out holds P; where block i opens a new chunk, P joins R (R += P, as reduceChunks adds a chunk) and restarts from 0.
+    const R = new Float64Array(task.values, 8 * rowFrom, n);
+    const out = kernel.out().subarray(0, n);
+    out.set(values.subarray(rows.n + rowFrom, rows.n + rowTo));
+    const omega = kernel.omega();
+    const alpha = kernel.alpha();
+    const width = 2 * m;
+    const stored = history.stored;
+    for (let i = task.firstBlock; i < task.lastBlock; i++) {
+      if (i % task.chunkSize === 0 && i > task.cacheFirst) {
+        for (let r = 0; r < n; r++) R[r] += out[r];
+        kernel.clearOut(n);
+      }
+      this.store.fill(i, omega);
+      alpha.set(stored.subarray(i * width, (i + 1) * width));
+      kernel.accumulate(n);
+    }
+    values.set(out, rows.n + rowFrom);
+    return n;
+  }
+}
+
+/**
  * A thread's evaluator: one kernel instance per kind (and its frequency source
  * or mapped rows), reused across tasks.
  *
@@ -151,17 +249,21 @@ class SvItems implements ItemKernel<SvTask> {
 export class ChunkRunner {
   private rffItems: RffItems | undefined;
   private svItems: SvItems | undefined;
+  private rowBlocks: RowBlocks | undefined;
 
   /**
-   * Evaluates the task's chunks and writes one row of partial sums per chunk.
-   * Each chunk's sum starts from zero and adds its items in order.
+   * Runs one task: evaluates a history's chunks and writes one row of partial
+   * sums per chunk (each chunk's sum starts from zero and adds its items in
+   * order), or adds blocks to cached rows. Returns the units done: chunks, or rows.
    *
    * @example
-   * runner.run({ ...task, chunkFrom: 0, chunkTo: 4 });
+   * runner.run({ ...task, chunkFrom: 0, chunkTo: 4 }); // 4
    */
-  run(task: EvalTask): void {
+  run(task: EngineTask): number {
+    if (task.kind === 'rows') return (this.rowBlocks ??= new RowBlocks()).run(task);
     if (task.kind === 'sv') this.runWith((this.svItems ??= new SvItems()), task);
     else this.runWith((this.rffItems ??= new RffItems()), task);
+    return task.chunkTo - task.chunkFrom;
   }
 
   private runWith<T extends EvalTask>(items: ItemKernel<T>, task: T): void {

@@ -11,12 +11,14 @@
  * partial sums are added in chunk order. The result is the same bits for any
  * thread count.
  */
-import { ChunkRunner, type EvalTask, type RffTask, type SvTask, type TaskCommon } from './chunk-runner.ts';
+import { ChunkRunner, type EngineTask, type EvalTask, type RffTask, type RowsTask, type SvTask, type TaskCommon } from './chunk-runner.ts';
+import type { RunProfile } from './profile.ts';
 import { chunkSpan, DEFAULT_CHUNK_SIZE, reduceChunks, splitChunks } from './chunks.ts';
 import type { History } from './history.ts';
 import { defaultThreads, EvaluatorPool } from './pool.ts';
 import { FrequencyStore } from './frequency-store.ts';
 import { checkRandomFeatures, type RandomFeatures } from './random-features.ts';
+import type { RowCache } from './row-cache.ts';
 import type { ScaledHistory } from './scaled-history.ts';
 
 /**
@@ -54,6 +56,8 @@ export interface EngineOptions {
   parallelMinWork?: number;
   /** An existing pool to use (not closed by this evaluator); `threads` is then its size + 1. */
   pool?: EvaluatorPool;
+  /** Where to record the time spent dispatching to and waiting for the pool, each worker's busy time and the point-blocks evaluated (see profile.ts). */
+  profile?: RunProfile;
 }
 
 /** The kind-specific fields of a task (everything but the chunk range, points and results). */
@@ -79,11 +83,13 @@ export abstract class HistoryEvaluator {
   readonly d: number;
   private readonly evaluated: ScaledHistory;
   private readonly runner = new ChunkRunner();
+  /** Where timings go, when the run is profiled. */
+  protected readonly profile: RunProfile | undefined;
   private pool: EvaluatorPool | undefined;
   private readonly ownsPool: boolean;
   private points = new SharedArrayBuffer(8);
   private results = new SharedArrayBuffer(8);
-  private calls = { parallel: 0, workerChunks: 0 };
+  protected readonly calls = { parallel: 0, workerChunks: 0, workerRows: 0 };
 
   protected constructor(history: ScaledHistory, d: number, defaultChunkSize: number, opts: EngineOptions) {
     this.evaluated = history;
@@ -93,6 +99,7 @@ export abstract class HistoryEvaluator {
     this.chunkSize = opts.chunkSize ?? defaultChunkSize;
     if (!Number.isInteger(this.chunkSize) || this.chunkSize < 1) throw new RangeError(`chunkSize must be a positive integer, got ${this.chunkSize}`);
     this.parallelMinWork = opts.parallelMinWork ?? DEFAULT_PARALLEL_MIN_WORK;
+    this.profile = opts.profile;
     this.pool = opts.pool;
     this.ownsPool = opts.pool === undefined;
   }
@@ -105,6 +112,11 @@ export abstract class HistoryEvaluator {
   /** Chunks the pool's workers have computed so far (0 when every call stayed on the calling thread). */
   get workerChunks(): number {
     return this.calls.workerChunks;
+  }
+
+  /** Cached rows the pool's workers have brought up to date so far (see {@link Evaluator.updateRows}). */
+  get workerRows(): number {
+    return this.calls.workerRows;
   }
 
   /** The kind's task fields for a call over the history as it stands. */
@@ -125,25 +137,48 @@ export abstract class HistoryEvaluator {
   async evaluate(X: Float64Array, nPoints: number, out: Float64Array = new Float64Array(nPoints)): Promise<Float64Array> {
     const plan = this.plan(X, nPoints);
     if (plan === undefined) return out.fill(0, 0, nPoints);
-    const chunks = plan.task.chunkTo - plan.task.chunkFrom;
-    if (this.threads === 1 || chunks < 2 || plan.work < this.parallelMinWork) {
-      this.runner.run(plan.task);
-    } else {
-      const pool = this.ensurePool();
-      const [mine, ...theirs] = splitChunks(plan.task.chunkFrom, plan.task.chunkTo, pool.threads + 1);
-      // Dispatch the workers' runs first, then compute this thread's run while they work.
-      const pending = Promise.all(theirs.map(([from, to]) => pool.run({ ...plan.task, chunkFrom: from, chunkTo: to })));
-      this.calls.parallel++;
-      try {
-        this.runner.run({ ...plan.task, chunkFrom: mine[0], chunkTo: mine[1] });
-      } catch (err) {
-        await pending.catch(() => undefined);
-        throw err;
-      }
-      const done = await pending;
-      for (const n of done) this.calls.workerChunks += n;
-    }
+    const { chunkFrom, chunkTo } = plan.task;
+    if (this.profile) this.profile.pointBlocks += (plan.task.lastBlock - plan.task.firstBlock) * nPoints;
+    const runs = splitChunks(chunkFrom, chunkTo, this.threadsFor(plan.work, chunkTo - chunkFrom));
+    this.calls.workerChunks += await this.runSplit(runs.map(([from, to]) => ({ ...plan.task, chunkFrom: from, chunkTo: to })));
     return this.finish(plan.task, out);
+  }
+
+  /**
+   * Runs `tasks[0]` on the calling thread and the others on the pool (dispatched
+   * first, so they work while this thread computes its share); returns the
+   * units (chunks or rows) the workers did.
+   */
+  protected async runSplit(tasks: EngineTask[]): Promise<number> {
+    const [mine, ...theirs] = tasks;
+    if (theirs.length === 0) {
+      this.runner.run(mine);
+      return 0;
+    }
+    const pool = this.ensurePool();
+    const profile = this.profile;
+    const t0 = profile ? performance.now() : 0;
+    const pending = Promise.all(theirs.map((task) => pool.run(task)));
+    this.calls.parallel++;
+    const t1 = profile ? performance.now() : 0;
+    try {
+      this.runner.run(mine);
+    } catch (err) {
+      await pending.catch(() => undefined);
+      throw err;
+    }
+    const t2 = profile ? performance.now() : 0;
+    const done = await pending;
+    if (profile) {
+      profile.add('workers', t1 - t0 + (performance.now() - t2));
+      for (const r of done) profile.worker(r.thread, r.busyMs);
+    }
+    return done.reduce((a, r) => a + r.units, 0);
+  }
+
+  /** Threads a call of `work` (in {@link DEFAULT_PARALLEL_MIN_WORK} units) that can be cut into `parts` is split over. */
+  protected threadsFor(work: number, parts: number): number {
+    return this.threads === 1 || parts < 2 || work < this.parallelMinWork ? 1 : Math.min(this.threads, parts);
   }
 
   /**
@@ -221,6 +256,7 @@ export interface EvaluatorOptions extends EngineOptions {
  */
 export class Evaluator extends HistoryEvaluator {
   readonly features: RandomFeatures;
+  private readonly history: History;
   readonly cacheBytes: number;
   /** The shared frequency store all threads read (also filled by the training loop's new blocks). */
   readonly frequencies: FrequencyStore;
@@ -229,6 +265,7 @@ export class Evaluator extends HistoryEvaluator {
     checkRandomFeatures(features);
     if (history.m !== features.m) throw new RangeError(`history has m = ${history.m}, features have m = ${features.m}`);
     super(history, features.d, DEFAULT_CHUNK_SIZE, opts);
+    this.history = history;
     this.features = features;
     this.cacheBytes = opts.cacheBytes ?? DEFAULT_CACHE_BYTES;
     this.frequencies = FrequencyStore.forBudget(features, this.cacheBytes, history.capacity);
@@ -236,6 +273,49 @@ export class Evaluator extends HistoryEvaluator {
 
   protected kindFields(): KindFields {
     return { kind: 'rff', features: this.features, frequencies: this.frequencies.buffer };
+  }
+
+  /**
+   * Brings a row cache up to date with the history: adds the blocks appended
+   * since its last update to every cached row, or — when the history dropped
+   * blocks or folded its scale into the stored values, or for a fresh cache of
+   * a history that already has blocks (a continued run) — rebuilds it from the
+   * live blocks. Sums follow this evaluator's chunks, so `cache.read` gives
+   * the bits {@link evaluate} gives at those rows. The rows are split into one
+   * fixed run per thread (the calling thread computes the first); a row's
+   * value is the same bits for any split.
+   *
+   * @example
+   * history.append(alpha);
+   * await ev.updateRows(cache); // cache now covers block t − 1 too
+   */
+  async updateRows(cache: RowCache): Promise<void> {
+    const h = this.history;
+    if (cache.shared.d !== this.features.d) throw new RangeError(`row cache has d = ${cache.shared.d}, features have d = ${this.features.d}`);
+    if (cache.firstBlock !== h.firstLive || cache.renormalisations !== h.renormalisations || cache.blocks > h.t || cache.blocks < h.firstLive) {
+      cache.reset(h.firstLive, h.renormalisations);
+    }
+    const firstBlock = cache.blocks;
+    const lastBlock = h.t;
+    if (lastBlock <= firstBlock) return;
+    if (this.profile) this.profile.pointBlocks += (lastBlock - firstBlock) * cache.n;
+    const parts = this.threadsFor((lastBlock - firstBlock) * cache.n * this.itemWork(), cache.n);
+    const task = (rowFrom: number, rowTo: number): RowsTask => ({
+      kind: 'rows', history: h.buffer, features: this.features, frequencies: this.frequencies.buffer,
+      rows: cache.shared.memory, values: cache.values, rowFrom, rowTo, chunkSize: this.chunkSize, cacheFirst: cache.firstBlock, firstBlock, lastBlock,
+    });
+    this.calls.workerRows += await this.runSplit(splitChunks(0, cache.n, parts).map(([from, to]) => task(from, to)));
+    cache.covered(lastBlock);
+  }
+
+  /**
+   * The factor from a row cache's sums to `f`: `s/√m` of the history as it stands.
+   *
+   * @example
+   * cache.read(batch.rows, n, ev.rowFactor(), f);
+   */
+  rowFactor(): number {
+    return this.outputFactor(this.history.scale);
   }
 
   protected itemWork(): number {

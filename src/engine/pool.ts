@@ -7,7 +7,7 @@
 import { availableParallelism } from 'node:os';
 import type { ResourceLimits } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import type { EvalTask } from './chunk-runner.ts';
+import type { EngineTask, TaskReport } from './chunk-runner.ts';
 import { workerLocation } from './worker-location.ts';
 
 /**
@@ -71,17 +71,18 @@ export class EvaluatorPool {
   }
 
   /**
-   * Runs one evaluation task on some worker; rejects if the worker throws or dies.
+   * Runs one task (history chunks, or blocks into cached rows) on some worker
+   * and resolves to its report; rejects if the worker throws or dies.
    *
    * @example
-   * const chunksDone = await pool.run(task);
+   * const { units } = await pool.run(task); // chunks (or rows) done
    */
-  async run(task: EvalTask): Promise<number> {
+  async run(task: EngineTask): Promise<TaskReport> {
     if (this.closed) throw new Error('evaluation pool is closed');
     try {
-      const chunks = (await this.piscina.run(task)) as number;
+      const report = (await this.piscina.run(task)) as TaskReport;
       tasksCompleted++;
-      return chunks;
+      return report;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       throw new Error(`evaluation worker failed: ${message}`, { cause: err });

@@ -64,6 +64,7 @@ export abstract class ScaledHistory {
   /** What an item is. */
   readonly kind: HistoryKind;
   protected readonly header: Float64Array;
+  private renormalised = 0;
   /** Stored coefficients, `capacity × width`, row `i` = item `i`. */
   readonly stored: Float64Array;
 
@@ -86,6 +87,14 @@ export abstract class ScaledHistory {
     this.capacity = this.header[H_CAPACITY];
     this.width = width;
     this.stored = new Float64Array(buffer, 8 * HEADER, this.capacity * width);
+  }
+
+  /**
+   * How many times this object has folded its scale into the stored items
+   * (stored values change then; a cache of sums over them must be rebuilt).
+   */
+  get renormalisations(): number {
+    return this.renormalised;
   }
 
   /** Number of items appended so far (`t`). */
@@ -133,6 +142,7 @@ export abstract class ScaledHistory {
    * h.renormalise(); // h.scale === 1
    */
   renormalise(): void {
+    this.renormalised++;
     const s = this.scale;
     const live = this.stored.subarray(this.firstLive * this.width, this.t * this.width);
     for (let j = 0; j < live.length; j++) live[j] *= s;

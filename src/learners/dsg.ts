@@ -4,8 +4,9 @@
  * mapped to ±1, on the same loop as the semi-supervised learners.
  */
 import type { Dataset } from '../data/dataset.ts';
-import type { Batch, DsgLearner, Rng } from '../coordinator/learner.ts';
+import type { Batch, DsgLearner, Rng, SampledRows } from '../coordinator/learner.ts';
 import { binarySources, drawRows } from './sources.ts';
+import { sampledRows } from './sampled-rows.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import { marginLoss, marginLossDerivative, type MarginLoss } from './margin-losses.ts';
 import { LAMBDA_PARAM, lambdaDefaultStep, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
@@ -35,6 +36,7 @@ export class SupervisedDsg implements DsgLearner {
   readonly lambda: number;
   readonly step: StepSize;
   readonly loss: MarginLoss;
+  readonly sampledRows: SampledRows;
   private readonly ds: Dataset;
   private readonly labeledRows: Int32Array;
   private readonly positive: number;
@@ -54,6 +56,7 @@ export class SupervisedDsg implements DsgLearner {
     this.B = params.batchSize;
     this.X = new Float64Array(this.B * ds.d);
     this.drawn = new Int32Array(this.B);
+    this.sampledRows = sampledRows(ds, [this.labeledRows], this.B);
   }
 
   /**
@@ -64,7 +67,7 @@ export class SupervisedDsg implements DsgLearner {
    */
   sample(rng: Rng): Batch {
     drawRows(this.ds, this.labeledRows, this.B, rng, this.X, 0, this.drawn);
-    return { X: this.X, nPoints: this.B };
+    return { X: this.X, nPoints: this.B, rows: this.drawn };
   }
 
   /**

@@ -28,13 +28,14 @@
  */
 import { DataError, UsageError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
-import type { Batch, DsgLearner, Rng } from '../coordinator/learner.ts';
+import type { Batch, DsgLearner, Rng, SampledRows } from '../coordinator/learner.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import type { TaskClasses } from '../model/task.ts';
 import { LAMBDA_PARAM, lambdaDefaultStep, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
 import type { NumbersParam, ParamValue } from './params.ts';
 import { aucRisk, aucWeights, type PairMasses } from './auc-risk.ts';
 import { classSources, drawRows, type ClassSources } from './sources.ts';
+import { sampledRows } from './sampled-rows.ts';
 import type { LoopLearnerSpec, Params } from './spec.ts';
 
 /** Hyperparameters of QS3ORAO (the loop's T, m, σ, seed live with the trainer). */
@@ -105,6 +106,7 @@ export class Qs3orao implements DsgLearner {
   /** `γ_1 … γ_{k−1}`. */
   readonly gamma: readonly number[];
   readonly sources: ClassSources;
+  readonly sampledRows: SampledRows;
   private readonly ds: Dataset;
   private readonly k: number;
   private readonly B: number;
@@ -113,6 +115,7 @@ export class Qs3orao implements DsgLearner {
   private readonly masses: PairMasses[];
   private readonly X: Float64Array;
   private readonly tmp: Float64Array;
+  private readonly drawn: Int32Array;
 
   constructor(ds: Dataset, classes: readonly number[], params: Qs3oraoParams) {
     this.k = classes.length;
@@ -139,6 +142,8 @@ export class Qs3orao implements DsgLearner {
     );
     this.X = new Float64Array((this.k * this.B + this.BU) * ds.d);
     this.tmp = new Float64Array(this.k * this.B + this.BU);
+    this.drawn = new Int32Array(this.k * this.B + this.BU);
+    this.sampledRows = sampledRows(ds, this.BU > 0 ? [...this.sources.byClass, this.sources.U] : this.sources.byClass, this.k * this.B + this.BU);
   }
 
   /**
@@ -148,10 +153,10 @@ export class Qs3orao implements DsgLearner {
    * const { X, nPoints } = learner.sample(samplingRng(seed)); // nPoints = (k + 1)·B
    */
   sample(rng: Rng): Batch {
-    const { B, BU, X, ds, k } = this;
-    for (let i = 0; i < k; i++) drawRows(ds, this.sources.byClass[i], B, rng, X, i * B);
-    if (BU > 0) drawRows(ds, this.sources.U, BU, rng, X, k * B);
-    return { X, nPoints: k * B + BU };
+    const { B, BU, X, ds, k, drawn } = this;
+    for (let i = 0; i < k; i++) drawRows(ds, this.sources.byClass[i], B, rng, X, i * B, drawn.subarray(i * B, (i + 1) * B));
+    if (BU > 0) drawRows(ds, this.sources.U, BU, rng, X, k * B, drawn.subarray(k * B));
+    return { X, nPoints: k * B + BU, rows: drawn };
   }
 
   /** The batch's values of subproblem j (0-based): negatives, positives, unlabeled (empty when γ_j = 1). */

@@ -11,11 +11,12 @@
  */
 import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
-import type { Batch, DsgLearner, Rng } from '../coordinator/learner.ts';
+import type { Batch, DsgLearner, Rng, SampledRows } from '../coordinator/learner.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import { aucRisk, aucWeights, GAMMA_PARAM } from './auc-risk.ts';
 import { LAMBDA_PARAM, lambdaDefaultStep, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
 import { binarySources, drawRows, type BinarySources } from './sources.ts';
+import { sampledRows } from './sampled-rows.ts';
 import type { LoopLearnerSpec } from './spec.ts';
 
 /** Hyperparameters of QSG-S2AUC (the loop's T, m, σ, seed live with the trainer). */
@@ -43,8 +44,10 @@ export class QsgS2auc implements DsgLearner {
   readonly gamma: number;
   readonly batchSize: number;
   readonly sources: BinarySources;
+  readonly sampledRows: SampledRows;
   private readonly ds: Dataset;
   private readonly X: Float64Array;
+  private readonly drawn: Int32Array;
   private readonly B: number;
   private readonly BU: number;
 
@@ -65,6 +68,9 @@ export class QsgS2auc implements DsgLearner {
     this.B = params.batchSize;
     this.BU = params.gamma < 1 ? params.batchSize : 0;
     this.X = new Float64Array((2 * this.B + this.BU) * ds.d);
+    this.drawn = new Int32Array(2 * this.B + this.BU);
+    const { P, N, U } = this.sources;
+    this.sampledRows = sampledRows(ds, this.BU > 0 ? [P, N, U] : [P, N], 2 * this.B + this.BU);
   }
 
   /**
@@ -74,11 +80,11 @@ export class QsgS2auc implements DsgLearner {
    * const { X, nPoints } = learner.sample(samplingRng(seed)); // nPoints = 3B
    */
   sample(rng: Rng): Batch {
-    const { B, BU, X, ds } = this;
-    drawRows(ds, this.sources.P, B, rng, X, 0);
-    drawRows(ds, this.sources.N, B, rng, X, B);
-    if (BU > 0) drawRows(ds, this.sources.U, BU, rng, X, 2 * B);
-    return { X, nPoints: 2 * B + BU };
+    const { B, BU, X, ds, drawn } = this;
+    drawRows(ds, this.sources.P, B, rng, X, 0, drawn.subarray(0, B));
+    drawRows(ds, this.sources.N, B, rng, X, B, drawn.subarray(B, 2 * B));
+    if (BU > 0) drawRows(ds, this.sources.U, BU, rng, X, 2 * B, drawn.subarray(2 * B));
+    return { X, nPoints: 2 * B + BU, rows: drawn };
   }
 
   /**

@@ -27,12 +27,13 @@
 import seedrandom from 'seedrandom';
 import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
-import type { Batch, DsgLearner, LearnerBias, Rng } from '../coordinator/learner.ts';
+import type { Batch, DsgLearner, LearnerBias, Rng, SampledRows } from '../coordinator/learner.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import { marginLoss, marginLossDerivative } from './margin-losses.ts';
 import type { ParamTable } from './params.ts';
 import type { Params } from './spec.ts';
 import { binarySources, drawRows } from './sources.ts';
+import { sampledRows } from './sampled-rows.ts';
 
 /** The non-convex losses on unlabeled points (the paper's Table 2). */
 export const UNLABELED_LOSSES = ['shg', 'sshg', 'ramp', 'da'] as const;
@@ -223,6 +224,7 @@ export class S3vmObjective implements DsgLearner {
   readonly step: StepSize;
   readonly settings: S3vmSettings;
   readonly bias: LearnerBias;
+  readonly sampledRows: SampledRows;
   private readonly ds: Dataset;
   private readonly labeledRows: Int32Array;
   private readonly unlabeledRows: Int32Array;
@@ -248,6 +250,7 @@ export class S3vmObjective implements DsgLearner {
     this.drawn = new Int32Array(2 * this.B);
     this.v = new Float64Array(2 * this.B);
     this.bias = this.makeBias();
+    this.sampledRows = sampledRows(ds, [this.labeledRows, U], 2 * this.B);
   }
 
   /**
@@ -260,7 +263,7 @@ export class S3vmObjective implements DsgLearner {
     const { B } = this;
     drawRows(this.ds, this.labeledRows, B, rng, this.X, 0, this.drawn.subarray(0, B));
     drawRows(this.ds, this.unlabeledRows, B, rng, this.X, B, this.drawn.subarray(B));
-    return { X: this.X, nPoints: 2 * B };
+    return { X: this.X, nPoints: 2 * B, rows: this.drawn };
   }
 
   /**

@@ -13,6 +13,7 @@ import { predict } from './predict.ts';
 import { evaluate } from './evaluate.ts';
 import { compare } from './compare.ts';
 import { tuneCommand } from './tune.ts';
+import { scalingCommand } from './scaling.ts';
 
 export type { Command } from './command.ts';
 
@@ -28,6 +29,7 @@ export const COMMANDS: readonly Command[] = [
   evaluate,
   compare,
   tuneCommand,
+  scalingCommand,
 ];
 
 /**

@@ -1,6 +1,7 @@
 /** `dsgkit train`: train one model on a file and save it. */
 import { CancelledError, UsageError } from '../../errors.ts';
-import { defaultThreads, LEARNER_NAMES, LEARNERS, learnerSpec, Model, train, type TrainRequest } from '../../api.ts';
+import { defaultThreads, LEARNER_NAMES, LEARNERS, learnerSpec, Model, train, type ProfileReport, type TrainRequest } from '../../api.ts';
+import { formatProfile } from '../profile-report.ts';
 import { readDataset } from '../../data/index.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { load } from '../../model/model.ts';
@@ -39,6 +40,12 @@ Options:
   --checkpoint-every <K>  every K iterations write a resumable model (atomically)
                           to --checkpoint; after a crash, continue it with --init
   --checkpoint <file>     where checkpoints go (default: the --out file)
+  --profile               learners on the loop: print where the loop's time went
+                          (sampling, evaluation on this thread, waiting for the
+                          workers, new block, shrink/append, validation), each
+                          worker's busy fraction and the loop efficiency (time
+                          the kernel alone needs on one thread, at its measured
+                          rate, over wall time × threads)
   -h, --help              show this help
 
 ${trainingOptionsHelp()}
@@ -52,6 +59,12 @@ Example:
   dsgkit train --learner ${LEARNER_NAMES[0]} --data bc-train.arrow --out bc.dsg \\
     --validation bc-test.arrow --sigma 2
 `;
+
+/** How the summary names the evaluation strategy a run used. */
+const EVALUATION_TEXT: Record<string, string> = {
+  history: 'history (f at each batch from the blocks so far)',
+  rows: 'rows (f kept at every training row)',
+};
 
 /** What {@link runTraining} returns. */
 export interface TrainingRun {
@@ -74,6 +87,7 @@ export async function runTraining(
   options: TrainRequest,
   show: ProgressDisplayOptions,
   checkpoint?: { every: number; path: string },
+  onProfile?: (report: ProfileReport) => void,
 ): Promise<TrainingRun> {
   const display = progressDisplay(io, show);
   let done = 0;
@@ -89,6 +103,7 @@ export async function runTraining(
         },
         onWarning: (message) => io.stderr.write(`dsgkit: warning: ${message}\n`),
         ...(checkpoint ? { checkpointEvery: checkpoint.every, onCheckpoint: (m: Model) => m.save(checkpoint.path) } : {}),
+        ...(onProfile ? { onProfile } : {}),
       });
       // Ctrl-C after the last iteration (while the threshold was fitted) still means "don't keep it".
       if (signal.aborted) throw new CancelledError(`training cancelled after ${done} iterations, before the model was kept`);
@@ -113,6 +128,7 @@ export const trainCommand: Command = {
       init: { type: 'string' },
       'checkpoint-every': { type: 'string' },
       checkpoint: { type: 'string' },
+      profile: { type: 'boolean' },
       ...TRAINING_OPTION_SPECS,
     });
     const initPath = typeof values.init === 'string' ? values.init : undefined;
@@ -133,6 +149,8 @@ export const trainCommand: Command = {
     const checkpointOption = typeof values.checkpoint === 'string' ? values.checkpoint : undefined;
     await checkOutputs({ out, checkpoint: checkpointOption }, { data: dataPath, validation: validationPath });
     const checkpointPath = every !== undefined ? (checkpointOption ?? out) : undefined;
+    if (values.profile === true && spec.kind !== 'loop') throw new UsageError(`--profile applies to learners on the stochastic loop only (${spec.name} is not)`);
+    let profile: ProfileReport | undefined;
 
     const read = settings.labelColumn !== undefined ? { labelColumn: settings.labelColumn } : {};
     const data = await readDataset(dataPath, read);
@@ -142,10 +160,11 @@ export const trainCommand: Command = {
       { learner: spec.name, data, read, scaleInPlace: true, ...optionsFor(spec, settings), threads: settings.threads, ...(validationPath !== undefined ? { validation: validationPath } : {}), ...(initPath !== undefined ? { init: initPath } : {}) },
       { label: spec.name, quiet: settings.quiet },
       checkpointPath !== undefined ? { every: every!, path: checkpointPath } : undefined,
+      values.profile === true ? (report) => (profile = report) : undefined,
     );
     await model.save(out);
 
-    const training = model.header.training as { rows: number; labeledRows: number; validation?: Array<[number, number]> };
+    const training = model.header.training as { rows: number; labeledRows: number; validation?: Array<[number, number]>; evaluation?: string };
     const last = training.validation?.at(-1);
     const rows: [string, string][] = [
       ['learner', spec.name],
@@ -153,11 +172,13 @@ export const trainCommand: Command = {
       ['rows', `${training.rows} (${training.labeledRows} labeled, ${training.rows - training.labeledRows} unlabeled)`],
       ...(typeof model.header.hyperparameters.T === 'number' ? ([['iterations', String(model.header.hyperparameters.T)]] as [string, string][]) : []),
       ['threads', String(Math.min(settings.threads, defaultThreads()))],
+      ...(training.evaluation !== undefined ? ([['evaluation', EVALUATION_TEXT[training.evaluation] ?? training.evaluation]] as [string, string][]) : []),
       ['wall time', formatDuration(wallMs)],
       ...(last ? ([['validation', `${model.task.kind === 'binary' ? 'AUC' : 'mean AUC'} ${last[1].toFixed(4)} at t = ${last[0]} (${validationPath})`]] as [string, string][]) : []),
       ['model', out],
     ];
     io.stdout.write(rows.map(([k, v]) => `${k.padEnd(12)}${v}`).join('\n') + '\n');
+    if (profile) io.stdout.write(formatProfile(profile));
     return 0;
   },
 };

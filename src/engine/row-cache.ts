@@ -1,0 +1,137 @@
+/**
+ * `f` kept at every training row a learner draws from: the second way to get
+ * the batch's values, besides evaluating the whole history at the batch
+ * (O(t·B) point-blocks at iteration t). Each iteration adds only the new block
+ * at every cached row: O(n) point-blocks per iteration.
+ *
+ * The cache gives THE SAME BITS as evaluating the history, because it keeps
+ * the history's order of summation (chunks.ts): per row, `R` is the sum of the
+ * finished chunks' partial sums added in chunk order from 0 (what
+ * `reduceChunks` does), and `P` is the current chunk's partial sum, its blocks
+ * added in block order from 0 by the same kernel (a point's value never
+ * depends on the other points of a call). `f = (R + P) · s/√m`, exactly
+ * `finish()` of evaluator.ts. Both are in STORED units (before the history's
+ * lazy scale `s`), so the shrink of step 5 costs nothing here.
+ *
+ * So a run keeping f at its rows is the very model a run evaluating the
+ * history is, on any number of threads, and continuing a run (the cache
+ * rebuilt from the saved blocks) is the run done at once. When the history
+ * folds its scale into the stored values or drops blocks, the cache is rebuilt
+ * from the live blocks (Evaluator.updateRows). The rows are copied once into
+ * shared memory (shared-rows.ts) that every thread reads in place.
+ */
+import { SharedRows } from './shared-rows.ts';
+
+/** The rows a learner draws its batches from (see `SampledRows` in coordinator/learner.ts). */
+export interface CachedRowsSource {
+  /** The dataset's features, row-major, `d` per row. */
+  readonly X: Float64Array;
+  readonly d: number;
+  /** Row indices (into X) that batches may contain, ascending, no repeats. */
+  readonly rows: Int32Array;
+}
+
+/**
+ * Cached sums of a random-feature history at a fixed set of rows, in the
+ * history's chunk order.
+ *
+ * @example
+ * const cache = new RowCache({ X: ds.X, d: ds.d, rows: allRows });
+ * await evaluator.updateRows(cache);            // R, P at every row, over the history as it stands
+ * cache.read(batch.rows, batch.nPoints, evaluator.rowFactor(), f); // f at the batch's rows
+ */
+export class RowCache {
+  /** The cached rows' features in shared memory, in slot order. */
+  readonly shared: SharedRows;
+  /** `R` (slots `0…n−1`) then `P` (slots `n…2n−1`), shared with the workers. */
+  readonly values: SharedArrayBuffer;
+  /** Cached rows. */
+  readonly n: number;
+  /** Slot of each dataset row (−1: not cached). */
+  private readonly slot: Int32Array;
+  private readonly R: Float64Array;
+  private readonly P: Float64Array;
+  /** `R + P` covers blocks `[first, upTo)` of the history. */
+  private first = 0;
+  private upTo = 0;
+  /** The history's renormalisation count the sums were built under. */
+  private epoch = 0;
+
+  constructor(source: CachedRowsSource) {
+    const { X, d, rows } = source;
+    const n = rows.length;
+    let max = -1;
+    for (let s = 0; s < n; s++) {
+      if (!(rows[s] > max)) throw new RangeError(`row cache: rows must be ascending without repeats (row ${rows[s]} at slot ${s})`);
+      max = rows[s];
+    }
+    if ((max + 1) * d > X.length) throw new RangeError(`row cache: row ${max} is beyond X (${X.length / d} rows)`);
+    this.n = n;
+    this.shared = new SharedRows({ n, d });
+    for (let s = 0; s < n; s++) this.shared.X.set(X.subarray(rows[s] * d, rows[s] * d + d), s * d);
+    this.slot = new Int32Array(max + 1).fill(-1);
+    for (let s = 0; s < n; s++) this.slot[rows[s]] = s;
+    this.values = new SharedArrayBuffer(8 * Math.max(1, 2 * n));
+    this.R = new Float64Array(this.values, 0, n);
+    this.P = new Float64Array(this.values, 8 * n, n);
+  }
+
+  /** First block the sums cover (the history's first live block when they were reset). */
+  get firstBlock(): number {
+    return this.first;
+  }
+
+  /** Blocks `[firstBlock, blocks)` are in the sums. */
+  get blocks(): number {
+    return this.upTo;
+  }
+
+  /** The history renormalisation count the sums were built under. */
+  get renormalisations(): number {
+    return this.epoch;
+  }
+
+  /**
+   * Empties the sums to cover no block, starting at `firstBlock`, under the history's renormalisation count `epoch`.
+   *
+   * @example
+   * cache.reset(history.firstLive, history.renormalisations);
+   */
+  reset(firstBlock: number, epoch: number): void {
+    this.R.fill(0);
+    this.P.fill(0);
+    this.first = firstBlock;
+    this.upTo = firstBlock;
+    this.epoch = epoch;
+  }
+
+  /**
+   * Records that blocks up to `upTo` have been added at every row.
+   *
+   * @example
+   * cache.covered(history.t);
+   */
+  covered(upTo: number): void {
+    if (!(upTo >= this.upTo)) throw new RangeError(`row cache: cannot go back from ${this.upTo} blocks to ${upTo}`);
+    this.upTo = upTo;
+  }
+
+  /**
+   * `out[p] = (R + P) · factor` at the slot of `rows[p]`, for `p < nPoints`
+   * (factor = `s/√m` of the history); 0 while the sums cover no block, as
+   * the history's evaluation gives. A row that is not cached is a RangeError naming it.
+   *
+   * @example
+   * cache.read(batch.rows, batch.nPoints, s / Math.sqrt(m), f);
+   */
+  read(rows: Int32Array, nPoints: number, factor: number, out: Float64Array): Float64Array {
+    const { slot, R, P } = this;
+    const empty = this.upTo <= this.first;
+    for (let p = 0; p < nPoints; p++) {
+      const s = slot[rows[p]];
+      if (s === undefined || s < 0) throw new RangeError(`row cache: row ${rows[p]} of the batch is not one of the cached rows`);
+      out[p] = empty ? 0 : (R[s] + P[s]) * factor;
+    }
+    return out;
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * `scaling`: how a training run scales across thread counts, on the caller's
+ * own data and learner. The same model is trained at each thread count (any
+ * registered learner, through `train`, so learners added later need nothing
+ * here); the model bytes must be the same at every count; the result has the
+ * wall time, iterations per second, speedup and efficiency per count, and can
+ * be printed as a table and drawn as an SVG chart (speedup against threads,
+ * with the ideal line).
+ */
+import { availableParallelism, cpus, loadavg } from 'node:os';
+import { createHash } from 'node:crypto';
+import { UsageError } from './errors.ts';
+import { toDataset, train, type ProfileReport, type RunOptions } from './api.ts';
+import { learnerSpec } from './learners/registry.ts';
+import { lineChartSvg } from './report/line-chart.ts';
+import { markdownTable } from './report/markdown-table.ts';
+
+/** Options of {@link scaling}: `train`'s options (learner parameters by name), with a list of thread counts. */
+export type ScalingOptions = Omit<RunOptions, 'threads' | 'init' | 'checkpointEvery' | 'onCheckpoint' | 'scaleInPlace' | 'onProfile'> & {
+  /** Thread counts to train with, e.g. `[1, 2, 4, 8]` (counts above the cores are clamped to them, and a count met twice is run once). */
+  readonly threads: readonly number[];
+  /** Runs per thread count; the fastest is kept (default 1). */
+  readonly repeats?: number;
+  /** Profile each run of a loop learner (see `train`'s `onProfile`): each row then has the fastest run's profile. */
+  readonly profile?: boolean;
+  /** Called after each thread count's runs, with its row. */
+  readonly onRow?: (row: ScalingRow) => void;
+  /** Learner parameters by name (`T`, `m`, `seed`, …), as `train` takes them. */
+  readonly [param: string]: unknown;
+};
+
+/** One thread count's measurement. */
+export interface ScalingRow {
+  readonly threads: number;
+  /** Wall time of the whole `train` call (scaling, the loop or fit, thresholds), the fastest of the repeats, ms. */
+  readonly wallMs: number;
+  /** Iterations T per second of wall time (absent for a learner without T). */
+  readonly iterationsPerSecond?: number;
+  /** Wall time at the smallest count over this wall time. */
+  readonly speedup: number;
+  /** Speedup over the ideal one (threads / smallest count). */
+  readonly efficiency: number;
+  /** SHA-256 of the model file's bytes. */
+  readonly sha256: string;
+  /** Where the fastest run's loop time went, when profiled. */
+  readonly profile?: ProfileReport;
+}
+
+/** What {@link scaling} measured. */
+export interface ScalingResult {
+  readonly learner: string;
+  /** The model's hyperparameters (as its header has them). */
+  readonly hyperparameters: Readonly<Record<string, unknown>>;
+  /** Iterations T, when the learner has them. */
+  readonly iterations?: number;
+  /** The evaluation strategy a loop learner ran with (see `train`'s `evaluation`). */
+  readonly evaluation?: string;
+  readonly rows: readonly ScalingRow[];
+  /** Whether every thread count produced the same model bytes. */
+  readonly identical: boolean;
+  /** Training rows. */
+  readonly n: number;
+  readonly d: number;
+  /** The machine: cores available, CPU model, load averages when it started. */
+  readonly machine: { readonly cores: number; readonly cpu: string; readonly loadavg: readonly number[] };
+  readonly date: string;
+}
+
+/**
+ * Trains the same model at each thread count and measures it.
+ *
+ * @example
+ * const r = await scaling({ learner: 'qsg-s2auc', data: 'train.arrow', threads: [1, 2, 4], T: 400 });
+ * console.log(scalingTable(r)); // threads | wall s | it/s | speedup | efficiency
+ * if (!r.identical) throw new Error('models differ across thread counts');
+ */
+export async function scaling(opts: ScalingOptions): Promise<ScalingResult> {
+  const { threads: requested, repeats = 1, onRow, profile, ...trainOptions } = opts;
+  if (!Array.isArray(requested) || requested.length === 0) throw new UsageError('threads must be a non-empty list of thread counts');
+  for (const k of requested) if (!(Number.isSafeInteger(k) && k >= 1)) throw new UsageError(`threads: every count must be a whole number ≥ 1, got ${String(k)}`);
+  if (!(Number.isSafeInteger(repeats) && repeats >= 1)) throw new UsageError(`repeats must be a whole number ≥ 1, got ${String(repeats)}`);
+  if (trainOptions.learner === undefined) throw new UsageError('learner is required');
+  const spec = learnerSpec(trainOptions.learner);
+  if (profile && spec.kind !== 'loop') throw new UsageError(`profile applies to learners on the stochastic loop only (${spec.name} is not)`);
+  const cores = availableParallelism();
+  const counts: number[] = [];
+  for (const k of requested) {
+    const used = Math.min(k, cores);
+    if (used < k) trainOptions.onWarning?.(`threads = ${k} is more than the ${cores} cores available; measuring ${used}`);
+    if (!counts.includes(used)) counts.push(used);
+  }
+  counts.sort((a, b) => a - b);
+  // Read once: every run trains on the same rows (each scales its own copy).
+  const data = await toDataset(trainOptions.data, 'data', trainOptions.read);
+  const machine = { cores, cpu: cpus()[0]?.model ?? 'unknown', loadavg: loadavg() };
+  const date = new Date().toISOString();
+  const rows: ScalingRow[] = [];
+  let first: { wallMs: number; threads: number; hash: string; header: Record<string, unknown> } | undefined;
+  let identical = true;
+  for (const threads of counts) {
+    let wallMs = Infinity;
+    let hash = '';
+    let header: Record<string, unknown> = {};
+    let kept: ProfileReport | undefined;
+    for (let r = 0; r < repeats; r++) {
+      let report: ProfileReport | undefined;
+      const t0 = performance.now();
+      const model = await train({ ...trainOptions, data, threads, ...(profile ? { onProfile: (p: ProfileReport) => (report = p) } : {}) });
+      const ms = performance.now() - t0;
+      if (ms < wallMs) {
+        wallMs = ms;
+        kept = report;
+      }
+      const h = createHash('sha256').update(model.toBytes()).digest('hex');
+      if (hash !== '' && h !== hash) identical = false;
+      hash = h;
+      header = { hyperparameters: model.header.hyperparameters, evaluation: model.header.training.evaluation };
+    }
+    first ??= { wallMs, threads, hash, header };
+    if (hash !== first.hash) identical = false;
+    const T = (header.hyperparameters as Record<string, unknown>).T;
+    const speedup = first.wallMs / wallMs;
+    const row: ScalingRow = {
+      threads,
+      wallMs,
+      ...(typeof T === 'number' ? { iterationsPerSecond: T / (wallMs / 1000) } : {}),
+      speedup,
+      efficiency: speedup / (threads / first.threads),
+      sha256: hash,
+      ...(kept ? { profile: kept } : {}),
+    };
+    rows.push(row);
+    onRow?.(row);
+  }
+  const hyperparameters = first!.header.hyperparameters as Record<string, unknown>;
+  const evaluation = first!.header.evaluation;
+  return {
+    learner: spec.name,
+    hyperparameters,
+    ...(typeof hyperparameters.T === 'number' ? { iterations: hyperparameters.T } : {}),
+    ...(typeof evaluation === 'string' ? { evaluation } : {}),
+    rows,
+    identical,
+    n: data.n,
+    d: data.d,
+    machine,
+    date,
+  };
+}
+
+/**
+ * The result as a Markdown table: threads, wall time (s), iterations/s, speedup, efficiency.
+ *
+ * @example
+ * process.stdout.write(scalingTable(result));
+ */
+export function scalingTable(result: ScalingResult): string {
+  return markdownTable(
+    result.rows.map((r) => ({
+      threads: r.threads,
+      'wall s': r.wallMs / 1000,
+      ...(r.iterationsPerSecond !== undefined ? { 'it/s': r.iterationsPerSecond } : {}),
+      speedup: r.speedup,
+      efficiency: r.efficiency,
+    })),
+    { digits: 3 },
+  );
+}
+
+/**
+ * The result as an SVG chart: speedup against threads, with the ideal line.
+ *
+ * @example
+ * await writeFile('scaling.svg', scalingChart(result));
+ */
+export function scalingChart(result: ScalingResult): string {
+  const base = result.rows[0].threads;
+  const T = result.iterations !== undefined ? `, T = ${result.iterations}` : '';
+  return lineChartSvg({
+    title: `${result.learner} training on ${result.n.toLocaleString('en')} rows × ${result.d}${T}: speedup by threads`,
+    xLabel: 'threads',
+    yLabel: base === 1 ? 'speedup over 1 thread' : `speedup over ${base} threads`,
+    xIntegers: true,
+    series: [{ name: 'measured', points: result.rows.map((r) => [r.threads, r.speedup] as const) }],
+    referenceLine: { name: 'ideal', points: result.rows.map((r) => [r.threads, r.threads / base] as const) },
+  });
+}
