@@ -46,7 +46,9 @@ import { withAtomicFile } from './atomic.ts';
 import { makeDataset, type Dataset } from './dataset.ts';
 import { allocateFloat64 } from './row-batches.ts';
 import { FRAMING_HEAD, FRAMING_TAIL, fileBatchRows, ipcFraming, ipcFramingOfHandle, streamBatchRows, type ArrowFormat } from './ipc-layout.ts';
-import { requireLabelColumn, validateDataset } from './validate.ts';
+import { requireLabelColumn, validateDataset, validateRows } from './validate.ts';
+import type { RowBatch } from './row-batches.ts';
+import type { RowSource } from './row-source.ts';
 
 export type { ArrowFormat } from './ipc-layout.ts';
 
@@ -141,7 +143,16 @@ export async function readArrow(path: string, opts: ReadOptions = {}): Promise<D
   }
 }
 
-async function readOpenArrow(fh: FileHandle, file: string, opts: ReadOptions): Promise<Dataset> {
+/** An opened Arrow reader with its column plan and the row count of every record batch (from the headers). */
+interface OpenedArrow {
+  readonly reader: AsyncRecordBatchFileReader | AsyncRecordBatchStreamReader;
+  readonly plan: ColumnPlan;
+  readonly rows: number[];
+  readonly format: ArrowFormat;
+  readonly size: number;
+}
+
+async function openReader(fh: FileHandle, file: string, opts: ReadOptions): Promise<OpenedArrow> {
   let framing: Awaited<ReturnType<typeof ipcFramingOfHandle>>;
   try {
     framing = await ipcFramingOfHandle(fh, file);
@@ -155,17 +166,22 @@ async function readOpenArrow(fh: FileHandle, file: string, opts: ReadOptions): P
   let reader: AsyncRecordBatchFileReader | AsyncRecordBatchStreamReader;
   try {
     reader = await RecordBatchReader.from(fh);
-    await reader.open({ autoDestroy: false }); // the handle is closed by readArrow
+    await reader.open({ autoDestroy: false }); // the handle is closed by the caller
   } catch (err) {
     throw corrupt(file, err);
   }
   if (!reader.schema) throw corrupt(file, new Error('no schema message'));
   const plan = planColumns(reader.schema, file, opts);
   if (format === 'file') rows = await fileBatchRows(fh, reader.footer?.recordBatches() ?? [], dataEnd, file);
-  const n = rows.reduce((a, b) => a + b, 0);
-  const d = plan.featureNames.length;
-  const X = allocateFloat64(n * d, `the ${n} rows × ${d} features the batch headers list`, { file });
-  const y = allocateFloat64(n, `${n} labels`, { file }).fill(NaN);
+  return { reader, plan, rows, format, size };
+}
+
+/**
+ * The record batches of an opened reader with the dataset row of each one's
+ * first row, each checked against the row count its header gave.
+ */
+async function* recordBatches(opened: OpenedArrow, file: string): AsyncGenerator<{ batch: RecordBatch; row0: number }> {
+  const { reader, rows } = opened;
   let row0 = 0;
   let b = 0;
   try {
@@ -175,7 +191,7 @@ async function readOpenArrow(fh: FileHandle, file: string, opts: ReadOptions): P
       if (b >= rows.length || batch.numRows !== rows[b]) {
         throw new Error(`record batch ${b + 1} has ${batch.numRows} rows; its header says ${rows[b] ?? 'there is no such batch'}`);
       }
-      copyBatch(batch, plan, X, y, row0, file);
+      yield { batch, row0 };
       row0 += batch.numRows;
       b++;
     }
@@ -184,7 +200,92 @@ async function readOpenArrow(fh: FileHandle, file: string, opts: ReadOptions): P
     throw corrupt(file, err);
   }
   if (b !== rows.length) throw corrupt(file, new Error(`read ${b} record batches of the ${rows.length} the headers list`));
+}
+
+async function readOpenArrow(fh: FileHandle, file: string, opts: ReadOptions): Promise<Dataset> {
+  const opened = await openReader(fh, file, opts);
+  const { plan, rows } = opened;
+  const n = rows.reduce((a, b) => a + b, 0);
+  const d = plan.featureNames.length;
+  const X = allocateFloat64(n * d, `the ${n} rows × ${d} features the batch headers list`, { file });
+  const y = allocateFloat64(n, `${n} labels`, { file }).fill(NaN);
+  for await (const { batch, row0 } of recordBatches(opened, file)) copyBatch(batch, plan, X, y, row0, row0, file);
   return planToDataset(plan, X, y, file);
+}
+
+/** An Arrow IPC file opened for streaming: its columns, its rows (counted from the message headers), its rows batch by batch. */
+export interface ArrowRows extends RowSource {
+  /** Rows in the file. */
+  readonly n: number;
+  readonly format: ArrowFormat;
+  /** Size of the file in bytes. */
+  readonly bytes: number;
+  /** Rows of each record batch, in order. */
+  readonly batchRows: readonly number[];
+  /**
+   * The rows, one record batch at a time (row-major `X`, labels `y`; class-name
+   * labels as provisional indices until `labels.finish`), each batch checked
+   * like {@link validateDataset} checks a dataset (a DataError names the file,
+   * column and dataset row). Each call reads the file again from the start.
+   */
+  batches(): AsyncGenerator<RowBatch>;
+}
+
+/**
+ * Opens an Arrow IPC file or stream for reading batch by batch, in flat
+ * memory: the schema is checked and the rows counted from the headers now;
+ * {@link ArrowRows.batches} reads the data.
+ *
+ * @example
+ * const src = await openArrowRows('big.arrow');
+ * for await (const { n, X, y } of src.batches()) console.log(n, X.length / n, y[0]);
+ */
+export async function openArrowRows(path: string, opts: ReadOptions = {}): Promise<ArrowRows> {
+  const fh = await openFile(path);
+  let head: OpenedArrow;
+  try {
+    head = await openReader(fh, path, opts);
+  } finally {
+    await fh.close();
+  }
+  const { plan, rows, format, size } = head;
+  const d = plan.featureNames.length;
+  return {
+    file: path,
+    featureNames: plan.featureNames,
+    labelName: plan.labelName,
+    labels: plan.labels,
+    n: rows.reduce((a, b) => a + b, 0),
+    format,
+    bytes: size,
+    batchRows: rows,
+    async *batches(): AsyncGenerator<RowBatch> {
+      const handle = await openFile(path);
+      try {
+        const opened = await openReader(handle, path, opts);
+        // Same column plan as the first open, but the label coder of the first open (class names seen so far).
+        const again: OpenedArrow = { ...opened, plan: { ...opened.plan, labels: plan.labels } };
+        for await (const { batch, row0 } of recordBatches(again, path)) {
+          const n = batch.numRows;
+          const X = new Float64Array(n * d);
+          const y = new Float64Array(n).fill(NaN);
+          copyBatch(batch, again.plan, X, y, 0, row0, path);
+          validateRows({ X, y, d, row0, file: path, featureNames: plan.featureNames, labelName: plan.labelName });
+          yield { n, X, y };
+        }
+      } finally {
+        await handle.close();
+      }
+    },
+  };
+}
+
+async function openFile(path: string): Promise<FileHandle> {
+  try {
+    return await open(path, 'r');
+  } catch (err) {
+    throw new DataError(`cannot read file: ${(err as Error).message}`, { file: path }, { cause: err });
+  }
 }
 
 function planToDataset(plan: ColumnPlan, X: Float64Array, y: Float64Array, file: string): Dataset {
@@ -262,14 +363,17 @@ function planColumns(schema: Schema, file: string, opts: ReadOptions): ColumnPla
   return { featureNames, featureIndex, labelName, labelIndex, labels };
 }
 
-/** Copies one record batch's planned columns into rows `row0 …` of `X` (row-major) and `y`. */
-function copyBatch(batch: RecordBatch, plan: ColumnPlan, X: Float64Array, y: Float64Array, row0: number, file: string): void {
+/**
+ * Copies one record batch's planned columns into rows `at …` of `X` (row-major)
+ * and `y`; `row0` is the dataset row of the batch's first row (for messages).
+ */
+function copyBatch(batch: RecordBatch, plan: ColumnPlan, X: Float64Array, y: Float64Array, at: number, row0: number, file: string): void {
   const d = plan.featureNames.length;
-  plan.featureIndex.forEach((c, k) => copyColumn(batch.getChildAt(c)!, X, d, k, row0, 'error', file, plan.featureNames[k]));
+  plan.featureIndex.forEach((c, k) => copyColumn(batch.getChildAt(c)!, X, d, k, at, row0, 'error', file, plan.featureNames[k]));
   if (plan.labelIndex < 0) return;
   const vec = batch.getChildAt(plan.labelIndex)!;
-  if (plan.labels.kind !== 'name') copyColumn(vec, y, 1, 0, row0, 'nan', file, plan.labelName);
-  else for (let i = 0; i < vec.length; i++) y[row0 + i] = plan.labels.name(vec.get(i) as string | null, { row: row0 + i + 1 });
+  if (plan.labels.kind !== 'name') copyColumn(vec, y, 1, 0, at, row0, 'nan', file, plan.labelName);
+  else for (let i = 0; i < vec.length; i++) y[at + i] = plan.labels.name(vec.get(i) as string | null, { row: row0 + i + 1 });
 }
 
 /**
@@ -277,11 +381,11 @@ function copyBatch(batch: RecordBatch, plan: ColumnPlan, X: Float64Array, y: Flo
  * `out[(row0 + i) * stride + offset]`, converting to float64. Nulls become
  * `NaN` when `nullAs` is `'nan'`, otherwise throw naming the dataset row.
  */
-function copyColumn(vec: Vector, out: Float64Array, stride: number, offset: number, row0: number, nullAs: 'nan' | 'error', file: string, column: string): void {
+function copyColumn(vec: Vector, out: Float64Array, stride: number, offset: number, at: number, row0: number, nullAs: 'nan' | 'error', file: string, column: string): void {
   let row = 0;
   for (const data of vec.data) {
     const n = data.length;
-    const base = row0 + row;
+    const base = at + row;
     if (data.nullCount === 0 && isPlainNumeric(data.type)) {
       const values = data.values as ArrayLike<number>;
       for (let i = 0; i < n; i++) out[(base + i) * stride + offset] = values[i];
@@ -289,7 +393,7 @@ function copyColumn(vec: Vector, out: Float64Array, stride: number, offset: numb
       for (let i = 0; i < n; i++) {
         const v = vec.get(row + i) as number | bigint | boolean | null;
         if (v === null) {
-          if (nullAs === 'error') throw new DataError('value is missing (null); features must be numbers', { file, column, row: base + i + 1 });
+          if (nullAs === 'error') throw new DataError('value is missing (null); features must be numbers', { file, column, row: row0 + row + i + 1 });
           out[(base + i) * stride + offset] = NaN;
         } else {
           out[(base + i) * stride + offset] = typeof v === 'boolean' ? (v ? 1 : 0) : Number(v);
@@ -314,7 +418,7 @@ export function tableToDataset(table: Table, file: string, opts: ReadOptions = {
   const y = new Float64Array(n).fill(NaN);
   let row0 = 0;
   for (const batch of table.batches) {
-    copyBatch(batch, plan, X, y, row0, file);
+    copyBatch(batch, plan, X, y, row0, row0, file);
     row0 += batch.numRows;
   }
   return planToDataset(plan, X, y, file);

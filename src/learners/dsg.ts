@@ -4,8 +4,9 @@
  * mapped to ±1, on the same loop as the semi-supervised learners.
  */
 import type { Dataset } from '../data/dataset.ts';
+import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import type { Batch, DsgLearner, Rng } from '../coordinator/learner.ts';
-import { binarySources, drawRows } from './sources.ts';
+import { binarySources, drawRows, type Source } from './sources.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import { marginLoss, marginLossDerivative, type MarginLoss } from './margin-losses.ts';
 import { LAMBDA_PARAM, lambdaDefaultStep, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
@@ -35,24 +36,24 @@ export class SupervisedDsg implements DsgLearner {
   readonly lambda: number;
   readonly step: StepSize;
   readonly loss: MarginLoss;
-  private readonly ds: Dataset;
-  private readonly labeledRows: Int32Array;
+  private readonly rows: TrainingRows;
+  private readonly labeled: Source;
   private readonly positive: number;
   private readonly X: Float64Array;
   private readonly drawn: Int32Array;
   private readonly B: number;
 
-  constructor(ds: Dataset, positive: number, params: DsgParams) {
-    const { P, N } = binarySources(ds, positive);
-    this.ds = ds;
-    this.d = ds.d;
+  constructor(data: Dataset | TrainingRows, positive: number, params: DsgParams) {
+    const rows = trainingRows(data);
+    this.labeled = binarySources(rows, positive).L;
+    this.rows = rows;
+    this.d = rows.d;
     this.lambda = params.lambda;
     this.step = params.step;
     this.loss = params.loss;
     this.positive = positive;
-    this.labeledRows = Int32Array.from([...P, ...N]).sort();
     this.B = params.batchSize;
-    this.X = new Float64Array(this.B * ds.d);
+    this.X = new Float64Array(this.B * rows.d);
     this.drawn = new Int32Array(this.B);
   }
 
@@ -63,7 +64,7 @@ export class SupervisedDsg implements DsgLearner {
    * const { X, nPoints } = learner.sample(samplingRng(seed)); // nPoints = B
    */
   sample(rng: Rng): Batch {
-    drawRows(this.ds, this.labeledRows, this.B, rng, this.X, 0, this.drawn);
+    drawRows(this.rows, this.labeled, this.B, rng, this.X, 0, this.drawn);
     return { X: this.X, nPoints: this.B };
   }
 
@@ -76,7 +77,7 @@ export class SupervisedDsg implements DsgLearner {
   risk(f: Float64Array): number {
     let s = 0;
     for (let r = 0; r < this.B; r++) {
-      const y = this.ds.y[this.drawn[r]] === this.positive ? 1 : -1;
+      const y = this.rows.label(this.drawn[r]) === this.positive ? 1 : -1;
       s += marginLoss(this.loss, y * f[r]);
     }
     return s / this.B;
@@ -90,7 +91,7 @@ export class SupervisedDsg implements DsgLearner {
    */
   weights(f: Float64Array, w: Float64Array): void {
     for (let r = 0; r < this.B; r++) {
-      const y = this.ds.y[this.drawn[r]] === this.positive ? 1 : -1;
+      const y = this.rows.label(this.drawn[r]) === this.positive ? 1 : -1;
       w[r] = (y * marginLossDerivative(this.loss, y * f[r])) / this.B;
     }
   }

@@ -28,6 +28,7 @@
  */
 import { DataError, UsageError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
+import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import type { Batch, DsgLearner, Rng } from '../coordinator/learner.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import type { TaskClasses } from '../model/task.ts';
@@ -105,7 +106,7 @@ export class Qs3orao implements DsgLearner {
   /** `γ_1 … γ_{k−1}`. */
   readonly gamma: readonly number[];
   readonly sources: ClassSources;
-  private readonly ds: Dataset;
+  private readonly rows: TrainingRows;
   private readonly k: number;
   private readonly B: number;
   /** Unlabeled rows per batch: B, or 0 when every γ_j = 1. */
@@ -114,30 +115,31 @@ export class Qs3orao implements DsgLearner {
   private readonly X: Float64Array;
   private readonly tmp: Float64Array;
 
-  constructor(ds: Dataset, classes: readonly number[], params: Qs3oraoParams) {
+  constructor(data: Dataset | TrainingRows, classes: readonly number[], params: Qs3oraoParams) {
+    const rows = trainingRows(data);
     this.k = classes.length;
     if (params.gamma.length !== this.k - 1) throw new RangeError(`Qs3orao: ${params.gamma.length} values of γ for ${this.k} classes`);
     this.name = params.name;
-    this.ds = ds;
-    this.d = ds.d;
+    this.rows = rows;
+    this.d = rows.d;
     this.lambda = params.lambda;
     this.step = params.step;
     this.gamma = params.gamma;
-    this.sources = classSources(ds, classes);
+    this.sources = classSources(rows, classes);
     const semi = params.gamma.some((g) => g < 1);
-    if (semi && this.sources.U.length === 0) {
+    if (semi && this.sources.U.size === 0) {
       throw new DataError(
         `QS3ORAO with γ = ${params.gamma.join(', ')} needs unlabeled rows (a null label), and every row is labeled: hide labels with \`dsgkit split --labeled N\`, or use γ = 1 for labeled-only data`,
-        ds.source !== undefined ? { file: ds.source, column: ds.labelName } : { column: ds.labelName },
+        rows.source !== undefined ? { file: rows.source, column: rows.labelName } : { column: rows.labelName },
       );
     }
     this.B = params.batchSize;
     this.BU = semi ? params.batchSize : 0;
     this.masses = subproblemMasses(
-      this.sources.byClass.map((rows) => rows.length),
+      this.sources.byClass.map((source) => source.size),
       this.B,
     );
-    this.X = new Float64Array((this.k * this.B + this.BU) * ds.d);
+    this.X = new Float64Array((this.k * this.B + this.BU) * rows.d);
     this.tmp = new Float64Array(this.k * this.B + this.BU);
   }
 
@@ -148,9 +150,9 @@ export class Qs3orao implements DsgLearner {
    * const { X, nPoints } = learner.sample(samplingRng(seed)); // nPoints = (k + 1)·B
    */
   sample(rng: Rng): Batch {
-    const { B, BU, X, ds, k } = this;
-    for (let i = 0; i < k; i++) drawRows(ds, this.sources.byClass[i], B, rng, X, i * B);
-    if (BU > 0) drawRows(ds, this.sources.U, BU, rng, X, k * B);
+    const { B, BU, X, rows, k } = this;
+    for (let i = 0; i < k; i++) drawRows(rows, this.sources.byClass[i], B, rng, X, i * B);
+    if (BU > 0) drawRows(rows, this.sources.U, BU, rng, X, k * B);
     return { X, nPoints: k * B + BU };
   }
 
