@@ -11,7 +11,7 @@
  * so a learner draws the same rows, bit for bit, whichever backs it.
  */
 import { ModelError } from '../errors.ts';
-import type { Dataset } from './dataset.ts';
+import { makeDataset, type Dataset } from './dataset.ts';
 
 /** Training rows as learners see them: sizes, columns, labels of the labeled rows, and row copies. */
 export interface TrainingRows {
@@ -76,6 +76,51 @@ export function isDataset(x: Dataset | TrainingRows): x is Dataset {
  */
 export function trainingRows(x: Dataset | TrainingRows): TrainingRows {
   return isDataset(x) ? datasetRows(x) : x;
+}
+
+/**
+ * The labeled rows as a Dataset of their own (features as the rows hold them,
+ * e.g. scaled), in row order: what thresholds are fitted on.
+ *
+ * @example
+ * const L = labeledDataset(rows); // L.n === rows.labeledRows.length
+ */
+export function labeledDataset(rows: TrainingRows): Dataset {
+  const { labeledRows, d } = rows;
+  const X = new Float64Array(labeledRows.length * d);
+  const y = new Float64Array(labeledRows.length);
+  labeledRows.forEach((i, r) => {
+    rows.copyRow(i, X, r);
+    y[r] = rows.label(i);
+  });
+  return makeDataset({
+    X,
+    d,
+    y,
+    featureNames: rows.featureNames,
+    labelName: rows.labelName,
+    ...(rows.source !== undefined ? { source: rows.source } : {}),
+    ...(rows.classNames !== undefined ? { classNames: rows.classNames } : {}),
+  });
+}
+
+/**
+ * The labels of the labeled rows as a Dataset without features (d = 0): what
+ * checks of the classes need, before any feature is read.
+ *
+ * @example
+ * taskClasses('binary', labelsOnly(scan.meta));
+ */
+export function labelsOnly(meta: Pick<RowsMeta, 'labeledRows' | 'labels' | 'labelName' | 'source' | 'classNames'>): Dataset {
+  return makeDataset({
+    X: new Float64Array(0),
+    d: 0,
+    y: meta.labels,
+    featureNames: [],
+    labelName: meta.labelName,
+    ...(meta.source !== undefined ? { source: meta.source } : {}),
+    ...(meta.classNames !== undefined ? { classNames: meta.classNames } : {}),
+  });
 }
 
 /** Index of `i` in the ascending `sorted`, or -1. */
@@ -173,7 +218,9 @@ export class RowRecorder implements TrainingRows {
   readonly classNames?: readonly string[];
   readonly labeledRows: Int32Array;
   private readonly labels: Float64Array;
-  private readonly asked = new Set<number>();
+  /** Rows asked for, in the order asked (with repeats), growing by doubling. */
+  private asked: Int32Array = new Int32Array(1024);
+  private count = 0;
 
   constructor(meta: RowsMeta) {
     this.n = meta.n;
@@ -193,16 +240,29 @@ export class RowRecorder implements TrainingRows {
   }
 
   copyRow(i: number): void {
-    this.asked.add(i);
+    // Full: drop the repeats, and double the room (memory follows the distinct rows).
+    if (this.count === this.asked.length) this.asked = this.compact(this.asked.length * 2);
+    this.asked[this.count++] = i;
   }
 
   /** Records rows asked for outside a learner (e.g. the median heuristic's sample). */
   add(rows: ArrayLike<number>): void {
-    for (let r = 0; r < rows.length; r++) this.asked.add(rows[r]);
+    for (let r = 0; r < rows.length; r++) this.copyRow(rows[r]);
   }
 
-  /** Every row asked for so far, ascending. */
+  /** Every row asked for so far, ascending, each once. */
   rows(): Int32Array {
-    return Int32Array.from(this.asked).sort();
+    return this.compact(this.count).slice(0, this.count);
+  }
+
+  /** Sorts and de-duplicates the rows asked for (4 bytes a distinct row), in an array of `capacity`. */
+  private compact(capacity: number): Int32Array {
+    const sorted = this.asked.subarray(0, this.count).sort();
+    let k = 0;
+    for (let r = 0; r < sorted.length; r++) if (r === 0 || sorted[r] !== sorted[r - 1]) sorted[k++] = sorted[r];
+    const out = new Int32Array(Math.max(capacity, k));
+    out.set(sorted.subarray(0, k));
+    this.count = k;
+    return out;
   }
 }

@@ -1,13 +1,12 @@
 /** `dsgkit train`: train one model on a file and save it. */
 import { CancelledError, UsageError } from '../../errors.ts';
 import { defaultThreads, LEARNER_NAMES, LEARNERS, learnerSpec, Model, train, type TrainRequest } from '../../api.ts';
-import { readDataset } from '../../data/index.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { load } from '../../model/model.ts';
 import { checkOutputs } from '../outputs.ts';
 import type { CliIO } from '../io.ts';
 import { interruptible } from '../interrupt.ts';
-import { formatDuration, progressDisplay, type ProgressDisplayOptions } from '../progress.ts';
+import { formatDuration, progressDisplay, rowsProgress, type ProgressDisplayOptions, type RowsProgress } from '../progress.ts';
 import { optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
 import type { Command } from './command.ts';
 
@@ -39,6 +38,13 @@ Options:
   --checkpoint-every <K>  every K iterations write a resumable model (atomically)
                           to --checkpoint; after a crash, continue it with --init
   --checkpoint <file>     where checkpoints go (default: the --out file)
+  --sample-on-read        read an Arrow file in two streaming passes and keep only
+                          the labeled rows and the rows the run draws: memory
+                          follows the run, not the file; the same model, byte
+                          for byte, as --in-memory (learners on the stochastic
+                          loop; default when the file would take more than half
+                          the available memory)
+  --in-memory             read the whole file into memory (the default otherwise)
   -h, --help              show this help
 
 ${trainingOptionsHelp()}
@@ -76,6 +82,7 @@ export async function runTraining(
   checkpoint?: { every: number; path: string },
 ): Promise<TrainingRun> {
   const display = progressDisplay(io, show);
+  const passes: RowsProgress[] = [];
   let done = 0;
   const start = performance.now();
   try {
@@ -88,6 +95,11 @@ export async function runTraining(
           display.update(p);
         },
         onWarning: (message) => io.stderr.write(`dsgkit: warning: ${message}\n`),
+        onReadProgress: (p) => {
+          passes[p.pass] ??= rowsProgress(io, `${show.label ?? 'train'}: sample on read, pass ${p.pass} of 2`, p.n, show.quiet);
+          passes[p.pass].update(p.rows);
+          if (p.rows === p.n) passes[p.pass].stop();
+        },
         ...(checkpoint ? { checkpointEvery: checkpoint.every, onCheckpoint: (m: Model) => m.save(checkpoint.path) } : {}),
       });
       // Ctrl-C after the last iteration (while the threshold was fitted) still means "don't keep it".
@@ -113,6 +125,8 @@ export const trainCommand: Command = {
       init: { type: 'string' },
       'checkpoint-every': { type: 'string' },
       checkpoint: { type: 'string' },
+      'sample-on-read': { type: 'boolean' },
+      'in-memory': { type: 'boolean' },
       ...TRAINING_OPTION_SPECS,
     });
     const initPath = typeof values.init === 'string' ? values.init : undefined;
@@ -134,12 +148,13 @@ export const trainCommand: Command = {
     await checkOutputs({ out, checkpoint: checkpointOption }, { data: dataPath, validation: validationPath });
     const checkpointPath = every !== undefined ? (checkpointOption ?? out) : undefined;
 
+    if (values['sample-on-read'] === true && values['in-memory'] === true) throw new UsageError('--sample-on-read and --in-memory exclude each other');
+    const sampleOnRead = values['sample-on-read'] === true ? true : values['in-memory'] === true ? false : undefined;
     const read = settings.labelColumn !== undefined ? { labelColumn: settings.labelColumn } : {};
-    const data = await readDataset(dataPath, read);
     const { model, wallMs } = await runTraining(
       io,
-      // The rows were read for this run alone: scale them in place (one copy of the features fewer).
-      { learner: spec.name, data, read, scaleInPlace: true, ...optionsFor(spec, settings), threads: settings.threads, ...(validationPath !== undefined ? { validation: validationPath } : {}), ...(initPath !== undefined ? { init: initPath } : {}) },
+      // A path: the API reads it (whole, scaled in place, or a sample of it on read).
+      { learner: spec.name, data: dataPath, read, ...(sampleOnRead !== undefined ? { sampleOnRead } : {}), ...optionsFor(spec, settings), threads: settings.threads, ...(validationPath !== undefined ? { validation: validationPath } : {}), ...(initPath !== undefined ? { init: initPath } : {}) },
       { label: spec.name, quiet: settings.quiet },
       checkpointPath !== undefined ? { every: every!, path: checkpointPath } : undefined,
     );

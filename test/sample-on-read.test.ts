@@ -1,0 +1,72 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tableFromIPC } from 'apache-arrow';
+import { encodeArrow, readDataset, splitDataset, writeBatchesStreaming, writeSynthetic } from '../src/data/index.ts';
+import { LEARNERS, learnerSpec, resolveParams, resolveStep, train } from '../src/api.ts';
+import { chooseSampleOnRead, readPlannedRows } from '../src/sample-plan.ts';
+import type { LoopLearnerSpec } from '../src/learners/spec.ts';
+import { UsageError } from '../src/errors.ts';
+
+const dir = await mkdtemp(join(tmpdir(), 'dsgkit-sor-'));
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** `ds` written as an Arrow file of record batches of `rows` rows (sample on read must find rows across batches). */
+async function writeInBatches(path: string, ds: Parameters<typeof encodeArrow>[0], rows: number): Promise<void> {
+  const table = tableFromIPC(encodeArrow(ds));
+  const slices = [];
+  for (let at = 0; at < table.numRows; at += rows) slices.push(...table.slice(at, at + rows).batches);
+  await writeBatchesStreaming(path, slices, 'file');
+}
+
+// Binary: the synthetic XOR (2,000 rows, 60 labeled, 7 batches); ordinal: diabetes with 120 labels kept.
+const binaryFile = join(dir, 'xor.arrow');
+await writeSynthetic(binaryFile, { rows: 2000, dim: 6, labeled: 60, seed: 3, batchRows: 300 });
+const ordinalFile = join(dir, 'diabetes.arrow');
+await writeInBatches(ordinalFile, splitDataset(await readDataset('data/diabetes.arrow'), { labeled: 120, seed: 1 }).train, 97);
+
+const loopLearners = LEARNERS.filter((s) => s.kind === 'loop');
+const small = { T: 12, m: 16, batchSize: 8, seed: 5, threads: 1 };
+
+describe('sample on read', () => {
+  it('covers every loop learner (the test below runs each)', () => {
+    expect(loopLearners.map((s) => s.name)).toEqual(expect.arrayContaining(['qsg-s2auc', 'dsg', 'qs3orao', 'tsgs3vm']));
+  });
+
+  for (const spec of loopLearners) {
+    it(`${spec.name}: the model is the same bytes as training in memory (σ₀ from the data, several record batches)`, async () => {
+      const data = spec.task === 'binary' ? binaryFile : ordinalFile;
+      const inMemory = await train({ learner: spec.name, data, ...small, sampleOnRead: false });
+      const sampled = await train({ learner: spec.name, data, ...small, sampleOnRead: true });
+      expect(sampled.header.hyperparameters.sigma).toBe(inMemory.header.hyperparameters.sigma);
+      expect(Buffer.from(sampled.toBytes()).equals(Buffer.from(inMemory.toBytes()))).toBe(true);
+    });
+  }
+
+  it('keeps the labeled rows, the σ₀ sample and the drawn rows only, not the file', async () => {
+    const spec = learnerSpec('qsg-s2auc') as LoopLearnerSpec;
+    const params = { ...resolveParams(spec, { T: 3, batchSize: 4, sigma: 0.5 }) };
+    const { rows } = await readPlannedRows(binaryFile, {}, { spec, params, step: resolveStep(spec, params, {})! });
+    // 60 labeled rows + at most T·B = 12 unlabeled draws (σ given: no σ₀ sample).
+    expect(rows.keep.length).toBeGreaterThan(60);
+    expect(rows.keep.length).toBeLessThanOrEqual(60 + 12);
+    expect(rows.X.length).toBe(rows.keep.length * 6);
+  });
+
+  it('continues a run read by sample on read to the bytes of a run trained at once in memory', async () => {
+    const first = await train({ learner: 'qsg-s2auc', data: binaryFile, ...small, T: 6, sampleOnRead: true });
+    const continued = await train({ init: first, data: binaryFile, T: 12, threads: 1, sampleOnRead: true });
+    const atOnce = await train({ learner: 'qsg-s2auc', data: binaryFile, ...small, sampleOnRead: false });
+    expect(Buffer.from(continued.toBytes()).equals(Buffer.from(atOnce.toBytes()))).toBe(true);
+  });
+
+  it('is chosen automatically when the file would not fit, and refused where it cannot apply', async () => {
+    const qsg = learnerSpec('qsg-s2auc');
+    expect(await chooseSampleOnRead(qsg, binaryFile, {}, undefined, 1e12)).toBe(false);
+    expect(await chooseSampleOnRead(qsg, binaryFile, {}, undefined, 1e5)).toBe(true);
+    expect(await chooseSampleOnRead(learnerSpec('exact-s2auc'), binaryFile, {}, undefined, 1e5)).toBe(false);
+    await expect(chooseSampleOnRead(learnerSpec('exact-s2auc'), binaryFile, {}, true)).rejects.toThrow(UsageError);
+    await expect(chooseSampleOnRead(qsg, 'data/spam.csv', {}, true)).rejects.toThrow(/Arrow IPC file/);
+  });
+});
