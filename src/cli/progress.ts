@@ -177,8 +177,8 @@ export interface RowsProgress {
 /**
  * Progress of a streaming pass over `n` rows on stderr (`predict`, `evaluate`,
  * sample on read): one line each time another tenth is done, with rows per
- * second and the time left (rows cost the same, so the ETA is linear).
- * Nothing when `quiet`.
+ * second and the time left (rows cost the same, so the ETA is linear); none
+ * in the first second (a small file says nothing). Nothing when `quiet`.
  *
  * @example
  * const p = rowsProgress(io, 'predict big.arrow', 20_000_000);
@@ -200,13 +200,13 @@ export function rowsProgress(io: CliIO, label: string, n: number, quiet = false)
       last = rows;
       if (quiet || n <= 0) return;
       const tenth = Math.floor((10 * rows) / n);
-      if (tenth > shown) {
+      if (tenth > shown && performance.now() - start >= 1000) {
         shown = tenth;
         line(rows);
       }
     },
     stop() {
-      if (!quiet && last > 0 && shown < 10) line(last);
+      if (!quiet && shown > 0 && shown < 10) line(last);
     },
   };
 }

@@ -222,6 +222,8 @@ export interface ArrowRows extends RowSource {
   readonly bytes: number;
   /** Rows of each record batch, in order. */
   readonly batchRows: readonly number[];
+  /** Whether the file has the label column (without it every label is NaN: unlabeled). */
+  readonly hasLabelColumn: boolean;
   /**
    * The rows, one record batch at a time (row-major `X`, labels `y`; class-name
    * labels as provisional indices until `labels.finish`), each batch checked
@@ -259,6 +261,7 @@ export async function openArrowRows(path: string, opts: ReadOptions = {}): Promi
     format,
     bytes: size,
     batchRows: rows,
+    hasLabelColumn: plan.labelIndex >= 0,
     async *batches(): AsyncGenerator<RowBatch> {
       const handle = await openFile(path);
       try {
