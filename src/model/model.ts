@@ -178,7 +178,7 @@ export class Model {
    * The labeled rows of `data` (labels only, features dropped) with their
    * scores, and the rows read; a DataError when they cannot be evaluated (no
    * labeled rows, one class only). An Arrow file path is streamed: memory is
-   * 16 bytes a labeled row (score and label, plus the metric's sort: 8 more)
+   * 16 bytes a labeled row (score and label; up to 16 more while the metrics are computed)
    * and one record batch, whatever the file's size.
    *
    * @example

@@ -24,7 +24,8 @@ every other label counts as negative. Ordinal models:
 and the confusion matrix. Predicted labels use the thresholds fitted on the
 training labels. LIBSVM files are read with the model's number of features.
 An Arrow file is streamed batch by batch: memory is the scores and labels of
-the labeled rows (16 bytes a row, 8 more while the AUC sorts) and one record
+the labeled rows (16 bytes a row, up to 16 more while the metrics are
+computed) and one record
 batch, whatever the file's size; a long run reports rows/s and the time left.
 
 Options:
