@@ -15,7 +15,8 @@ import { DataError, UsageError } from './errors.ts';
 import { MEDIAN_HEURISTIC_SAMPLE, medianHeuristicSigma, sampleRowIndices } from './features/median-heuristic.ts';
 import { isDataset, labeledDataset, trainingRows, type TrainingRows } from './data/training-rows.ts';
 import { chooseSampleOnRead, readPlannedRows } from './sample-plan.ts';
-import type { ReadProgress } from './data/sample-on-read.ts';
+import { reservoirSample, type ReadProgress } from './data/sample-on-read.ts';
+import { isByteStream, openArrowStream, type ByteStream } from './data/arrow.ts';
 import { MAX_SIGMA } from './learners/common.ts';
 import type { Dataset } from './data/dataset.ts';
 import { readDataset, tableToDataset, type ReadDatasetOptions } from './data/index.ts';
@@ -50,8 +51,13 @@ export { DEFAULT_CACHE_BYTES } from './engine/evaluator.ts';
 export { defaultStepSize, DEFAULT_MAX_STEP } from './coordinator/step-size.ts';
 export { THETA_LAMBDA } from './learners/common.ts';
 
-/** Training data as `train` accepts it: a Dataset (raw features), a file path, or an Arrow Table. */
-export type TrainData = Dataset | string | Table;
+/**
+ * Training data as `train` accepts it: a Dataset (raw features), a file path,
+ * an Arrow Table, or an Arrow IPC stream of unknown length (a Node readable
+ * such as `process.stdin`, or an async iterable of bytes; loop learners only,
+ * read by a seeded reservoir sample).
+ */
+export type TrainData = Dataset | string | Table | ByteStream;
 
 /** The options of `train` that are not learner parameters: data, task, step, and how the run goes. */
 export interface RunOptions {
@@ -279,7 +285,23 @@ export async function train(opts: TrainOptions): Promise<Model> {
   let scaler: MinMaxScaler;
   let classes: TaskClasses;
   let fingerprint: string | undefined;
-  if (await chooseSampleOnRead(spec, opts.data, opts.read ?? {}, opts.sampleOnRead)) {
+  let rowsRead: number | undefined;
+  if (isByteStream(opts.data)) {
+    // An Arrow stream of unknown length (a pipe): the labeled rows and a seeded reservoir
+    // of T·B unlabeled rows, the scaler fitted on every row. A different, equally valid,
+    // deterministic model than training on the whole data.
+    if (spec.kind !== 'loop') throw new UsageError(`data from a stream applies to learners on the stochastic loop; ${spec.name} fits on the whole data in memory (write the stream to a file)`);
+    if (opts.sampleOnRead === false) throw new UsageError('data from a stream of unknown length is read by a reservoir sample (sampleOnRead cannot be false); write it to a file to read it whole');
+    const path = (opts.data as unknown as { path?: unknown }).path;
+    const name = typeof path === 'string' ? path : opts.data === process.stdin ? 'stdin' : 'stream';
+    const sample = await reservoirSample(await openArrowStream(opts.data, name, opts.read ?? {}), (given.T as number) * (given.batchSize as number), given.seed as number);
+    rowsRead = sample.n;
+    scaler = sample.scaler;
+    classes = taskClasses(spec.task, sample.ds, positive !== undefined ? { positive } : {});
+    const ds = (scaler.transformInPlace(sample.ds.X), sample.ds);
+    fingerprint = datasetFingerprint(ds);
+    rows = ds;
+  } else if (await chooseSampleOnRead(spec, opts.data, opts.read ?? {}, opts.sampleOnRead)) {
     const resume = init?.header.resume;
     const planned = await readPlannedRows(opts.data as string, opts.read ?? {}, {
       spec: spec as LoopLearnerSpec,
@@ -333,8 +355,9 @@ export async function train(opts: TrainOptions): Promise<Model> {
         featureNames: [...rows.featureNames],
         labelName: rows.labelName,
         training: {
-          rows: rows.n,
+          rows: rowsRead ?? rows.n,
           labeledRows: labeled.n,
+          ...(rowsRead !== undefined ? { reservoir: rows.n - labeled.n } : {}),
           ...(fitted.trace?.length ? { validation: fitted.trace } : {}),
           ...(typeof opts.data === 'string' ? { data: opts.data } : rows.source !== undefined ? { data: rows.source } : {}),
         },

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tableFromIPC } from 'apache-arrow';
-import { encodeArrow, readDataset, splitDataset, writeBatchesStreaming, writeSynthetic } from '../src/data/index.ts';
+import { encodeArrow, MinMaxScaler, readDataset, splitDataset, writeBatchesStreaming, writeSynthetic } from '../src/data/index.ts';
+import { PassThrough } from 'node:stream';
 import { LEARNERS, learnerSpec, resolveParams, resolveStep, train } from '../src/api.ts';
 import { chooseSampleOnRead, readPlannedRows } from '../src/sample-plan.ts';
 import type { LoopLearnerSpec } from '../src/learners/spec.ts';
@@ -59,6 +60,28 @@ describe('sample on read', () => {
     const continued = await train({ init: first, data: binaryFile, T: 12, threads: 1, sampleOnRead: true });
     const atOnce = await train({ learner: 'qsg-s2auc', data: binaryFile, ...small, sampleOnRead: false });
     expect(Buffer.from(continued.toBytes()).equals(Buffer.from(atOnce.toBytes()))).toBe(true);
+  });
+
+  it('an Arrow stream of unknown length: labeled rows + a seeded reservoir of T·B unlabeled rows, scaler over every row, deterministic', async () => {
+    const ds = await readDataset(binaryFile);
+    const bytes = encodeArrow(ds, 'stream');
+    // Delivered in uneven chunks through a byte stream, as a pipe would.
+    const pipe = () => {
+      const stream = new PassThrough();
+      for (let at = 0; at < bytes.length; at += 7777) stream.write(bytes.subarray(at, at + 7777));
+      stream.end();
+      return stream;
+    };
+    const options = { learner: 'qsg-s2auc', T: 10, m: 16, batchSize: 8, seed: 5, threads: 1 };
+    const a = await train({ ...options, data: pipe() });
+    const b = await train({ ...options, data: pipe() });
+    expect(Buffer.from(a.toBytes()).equals(Buffer.from(b.toBytes()))).toBe(true);
+    expect(a.header.training).toMatchObject({ rows: 2000, labeledRows: 60, reservoir: 80 });
+    expect(a.scaler.toJSON()).toEqual(MinMaxScaler.fit(ds).toJSON());
+    // Another seed keeps another reservoir (and draws otherwise): another model.
+    const c = await train({ ...options, seed: 6, data: pipe() });
+    expect(Buffer.from(c.toBytes()).equals(Buffer.from(a.toBytes()))).toBe(false);
+    await expect(train({ ...options, data: pipe(), sampleOnRead: false })).rejects.toThrow(UsageError);
   });
 
   it('is chosen automatically when the file would not fit, and refused where it cannot apply', async () => {

@@ -283,6 +283,79 @@ export async function openArrowRows(path: string, opts: ReadOptions = {}): Promi
   };
 }
 
+/** Bytes of unknown length: a Node readable stream (stdin, a pipe, a socket) or any async iterable of chunks. */
+export type ByteStream = NodeJS.ReadableStream | AsyncIterable<Uint8Array>;
+
+/**
+ * Whether `x` is a {@link ByteStream} (not a path, a Table or a Dataset).
+ *
+ * @example
+ * isByteStream(process.stdin); // true
+ */
+export function isByteStream(x: unknown): x is ByteStream {
+  return x !== null && typeof x === 'object' && (Symbol.asyncIterator in x || typeof (x as NodeJS.ReadableStream).pipe === 'function');
+}
+
+/**
+ * An Arrow IPC stream of unknown length (stdin, a pipe) read once, batch by
+ * batch, in flat memory: the schema is read and checked now; each batch is
+ * checked like {@link validateDataset} checks a dataset (a DataError names
+ * `name`, the column and the row). The row count is known only at the end.
+ *
+ * @example
+ * const src = await openArrowStream(process.stdin, 'stdin');
+ * for await (const { n, X } of src.batches()) console.log(n, X.length / n);
+ */
+export async function openArrowStream(bytes: ByteStream, name: string, opts: ReadOptions = {}): Promise<RowSource> {
+  let reader: AsyncRecordBatchFileReader | AsyncRecordBatchStreamReader;
+  try {
+    // apache-arrow reads an object-mode Node stream's chunks as messages, not bytes: hand it over as an iterable of bytes.
+    const source = (bytes as { readableObjectMode?: boolean }).readableObjectMode === true ? chunksOf(bytes as AsyncIterable<Uint8Array>) : bytes;
+    reader = (await RecordBatchReader.from(source as AsyncIterable<Uint8Array>)) as AsyncRecordBatchStreamReader;
+    await reader.open();
+  } catch (err) {
+    throw corrupt(name, err);
+  }
+  if (!reader.schema) throw corrupt(name, new Error('no schema message'));
+  const plan = planColumns(reader.schema, name, opts);
+  const d = plan.featureNames.length;
+  let read = false;
+  return {
+    file: name,
+    featureNames: plan.featureNames,
+    labelName: plan.labelName,
+    labels: plan.labels,
+    async *batches(): AsyncGenerator<RowBatch> {
+      if (read) throw new Error(`${name}: a stream can be read once`);
+      read = true;
+      let row0 = 0;
+      const it = reader[Symbol.asyncIterator]();
+      for (;;) {
+        let next: IteratorResult<RecordBatch>;
+        try {
+          next = await it.next();
+        } catch (err) {
+          throw corrupt(name, err);
+        }
+        if (next.done) break;
+        const batch = next.value;
+        const n = batch.numRows;
+        if (n === 0) continue;
+        const X = new Float64Array(n * d);
+        const y = new Float64Array(n).fill(NaN);
+        copyBatch(batch, plan, X, y, 0, row0, name);
+        validateRows({ X, y, d, row0, file: name, featureNames: plan.featureNames, labelName: plan.labelName });
+        yield { n, X, y };
+        row0 += n;
+      }
+    },
+  };
+}
+
+async function* chunksOf(bytes: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  for await (const chunk of bytes) yield chunk;
+}
+
 async function openFile(path: string): Promise<FileHandle> {
   try {
     return await open(path, 'r');

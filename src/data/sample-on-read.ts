@@ -16,7 +16,10 @@
  * the in-memory path would copy, and they are scaled by the same scaler with
  * the same arithmetic, so the model is the same bytes.
  */
+import seedrandom from 'seedrandom';
 import { DataError } from '../errors.ts';
+import { makeDataset, type Dataset } from './dataset.ts';
+import type { RowSource } from './row-source.ts';
 import { openArrowRows, type ArrowRows, type ReadOptions } from './arrow.ts';
 import { DataFingerprint } from './fingerprint.ts';
 import { MinMaxRange, type MinMaxScaler } from './scaler.ts';
@@ -120,4 +123,71 @@ export async function keepRows(scan: ArrowScan, keep: Int32Array, onProgress?: (
   }
   if (row0 !== n) throw new DataError(`read ${row0} rows, the headers list ${n} (the file changed while training?)`, { file: scan.meta.source });
   return { rows: new KeptRows(scan.meta, keep, X), fingerprint: fingerprint.sparseLabels(scan.meta.labeledRows, scan.meta.labels) };
+}
+
+/** What {@link reservoirSample} kept of a stream of unknown length. */
+export interface ReservoirSample {
+  /** The labeled rows and the reservoir's unlabeled rows, in stream order, features as read (unscaled). */
+  readonly ds: Dataset;
+  /** Fitted on every row of the stream. */
+  readonly scaler: MinMaxScaler;
+  /** Rows in the stream. */
+  readonly n: number;
+}
+
+/**
+ * One pass over rows of unknown count (an Arrow stream from a pipe): every
+ * labeled row is kept, and a seeded uniform reservoir of `size` unlabeled rows
+ * (Vitter's algorithm R on the stream `dsgkit-reservoir:<seed>`: the same
+ * stream and seed keep the same rows); the min-max scaler is fitted on all
+ * rows. Memory: (labeled + size) × d × 8 bytes + one batch.
+ *
+ * @example
+ * const { ds, scaler, n } = await reservoirSample(await openArrowStream(process.stdin, 'stdin'), 64_000, 1);
+ */
+export async function reservoirSample(source: RowSource, size: number, seed: number | string): Promise<ReservoirSample> {
+  if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`reservoirSample: size must be a whole number ≥ 0, got ${size}`);
+  const d = source.featureNames.length;
+  const range = new MinMaxRange(d);
+  const rng = seedrandom(`dsgkit-reservoir:${seed}`);
+  const labeledX: number[] = [];
+  const labeledY: number[] = [];
+  const labeledAt: number[] = [];
+  const reservoirX = new Float64Array(size * d);
+  const reservoirAt = new Float64Array(size);
+  let unlabeled = 0;
+  let row0 = 0;
+  for await (const batch of source.batches()) {
+    range.add(batch.X, 0, batch.n);
+    for (let i = 0; i < batch.n; i++) {
+      const row = batch.X.subarray(i * d, i * d + d);
+      if (!Number.isNaN(batch.y[i])) {
+        for (let k = 0; k < d; k++) labeledX.push(row[k]);
+        labeledY.push(batch.y[i]);
+        labeledAt.push(row0 + i);
+        continue;
+      }
+      const slot = unlabeled < size ? unlabeled : Math.floor(rng() * (unlabeled + 1));
+      if (slot < size) {
+        reservoirX.set(row, slot * d);
+        reservoirAt[slot] = row0 + i;
+      }
+      unlabeled++;
+    }
+    row0 += batch.n;
+  }
+  // Labeled rows and the reservoir, merged back into stream order.
+  const kept = Math.min(size, unlabeled);
+  const order = [...labeledAt.map((at, r) => ({ at, r, labeled: true })), ...Array.from({ length: kept }, (_, r) => ({ at: reservoirAt[r], r, labeled: false }))].sort((a, b) => a.at - b.at);
+  const X = new Float64Array(order.length * d);
+  const y = new Float64Array(order.length).fill(NaN);
+  order.forEach(({ r, labeled }, p) => {
+    if (labeled) {
+      for (let k = 0; k < d; k++) X[p * d + k] = labeledX[r * d + k];
+      y[p] = labeledY[r];
+    } else X.set(reservoirX.subarray(r * d, r * d + d), p * d);
+  });
+  const classNames = source.labels.finish(y);
+  const ds = makeDataset({ X, d, y, featureNames: source.featureNames, labelName: source.labelName, source: source.file, ...(classNames !== undefined ? { classNames } : {}) });
+  return { ds, scaler: range.scaler(source.featureNames, source.file), n: row0 };
 }

@@ -26,7 +26,11 @@ ${LEARNERS.map((l) => `  ${l.name.padEnd(width)}  ${l.summary} [${l.task}; metri
 
 Options:
   --learner <name>        ${LEARNER_NAMES.join(' | ')} (required)
-  --data <file>           training data: Arrow, CSV or LIBSVM (required)
+  --data <file>           training data: Arrow, CSV or LIBSVM (required); '-'
+                          reads an Arrow IPC stream from stdin (a pipe of unknown
+                          length): the labeled rows and a seeded reservoir of
+                          T·B unlabeled rows are kept (deterministic; a different,
+                          equally valid model than one trained on the whole file)
   --out <file>            model file to write, e.g. model.dsg (required)
   --validation <file>     labeled held-out rows whose AUC (mean AUC for ordinal
                           learners) the progress shows; never changes the model
@@ -154,7 +158,7 @@ export const trainCommand: Command = {
     const { model, wallMs } = await runTraining(
       io,
       // A path: the API reads it (whole, scaled in place, or a sample of it on read).
-      { learner: spec.name, data: dataPath, read, ...(sampleOnRead !== undefined ? { sampleOnRead } : {}), ...optionsFor(spec, settings), threads: settings.threads, ...(validationPath !== undefined ? { validation: validationPath } : {}), ...(initPath !== undefined ? { init: initPath } : {}) },
+      { learner: spec.name, data: dataPath === '-' ? process.stdin : dataPath, read, ...(sampleOnRead !== undefined ? { sampleOnRead } : {}), ...optionsFor(spec, settings), threads: settings.threads, ...(validationPath !== undefined ? { validation: validationPath } : {}), ...(initPath !== undefined ? { init: initPath } : {}) },
       { label: spec.name, quiet: settings.quiet },
       checkpointPath !== undefined ? { every: every!, path: checkpointPath } : undefined,
     );
