@@ -46,6 +46,9 @@ export function inMemoryBytes(n: number, d: number): number {
  * availableMemory(); // e.g. 6.1e9
  */
 export function availableMemory(): number {
+  // Node ≥ 20.13 knows the cgroup limit and the system's free memory together.
+  const node = (process as { availableMemory?: () => number }).availableMemory;
+  if (typeof node === 'function') return node();
   const limit = typeof process.constrainedMemory === 'function' ? process.constrainedMemory() : 0;
   const free = freemem();
   return limit !== undefined && limit > 0 ? Math.min(free, Math.max(0, limit - process.memoryUsage.rss())) : free;
