@@ -8,13 +8,14 @@
  *   file (default 20M rows) against `train --in-memory` on a file a tenth its
  *   size (default 2M rows) from the same generator; both models' held-out AUC
  *   on one labeled test file (default 10,000 rows, another seed);
- * - `predict` on the big file (streamed) against the in-memory path (the
- *   whole file read into one matrix, then scored) on the smaller file, in rows
- *   per second; the model is trained with `--predict-T` iterations (default
- *   2) because scoring costs O(T) a row (20M rows × T = 1,000 would take
- *   hours on 2 cores) and neither memory nor the streaming overhead depends on
- *   T (a short model makes reading and writing, where streaming could lose,
- *   the larger share of the time);
+ * - `predict` streamed on the big file (peak RSS, rows/s), and its rows/s
+ *   against the in-memory path (the whole file read into one matrix, scored,
+ *   the same output written) on the smaller file, both as process wall time;
+ *   the model has `--predict-T` iterations (default 2) because scoring costs
+ *   O(T) a row (20M rows × T = 1,000 would take hours on 2 cores) and neither
+ *   memory nor the streaming overhead depends on T (a short model makes
+ *   reading and writing, where streaming could lose, the larger share);
+ *   `--only predict` runs this comparison alone (bigdata-predict.json);
  * - the wall time of `train` on the papers' largest shape (default 5M × 18).
  *
  * Checks the free disk space first, and deletes the generated files at the end.
@@ -40,8 +41,12 @@ const { values } = parseArgs({
     T: { type: 'string', short: 'T', default: '1000' },
     'predict-T': { type: 'string', default: '2' },
     dir: { type: 'string' },
+    only: { type: 'string' },
   },
 });
+/** `--only predict`: the predict comparison alone (no big file), written to bigdata-predict.json. */
+const ONLY_PREDICT = values.only === 'predict';
+if (values.only !== undefined && !ONLY_PREDICT) throw new Error(`bench:bigdata: --only takes 'predict', got ${values.only}`);
 const N = Number(values.rows);
 const MID = Number(values.mid);
 const PAPER = Number(values.paper);
@@ -55,7 +60,7 @@ const THREADS = 2;
 const fileBytes = (n: number, d: number) => n * (d + 1) * 8 * 1.02;
 const work = values.dir ?? mkdtempSync(join(tmpdir(), 'dsgkit-bigdata-'));
 mkdirSync(work, { recursive: true });
-const need = fileBytes(N, D) + fileBytes(MID, D) + fileBytes(PAPER, 18) + fileBytes(TEST, D) + 2 * 8 * 4 * Math.max(N, MID); // + score files
+const need = (ONLY_PREDICT ? 0 : fileBytes(N, D)) + fileBytes(MID, D) + fileBytes(PAPER, 18) + fileBytes(TEST, D) + 2 * 8 * 4 * Math.max(N, MID); // + score files
 const { bavail, bsize } = statfsSync(work);
 if (bavail * bsize < need * 1.1) throw new Error(`bench:bigdata: ${work} has ${(bavail * bsize / 1e9).toFixed(1)} GB free, the files need ${(need / 1e9).toFixed(1)} GB`);
 
@@ -87,12 +92,46 @@ const note = (step: string, m: Measured, extra: Record<string, string | number> 
   console.error(`${step}: ${Math.round(m.maxRssMB)} MB, ${m.wallS} s ${JSON.stringify(extra)}`);
 };
 
+/** Predict, streamed (the CLI) and in memory (the whole file read into one matrix, scored, written the same way), on one file, process wall times both. */
+function predictPair(data: string, rowsIn: number): { streamed: Measured; inMemory: Measured; streamedRate: number; inMemoryRate: number } {
+  const streamed = measure(['predict', '--model', path('small.dsg'), '--data', path(data), '--out', path('scores.arrow'), '--threads', String(THREADS), '--quiet']);
+  rmSync(path('scores.arrow'), { force: true });
+  const script = `
+    const { load, readDataset, writeBatchesStreaming } = await import(${JSON.stringify(join(process.cwd(), 'dist/src/index.js'))});
+    const { predictionBatches } = await import(${JSON.stringify(join(process.cwd(), 'dist/src/cli/commands/predict.js'))});
+    const model = await load(${JSON.stringify(path('small.dsg'))});
+    const ds = await readDataset(${JSON.stringify(path(data))}, model.readOptions());
+    const f = await model.decisionFunction(ds, { threads: ${THREADS} });
+    await writeBatchesStreaming(${JSON.stringify(path('scores.arrow'))}, predictionBatches(f, model.labelsFromScores(f), { name: ds.labelName, values: ds.y }), 'file');`;
+  const inMemory = measure(['--input-type=module', '-e', script], true);
+  rmSync(path('scores.arrow'), { force: true });
+  return { streamed, inMemory, streamedRate: rowsIn / streamed.wallS, inMemoryRate: rowsIn / inMemory.wallS };
+}
+
+const trainArgs = (data: string, out: string, t: number, how: string) => ['train', '--learner', 'qsg-s2auc', '--data', path(data), '--out', path(out), '--iterations', String(t), '--threads', String(THREADS), '--seed', '1', '--quiet', how];
+
 try {
+  if (ONLY_PREDICT) {
+    note(`generate ${MID} × ${D}`, generate('mid.arrow', MID, D, 200, 1));
+    measure(trainArgs('mid.arrow', 'small.dsg', PREDICT_T, '--in-memory'));
+    const p = predictPair('mid.arrow', MID);
+    note(`predict streamed, ${MID} rows (model T = ${PREDICT_T})`, p.streamed, { 'rows/s': Math.round(p.streamedRate) });
+    note(`predict in memory, ${MID} rows (read, score, write)`, p.inMemory, { 'rows/s': Math.round(p.inMemoryRate) });
+    const targets = { predictRateShare: { measured: +(p.streamedRate / p.inMemoryRate).toFixed(3), target: '≥ 0.8 of the in-memory rows/s', met: p.streamedRate >= 0.8 * p.inMemoryRate } };
+    console.log(markdownTable(rows, { digits: 4 }));
+    console.log(JSON.stringify(targets, null, 2));
+    const paths = writeBenchOutputs('bigdata-predict', { mid: MID, d: D, predictT: PREDICT_T, threads: THREADS, cores: cpus().length, cpu: cpus()[0]?.model, loadavg: loadavg(), date: new Date().toISOString(), note: 'process wall times on a shared machine: noisy', targets, rows }, dotPlotSvg({
+      title: `predict on ${MID.toLocaleString('en-US')} rows: streamed vs in memory`,
+      xLabel: 'rows per second',
+      groups: [{ name: 'predict', rows: [{ series: 'streamed', mean: p.streamedRate }, { series: 'in memory', mean: p.inMemoryRate }] }],
+    }));
+    console.log(`wrote ${paths.json} and ${paths.svg}`);
+    process.exit(0);
+  }
   note(`generate ${N} × ${D}`, generate('big.arrow', N, D, 200, 1), { 'file (GB)': +(statSync(path('big.arrow')).size / 1e9).toFixed(2) });
   note(`generate ${MID} × ${D}`, generate('mid.arrow', MID, D, 200, 1));
   note(`generate test ${TEST} × ${D}`, generate('test.arrow', TEST, D, TEST, 2));
 
-  const trainArgs = (data: string, out: string, t: number, how: string) => ['train', '--learner', 'qsg-s2auc', '--data', path(data), '--out', path(out), '--iterations', String(t), '--threads', String(THREADS), '--seed', '1', '--quiet', how];
   const big = measure(trainArgs('big.arrow', 'big.dsg', T, '--sample-on-read'));
   const bigAuc = aucOf('big.dsg');
   note(`train sample on read, ${N} rows, T = ${T}`, big, { 'held-out AUC': bigAuc });
@@ -102,22 +141,14 @@ try {
 
   // Predict: a model of PREDICT_T iterations; streamed on the big file, in memory on the mid one.
   measure(trainArgs('mid.arrow', 'small.dsg', PREDICT_T, '--in-memory'));
+  // RSS and rate streamed on the big file; the rate against the in-memory path on the mid file (both written, both process wall).
   const streamed = measure(['predict', '--model', path('small.dsg'), '--data', path('big.arrow'), '--out', path('big-scores.arrow'), '--threads', String(THREADS), '--quiet']);
   rmSync(path('big-scores.arrow'), { force: true });
-  const streamedRate = N / streamed.wallS;
-  note(`predict streamed, ${N} rows (model T = ${PREDICT_T})`, streamed, { 'rows/s': Math.round(streamedRate) });
-  // The in-memory path: read the whole file into one matrix, then score it (writing excluded: in its favour).
-  const inMemoryScript = `
-    const { load, readDataset } = await import(${JSON.stringify(join(process.cwd(), 'dist/src/index.js'))});
-    const model = await load(${JSON.stringify(path('small.dsg'))});
-    const t0 = performance.now();
-    const ds = await readDataset(${JSON.stringify(path('mid.arrow'))}, model.readOptions());
-    const f = await model.decisionFunction(ds, { threads: ${THREADS} });
-    console.log(JSON.stringify({ rows: f.length, seconds: (performance.now() - t0) / 1000 }));`;
-  const inMemory = measure(['--input-type=module', '-e', inMemoryScript], true);
-  const { seconds } = JSON.parse(inMemory.out) as { seconds: number };
-  const inMemoryRate = MID / seconds;
-  note(`predict in memory, ${MID} rows (read + score)`, inMemory, { 'rows/s': Math.round(inMemoryRate) });
+  note(`predict streamed, ${N} rows (model T = ${PREDICT_T})`, streamed, { 'rows/s': Math.round(N / streamed.wallS) });
+  const pair = predictPair('mid.arrow', MID);
+  const { inMemory, streamedRate, inMemoryRate } = pair;
+  note(`predict streamed, ${MID} rows`, pair.streamed, { 'rows/s': Math.round(streamedRate) });
+  note(`predict in memory, ${MID} rows (read, score, write)`, inMemory, { 'rows/s': Math.round(inMemoryRate) });
 
   rmSync(path('big.arrow'), { force: true });
   note(`generate ${PAPER} × 18`, generate('paper.arrow', PAPER, 18, 200, 1));
