@@ -15,6 +15,10 @@
  * record batch, whatever the file's size. The kept rows are exactly the rows
  * the in-memory path would copy, and they are scaled by the same scaler with
  * the same arithmetic, so the model is the same bytes.
+ *
+ * A stream of unknown length (a pipe) cannot be read twice nor planned for:
+ * {@link reservoirSample} keeps the labeled rows and a seeded reservoir of
+ * unlabeled rows in one pass (a different, equally valid, deterministic model).
  */
 import seedrandom from 'seedrandom';
 import { DataError } from '../errors.ts';
@@ -27,7 +31,7 @@ import { KeptRows, type RowsMeta } from './training-rows.ts';
 
 /** Rows read so far in a pass, for progress reports. */
 export interface ReadProgress {
-  /** 1: scan (check, scale, fingerprint), 2: keep the planned rows. */
+  /** 1: scan (check, fit the scaler, labels), 2: scale, fingerprint, keep the planned rows. */
   readonly pass: 1 | 2;
   readonly rows: number;
   readonly n: number;
