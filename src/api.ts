@@ -12,9 +12,13 @@
 import { availableParallelism } from 'node:os';
 import { Table } from 'apache-arrow';
 import { DataError, UsageError } from './errors.ts';
-import { medianHeuristicSigma } from './features/median-heuristic.ts';
+import { MEDIAN_HEURISTIC_SAMPLE, medianHeuristicSigma, sampleRowIndices } from './features/median-heuristic.ts';
+import { isDataset, labeledDataset, trainingRows, type TrainingRows } from './data/training-rows.ts';
+import { chooseSampleOnRead, readPlannedRows } from './sample-plan.ts';
+import { reservoirSample, type ReadProgress } from './data/sample-on-read.ts';
+import { isByteStream, openArrowStream, type ByteStream } from './data/arrow.ts';
 import { MAX_SIGMA } from './learners/common.ts';
-import { selectRows, type Dataset } from './data/dataset.ts';
+import type { Dataset } from './data/dataset.ts';
 import { readDataset, tableToDataset, type ReadDatasetOptions } from './data/index.ts';
 import { MinMaxScaler } from './data/scaler.ts';
 import { datasetFingerprint } from './data/fingerprint.ts';
@@ -31,7 +35,7 @@ import type { ProfileReport } from './engine/profile.ts';
 import { checkStepSize, inverseStepWarning, type StepSize } from './coordinator/step-size.ts';
 import { checkParams, withDefaults, type ParamValue } from './learners/params.ts';
 import { learnerSpec } from './learners/registry.ts';
-import type { FitResult, LearnerSpec, Params } from './learners/spec.ts';
+import type { FitResult, LearnerSpec, LoopLearnerSpec, Params } from './learners/spec.ts';
 import { load, Model } from './model/model.ts';
 import type { ModelHeader, ResumeState } from './model/model-file.ts';
 import { RandomFeaturePredictor, type Predictor } from './model/predictor.ts';
@@ -50,8 +54,13 @@ export { DEFAULT_CACHE_BYTES } from './engine/evaluator.ts';
 export { defaultStepSize, DEFAULT_MAX_STEP } from './coordinator/step-size.ts';
 export { THETA_LAMBDA } from './learners/common.ts';
 
-/** Training data as `train` accepts it: a Dataset (raw features), a file path, or an Arrow Table. */
-export type TrainData = Dataset | string | Table;
+/**
+ * Training data as `train` accepts it: a Dataset (raw features), a file path,
+ * an Arrow Table, or an Arrow IPC stream of unknown length (a Node readable
+ * such as `process.stdin`, or an async iterable of bytes; loop learners only,
+ * read by a seeded reservoir sample).
+ */
+export type TrainData = Dataset | string | Table | ByteStream;
 
 /** The options of `train` that are not learner parameters: data, task, step, and how the run goes. */
 export interface RunOptions {
@@ -69,6 +78,16 @@ export interface RunOptions {
   checkpointEvery?: number;
   /** Receives each checkpoint (e.g. `(m) => m.save('run.dsg')`); the loop waits for it. */
   onCheckpoint?: (model: Model) => void | Promise<void>;
+  /**
+   * Sample on read (loop learners, `data` an Arrow file path): read the file in
+   * two streaming passes and keep in memory only the labeled rows and the rows
+   * the run will draw — the same model, byte for byte, as reading it whole.
+   * `true` forces it, `false` reads the whole file; left out, it is chosen when
+   * the file would take more than half the available memory.
+   */
+  sampleOnRead?: boolean;
+  /** With sample on read: rows read so far in each pass over the file. */
+  onReadProgress?: (p: ReadProgress) => void;
   /** Reading options when `data` is a path or a Table (label column, feature columns, LIBSVM width). */
   read?: ReadDatasetOptions;
   /**
@@ -117,11 +136,11 @@ export interface RunOptions {
 export type TrainOptions = RunOptions & { readonly [param: string]: unknown };
 
 /** {@link TrainOptions} without the callbacks and the signal: what can cross to another thread. */
-export type TrainRequest = Omit<RunOptions, 'onProgress' | 'onWarning' | 'signal' | 'onCheckpoint' | 'init' | 'onProfile'> & { init?: string; readonly [param: string]: unknown };
+export type TrainRequest = Omit<RunOptions, 'onProgress' | 'onReadProgress' | 'onWarning' | 'signal' | 'onCheckpoint' | 'init' | 'onProfile'> & { init?: string; readonly [param: string]: unknown };
 
 /** Keys of {@link RunOptions}: every other key of the options is a learner parameter. */
 const RUN_KEYS = new Set<string>([
-  'learner', 'data', 'init', 'checkpointEvery', 'onCheckpoint', 'read', 'scaleInPlace', 'positive', 'step', 'theta', 'threads', 'cacheBytes', 'parallelMinWork', 'evaluation', 'onProfile',
+  'learner', 'data', 'init', 'checkpointEvery', 'onCheckpoint', 'sampleOnRead', 'onReadProgress', 'read', 'scaleInPlace', 'positive', 'step', 'theta', 'threads', 'cacheBytes', 'parallelMinWork', 'evaluation', 'onProfile',
   'validation', 'validateEvery', 'onProgress', 'onWarning', 'signal',
 ]);
 
@@ -138,22 +157,25 @@ export function resolveParams(spec: LearnerSpec, options: Readonly<Record<string
   return withDefaults(checkParams(given, spec.params, { learner: spec.name }), spec.params);
 }
 
-/** Rows the median heuristic samples (all pairs among them) when σ is left to the data. */
-const SIGMA0_SAMPLE = 1000;
-
 /**
  * The median-heuristic kernel scale σ₀ = 1 / median ‖x − x′‖² over all pairs
- * of a seeded sample of at most 1,000 rows of a SCALED dataset: the default σ
- * and the centre of `tune`'s σ grid. A DataError when the rows are mostly duplicates.
+ * of a seeded sample of at most 1,000 rows of SCALED training rows (a Dataset,
+ * or rows read on demand that hold the sample): the default σ and the centre
+ * of `tune`'s σ grid. A DataError when the rows are mostly duplicates.
  *
  * @example
  * kernelScale0(scaledTrain); // e.g. 3.86 on spam (57 features in [0, 1], most near 0)
  */
-export function kernelScale0(ds: Dataset): number {
+export function kernelScale0(data: Dataset | TrainingRows): number {
+  const rows = trainingRows(data);
+  // The sample's rows, in ascending order, are what the heuristic sees of the data.
+  const picked = sampleRowIndices(rows.n, MEDIAN_HEURISTIC_SAMPLE, 0);
+  const X = new Float64Array(picked.length * rows.d);
+  picked.forEach((i, r) => rows.copyRow(i, X, r));
   try {
-    return medianHeuristicSigma(ds.X.subarray(0, ds.n * ds.d), ds.n, ds.d, { sample: SIGMA0_SAMPLE, seed: 0 });
+    return medianHeuristicSigma(X, picked.length, rows.d, { sample: MEDIAN_HEURISTIC_SAMPLE, seed: 0 });
   } catch (err) {
-    throw new DataError(`cannot take the median heuristic for σ (${(err as Error).message}); give sigma`, ds.source !== undefined ? { file: ds.source } : {});
+    throw new DataError(`cannot take the median heuristic for σ (${(err as Error).message}); give sigma`, rows.source !== undefined ? { file: rows.source } : {});
   }
 }
 
@@ -171,13 +193,13 @@ export function defaultSigma(data: Dataset): number {
 /**
  * `params` with the defaults that come from the data filled in: σ = σ₀
  * ({@link kernelScale0}) when the learner has a σ and none was given.
- * `ds` holds the training rows scaled as the learner sees them.
+ * `rows` are the training rows scaled as the learner sees them.
  *
  * @example
  * const params = withDataDefaults(spec, resolveParams(spec, { lambda: 0.1 }), scaled); // params.sigma = σ₀
  */
-export function withDataDefaults(spec: LearnerSpec, params: Params, ds: Dataset): Params {
-  if ('sigma' in spec.params && params.sigma === undefined) return { ...params, sigma: Math.min(kernelScale0(ds), MAX_SIGMA) };
+export function withDataDefaults(spec: LearnerSpec, params: Params, rows: Dataset | TrainingRows): Params {
+  if ('sigma' in spec.params && params.sigma === undefined) return { ...params, sigma: Math.min(kernelScale0(rows), MAX_SIGMA) };
   return params;
 }
 
@@ -288,19 +310,56 @@ export async function train(opts: TrainOptions): Promise<Model> {
     if (bytes > MAX_HISTORY_BYTES) throw new UsageError(`T = ${given.T} iterations of m = ${given.m} features need a ${(bytes / 2 ** 30).toFixed(0)} GiB history (at most ${MAX_HISTORY_BYTES / 2 ** 30} GiB); lower T or m`);
   }
 
-  const raw = await toDataset(opts.data, 'data', opts.read);
   const initTask = init?.header.task;
   const positive = opts.positive ?? (initTask?.kind === 'binary' ? initTask.positive : undefined);
-  const classes = taskClasses(spec.task, raw, positive !== undefined ? { positive } : {});
-  const scaler = MinMaxScaler.fit(raw);
-  // Rows read from a path are ours: scale them in place (one copy of X fewer, which is a
-  // gigabyte at tens of millions of values). A caller's Dataset only when it says so.
-  const inPlace = typeof opts.data === 'string' || opts.data instanceof Table || opts.scaleInPlace === true;
-  const ds = inPlace ? (scaler.transformInPlace(raw.X), raw) : scaler.transform(raw);
-  const params = withDataDefaults(spec, given, ds);
-  const fingerprint = spec.kind === 'loop' ? datasetFingerprint(ds) : undefined;
+  // The training rows, scaled: the whole data in memory, or the rows the run uses read from
+  // an Arrow file (sample on read: the same model bytes, memory following the run).
+  let rows: Dataset | TrainingRows;
+  let scaler: MinMaxScaler;
+  let classes: TaskClasses;
+  let fingerprint: string | undefined;
+  let rowsRead: number | undefined;
+  if (isByteStream(opts.data)) {
+    // An Arrow stream of unknown length (a pipe): the labeled rows and a seeded reservoir
+    // of T·B unlabeled rows, the scaler fitted on every row. A different, equally valid,
+    // deterministic model than training on the whole data.
+    if (spec.kind !== 'loop') throw new UsageError(`data from a stream applies to learners on the stochastic loop; ${spec.name} fits on the whole data in memory (write the stream to a file)`);
+    if (opts.sampleOnRead === false) throw new UsageError('data from a stream of unknown length is read by a reservoir sample (sampleOnRead cannot be false); write it to a file to read it whole');
+    const path = (opts.data as unknown as { path?: unknown }).path;
+    const name = typeof path === 'string' ? path : opts.data === process.stdin ? 'stdin' : 'stream';
+    const sample = await reservoirSample(await openArrowStream(opts.data, name, opts.read ?? {}), (given.T as number) * (given.batchSize as number), given.seed as number);
+    rowsRead = sample.n;
+    scaler = sample.scaler;
+    classes = taskClasses(spec.task, sample.ds, positive !== undefined ? { positive } : {});
+    const ds = (scaler.transformInPlace(sample.ds.X), sample.ds);
+    fingerprint = datasetFingerprint(ds);
+    rows = ds;
+  } else if (await chooseSampleOnRead(spec, opts.data, opts.read ?? {}, opts.sampleOnRead)) {
+    const resume = init?.header.resume;
+    const planned = await readPlannedRows(opts.data as string, opts.read ?? {}, {
+      spec: spec as LoopLearnerSpec,
+      params: given,
+      step: step!,
+      ...(positive !== undefined ? { positive } : {}),
+      ...(resume ? { start: { t: resume.t, rng: resume.rng } } : {}),
+      ...(opts.onReadProgress ? { onProgress: opts.onReadProgress } : {}),
+    });
+    ({ rows, classes, fingerprint } = planned);
+    scaler = planned.scan.scaler;
+  } else {
+    const raw = await toDataset(opts.data, 'data', opts.read);
+    classes = taskClasses(spec.task, raw, positive !== undefined ? { positive } : {});
+    scaler = MinMaxScaler.fit(raw);
+    // Rows read from a path are ours: scale them in place (one copy of X fewer, which is a
+    // gigabyte at tens of millions of values). A caller's Dataset only when it says so.
+    const inPlace = typeof opts.data === 'string' || opts.data instanceof Table || opts.scaleInPlace === true;
+    const ds = inPlace ? (scaler.transformInPlace(raw.X), raw) : scaler.transform(raw);
+    fingerprint = spec.kind === 'loop' ? datasetFingerprint(ds) : undefined;
+    rows = ds;
+  }
+  const params = withDataDefaults(spec, given, rows);
   if (init && init.header.resume!.data !== fingerprint) throw new UsageError(`init: the training data differ from the data the model was trained on (continue a run on the same file, rows and labels)`);
-  const validation = opts.validation !== undefined ? await validationFor(opts, classes, scaler, raw) : undefined;
+  const validation = opts.validation !== undefined ? await validationFor(opts, classes, scaler, rows) : undefined;
 
   const engine: EvaluatorOptions = {
     threads,
@@ -312,9 +371,7 @@ export async function train(opts: TrainOptions): Promise<Model> {
   const pool = threads > 1 ? new EvaluatorPool(threads - 1) : undefined;
   try {
     const run: EvaluatorOptions = pool ? { ...engine, pool } : engine;
-    const labeledRows: number[] = [];
-    for (let i = 0; i < ds.n; i++) if (ds.labeled[i]) labeledRows.push(i);
-    const labeled = selectRows(ds, labeledRows);
+    const labeled = labeledDataset(trainingRows(rows));
     // The model of a predictor: threshold(s) fitted at the labeled rows, the header assembled.
     const modelOf = async (fitted: FitResult & { predictor: Predictor; evaluation?: 'history' | 'rows' }, at: Params, resume: ResumeState | undefined): Promise<Model> => {
       const fL = await fitted.predictor.evaluate(labeled.X, labeled.n, new Float64Array(labeled.n), run);
@@ -328,14 +385,15 @@ export async function train(opts: TrainOptions): Promise<Model> {
         task,
         predictor: fitted.predictor.describe(),
         scaler: scaler.toJSON(),
-        featureNames: [...raw.featureNames],
-        labelName: raw.labelName,
+        featureNames: [...rows.featureNames],
+        labelName: rows.labelName,
         training: {
-          rows: raw.n,
-          labeledRows: labeledRows.length,
+          rows: rowsRead ?? rows.n,
+          labeledRows: labeled.n,
+          ...(rowsRead !== undefined ? { reservoir: rows.n - labeled.n } : {}),
           ...(fitted.trace?.length ? { validation: fitted.trace } : {}),
           ...(fitted.evaluation !== undefined ? { evaluation: fitted.evaluation } : {}),
-          ...(typeof opts.data === 'string' ? { data: opts.data } : raw.source !== undefined ? { data: raw.source } : {}),
+          ...(typeof opts.data === 'string' ? { data: opts.data } : rows.source !== undefined ? { data: rows.source } : {}),
         },
         ...(resume ? { resume } : {}),
       };
@@ -347,7 +405,7 @@ export async function train(opts: TrainOptions): Promise<Model> {
           await opts.onCheckpoint!(await modelOf({ predictor, evaluation }, { ...params, T: t }, { t, ...state, data: fingerprint! }));
         } }
       : undefined;
-    const fitted = await fit(spec, { ds, classes, params, step, engine: run, opts, validation, init, checkpoint });
+    const fitted = await fit(spec, { rows, classes, params, step, engine: run, opts, validation, init, checkpoint });
     const resume = fitted.resume !== undefined && fitted.predictor instanceof RandomFeaturePredictor ? { t: fitted.predictor.history.t, ...fitted.resume, data: fingerprint! } : undefined;
     return await modelOf(fitted, params, resume);
   } finally {
@@ -398,10 +456,10 @@ function resolveGiven(spec: LearnerSpec, options: Readonly<Record<string, unknow
 }
 
 /** The validation set of a run, scaled like the training rows, with the task's ranking metric. */
-async function validationFor(opts: TrainOptions, classes: TaskClasses, scaler: MinMaxScaler, raw: Dataset): Promise<Omit<Validation, 'every'>> {
-  const read = { ...opts.read, ...(raw.classNames ? { classes: raw.classNames } : {}) } as ReadDatasetOptions;
+async function validationFor(opts: TrainOptions, classes: TaskClasses, scaler: MinMaxScaler, train: Pick<TrainingRows, 'classNames' | 'd'>): Promise<Omit<Validation, 'every'>> {
+  const read = { ...opts.read, ...(train.classNames ? { classes: train.classNames } : {}) } as ReadDatasetOptions;
   const val = scaler.transform(await toDataset(opts.validation, 'validation', read));
-  if (val.d !== raw.d) throw new UsageError(`validation has ${val.d} features, the training data ${raw.d}`);
+  if (val.d !== train.d) throw new UsageError(`validation has ${val.d} features, the training data ${train.d}`);
   checkEvaluable(classes, val);
   return { X: val.X, nPoints: val.n, name: classes.kind === 'binary' ? 'AUC' : 'mean AUC', metric: (f: Float64Array) => rankingMetric(classes, val.y, f) };
 }
@@ -410,12 +468,12 @@ async function validationFor(opts: TrainOptions, classes: TaskClasses, scaler: M
 async function fit(
   spec: LearnerSpec,
   run: {
-    ds: Dataset; classes: TaskClasses; params: Params; step: StepSize | undefined; engine: EvaluatorOptions; opts: TrainOptions;
+    rows: Dataset | TrainingRows; classes: TaskClasses; params: Params; step: StepSize | undefined; engine: EvaluatorOptions; opts: TrainOptions;
     validation: Omit<Validation, 'every'> | undefined; init: Model | undefined;
     checkpoint: { every: number; save: (predictor: RandomFeaturePredictor, state: LoopState, evaluation: 'history' | 'rows') => Promise<void> } | undefined;
   },
 ): Promise<FitResult & { predictor: Predictor; resume?: LoopState; evaluation?: 'history' | 'rows' }> {
-  const { ds, classes, params, engine, opts } = run;
+  const { rows, classes, params, engine, opts } = run;
   const hooks = {
     ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
@@ -423,13 +481,15 @@ async function fit(
   if (spec.kind === 'direct') {
     const T = typeof params.T === 'number' ? params.T : 1;
     const validation = run.validation ? { ...run.validation, every: opts.validateEvery ?? Math.max(1, Math.floor(T / 20)) } : undefined;
-    return spec.fit({ ds, classes, params, engine, ...hooks, ...(validation ? { validation } : {}) });
+    // chooseSampleOnRead keeps direct learners in memory.
+    if (!isDataset(rows)) throw new Error(`${spec.name} fits on a whole Dataset`);
+    return spec.fit({ ds: rows, classes, params, engine, ...hooks, ...(validation ? { validation } : {}) });
   }
   const T = params.T as number;
   const kernel = { kind: params.kernel, sigma: params.sigma } as KernelSpec;
-  const features: RandomFeatures = checkRandomFeatures({ kernel, seed: params.seed as number, d: ds.d, m: params.m as number });
+  const features: RandomFeatures = checkRandomFeatures({ kernel, seed: params.seed as number, d: rows.d, m: params.m as number });
   const chunkSize = TRAINING_CHUNK_SIZE;
-  const learner = spec.create(ds, classes, params, run.step!);
+  const learner = spec.create(rows, classes, params, run.step!);
   const saved = run.init?.header.resume;
   const start: LoopStart | undefined = run.init ? { history: (run.init.predictor as RandomFeaturePredictor).history, rng: saved!.rng, ...(saved!.bias !== undefined ? { bias: saved!.bias } : {}) } : undefined;
   const { checkpoint } = run;

@@ -15,6 +15,7 @@
  * });
  * const model = await job.result;
  */
+import { isByteStream } from './data/arrow.ts';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import * as Comlink from 'comlink';
 import type { Dataset } from './data/dataset.ts';
@@ -171,6 +172,7 @@ export function startTraining(options: WorkerTrainOptions, hooks: TrainingHooks 
   for (const key of ['onProgress', 'onWarning', 'signal'] as const) {
     if (key in (options as object)) throw new UsageError(`startTraining: pass '${key}' in the second argument (hooks), not in the training options`);
   }
+  if (isByteStream(options.data) || isByteStream(options.validation)) throw new UsageError('startTraining: a stream cannot cross to the trainer thread; give a file path (or use train)');
   const { onProgress, signal } = hooks;
   const onWarning = hooks.onWarning ?? ((message: string) => process.emitWarning(message));
 
@@ -246,8 +248,8 @@ export function startTraining(options: WorkerTrainOptions, hooks: TrainingHooks 
 
   const sent: WorkerTrainOptions = {
     ...options,
-    ...(typeof options.data === 'object' ? { data: compact(options.data, options.read) } : {}),
-    ...(options.validation !== undefined && typeof options.validation === 'object' ? { validation: compact(options.validation, options.read) } : {}),
+    ...(typeof options.data === 'object' ? { data: compact(options.data as Dataset | Table, options.read) } : {}),
+    ...(options.validation !== undefined && typeof options.validation === 'object' ? { validation: compact(options.validation as Dataset | Table, options.read) } : {}),
   };
   remote.train(sent, progressProxy, warningProxy).then(
     (outcome) => {

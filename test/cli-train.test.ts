@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { tableFromIPC } from 'apache-arrow';
+import { tableFromArrays, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { load } from '../src/api.ts';
 import { formatDuration, remainingMs } from '../src/cli/progress.ts';
@@ -191,9 +191,10 @@ describe('dsgkit predict', () => {
 
   it('scores a file without a label column (only score and predicted come out)', async () => {
     const test = await readArrow(testFile);
-    // An Arrow file with the feature columns only: write with a label column of nulls, then read the schema back.
+    // An Arrow file with the feature columns only (predict streams it: the label column is copied when there is one).
     const unlabeled = join(dir, 'unlabeled.arrow');
-    await writeArrow(unlabeled, makeDataset({ X: test.X, d: test.d, y: new Float64Array(test.n).fill(NaN), featureNames: test.featureNames }));
+    const columns = Object.fromEntries(test.featureNames.map((name, k) => [name, Float64Array.from({ length: test.n }, (_, i) => test.X[i * test.d + k])]));
+    await writeFile(unlabeled, tableToIPC(tableFromArrays(columns), 'file'));
     const out = join(dir, 'unlabeled-scores.arrow');
     const r = await run(['predict', '--model', modelFile, '--data', unlabeled, '--out', out]);
     expect(r.code).toBe(0);

@@ -47,7 +47,7 @@ describe('RowCache', () => {
       const history = new History({ m: rf.m, capacity: 60 });
       const opts = { threads, parallelMinWork: 0, chunkSize: 4, ...(pool ? { pool } : {}) };
       const ev = new Evaluator(history, rf, opts);
-      const cache = new RowCache({ X, d: rf.d, rows });
+      const cache = new RowCache({ d: rf.d, rows, copyRow: (i, out, at) => out.set(X.subarray(i * rf.d, (i + 1) * rf.d), at * rf.d) });
       const f = new Float64Array(rows.length);
       const before = ev.workerRows;
       for (let t = 1; t <= 60; t++) {
@@ -60,7 +60,7 @@ describe('RowCache', () => {
         expect(bits(f).equals(bits(expected)), `t = ${t}, ${threads} thread(s)`).toBe(true);
         if (t === 45) {
           // A fresh cache of a history that already has blocks (a continued run) reads the same bits.
-          const fresh = new RowCache({ X, d: rf.d, rows });
+          const fresh = new RowCache({ d: rf.d, rows, copyRow: (i, out, at) => out.set(X.subarray(i * rf.d, (i + 1) * rf.d), at * rf.d) });
           await ev.updateRows(fresh);
           expect(bits(fresh.read(rows, rows.length, ev.rowFactor(), new Float64Array(rows.length))).equals(bits(f))).toBe(true);
         }
@@ -73,7 +73,7 @@ describe('RowCache', () => {
   });
 
   it('refuses a batch row it does not hold', () => {
-    const cache = new RowCache({ X: new Float64Array(12), d: 2, rows: Int32Array.of(1, 4) });
+    const cache = new RowCache({ d: 2, rows: Int32Array.of(1, 4), copyRow: () => undefined });
     expect(() => cache.read(Int32Array.of(4, 2), 2, 1, new Float64Array(2))).toThrow(/row 2 of the batch is not one of the cached rows/);
   });
 });
@@ -137,7 +137,8 @@ describe('evaluation strategies in training', () => {
     if (spec.kind !== 'loop') throw new Error('dsg is a loop learner');
     const ds = MinMaxScaler.fit(raw).transform(raw);
     const learner = spec.create(ds, taskClasses(spec.task, raw), resolveParams(spec, { batchSize: 16 }), { kind: 'constant', eta: 0.1 });
-    const n = learner.sampledRows!.rows.length; // dsg draws from the labeled rows
+    const n = learner.sampledRows!.count; // dsg draws from the labeled rows
+    expect(learner.sampledRows!.rows().length).toBe(n);
     expect(n).toBe(100);
     // History: B·T(T−1)/2; rows: n·T. With B = 16 and n = 100 they cross at T = 13.5.
     expect(evaluationWork(learner, 10)).toEqual({ history: (16 * 10 * 9) / 2, rows: 100 * 10 });

@@ -127,7 +127,7 @@ describe('QS3ORAO weights', () => {
     const B = 3;
     const gamma = [0.3, 1, 0.6, 0.8];
     const learner = new Qs3orao(MinMaxScaler.fit(uneven).transform(uneven), [1, 2, 3, 4, 5], { name: 'qs3orao', lambda: 0.1, gamma, batchSize: B, step: { kind: 'constant', eta: 0.1 } });
-    const classSizes = learner.sources.byClass.map((r) => r.length);
+    const classSizes = learner.sources.byClass.map((r) => r.size);
     expect(new Set(classSizes).size).toBeGreaterThan(1);
     const { nPoints } = learner.sample(samplingRng(9));
     expect(nPoints).toBe(6 * B);

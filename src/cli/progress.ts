@@ -165,3 +165,48 @@ function barDisplay(io: CliIO, label: string): ProgressDisplay {
     },
   };
 }
+
+/** Reports of a pass over the rows of a file, as {@link rowsProgress} shows them. */
+export interface RowsProgress {
+  /** Rows done so far. */
+  update(rows: number): void;
+  /** The last line (when anything was shown). */
+  stop(): void;
+}
+
+/**
+ * Progress of a streaming pass over `n` rows on stderr (`predict`, `evaluate`,
+ * sample on read): one line each time another tenth is done, with rows per
+ * second and the time left (rows cost the same, so the ETA is linear); none
+ * in the first second (a small file says nothing). Nothing when `quiet`.
+ *
+ * @example
+ * const p = rowsProgress(io, 'predict big.arrow', 20_000_000);
+ * p.update(2_000_000); // "predict big.arrow: 2,000,000 / 20,000,000 rows (10%), 1.52 M rows/s, ETA 11.8 s"
+ */
+export function rowsProgress(io: CliIO, label: string, n: number, quiet = false): RowsProgress {
+  const start = performance.now();
+  let shown = 0;
+  let last = 0;
+  const line = (rows: number) => {
+    const s = (performance.now() - start) / 1000;
+    const rate = s > 0 ? rows / s : NaN;
+    const eta = rate > 0 ? ((n - rows) / rate) * 1000 : NaN;
+    const pct = n > 0 ? Math.floor((100 * rows) / n) : 100;
+    io.stderr.write(`${label}: ${rows.toLocaleString('en-US')} / ${n.toLocaleString('en-US')} rows (${pct}%), ${(rate / 1e6).toFixed(2)} M rows/s, ETA ${formatDuration(eta)}\n`);
+  };
+  return {
+    update(rows) {
+      last = rows;
+      if (quiet || n <= 0) return;
+      const tenth = Math.floor((10 * rows) / n);
+      if (tenth > shown && performance.now() - start >= 1000) {
+        shown = tenth;
+        line(rows);
+      }
+    },
+    stop() {
+      if (!quiet && shown > 0 && shown < 10) line(last);
+    },
+  };
+}

@@ -21,14 +21,16 @@ export interface Batch {
 }
 
 /**
- * Where a learner's batches come from: rows of one feature matrix. What a
+ * Where a learner's batches come from: rows of its training rows. What a
  * loop that keeps f at every row it may draw needs.
  */
 export interface SampledRows {
-  /** The dataset's features (scaled), row-major, `d` per row. */
-  readonly X: Float64Array;
-  /** Every row `sample()` may draw, ascending, no repeats. */
-  readonly rows: Int32Array;
+  /** How many rows `sample()` may draw from (what the cost of a row cache is predicted from). */
+  readonly count: number;
+  /** The rows to keep f at (dataset indices, ascending, no repeats), built on first use: every row `sample()` may draw. */
+  rows(): Int32Array;
+  /** Copies the (scaled) features of dataset row `i` into `X` at row `at`. */
+  copyRow(i: number, X: Float64Array, at: number): void;
   /** Points in every batch. */
   readonly batchPoints: number;
 }

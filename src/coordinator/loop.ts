@@ -83,7 +83,7 @@ export const EVALUATIONS = ['history', 'rows', 'auto'] as const satisfies readon
 export function evaluationWork(learner: DsgLearner, T: number): { history: number; rows: number | undefined } {
   const sampled = learner.sampledRows;
   const B = sampled?.batchPoints;
-  return { history: B !== undefined ? (B * T * (T - 1)) / 2 : Infinity, rows: sampled !== undefined ? sampled.rows.length * T : undefined };
+  return { history: B !== undefined ? (B * T * (T - 1)) / 2 : Infinity, rows: sampled !== undefined ? sampled.count * T : undefined };
 }
 
 /**
@@ -219,7 +219,7 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
     learner.bias.restore(opts.start.bias);
   } else if (opts.start && learner.bias) throw new RangeError("continuing a learner with a bias needs the run's bias");
   const evaluation = resolveEvaluation(learner, T, opts.evaluation);
-  const cache = evaluation === 'rows' ? new RowCache({ ...learner.sampledRows!, d: rf.d }) : undefined;
+  const cache = evaluation === 'rows' ? new RowCache({ d: rf.d, rows: learner.sampledRows!.rows(), copyRow: learner.sampledRows!.copyRow }) : undefined;
   const start = performance.now();
   const trace: Array<[number, number]> = [];
   const val = opts.validation;

@@ -48,8 +48,10 @@ import { LabelCoder, type ClassOptions, type LabelKind } from './class-labels.ts
 import { withAtomicFile } from './atomic.ts';
 import { makeDataset, type Dataset } from './dataset.ts';
 import { allocateFloat64 } from './row-batches.ts';
-import { FRAMING_HEAD, FRAMING_TAIL, ipcFraming, ipcLayout, ipcLayoutOfHandle, type ArrowFormat } from './ipc-layout.ts';
-import { requireLabelColumn, validateDataset } from './validate.ts';
+import { FRAMING_HEAD, FRAMING_TAIL, ipcFraming, ipcLayout, ipcLayoutOfHandle, type ArrowFormat, type IpcLayout } from './ipc-layout.ts';
+import { requireLabelColumn, validateDataset, validateRows } from './validate.ts';
+import type { RowBatch } from './row-batches.ts';
+import type { RowSource } from './row-source.ts';
 
 export type { ArrowFormat } from './ipc-layout.ts';
 
@@ -145,29 +147,45 @@ export async function readArrow(path: string, opts: ReadOptions = {}): Promise<D
   }
 }
 
-async function readOpenArrow(fh: FileHandle, file: string, opts: ReadOptions): Promise<Dataset> {
+/** An opened Arrow reader with its column plan and the row count of every record batch (from the headers). */
+interface OpenedArrow {
+  readonly reader: AsyncRecordBatchFileReader | AsyncRecordBatchStreamReader;
+  readonly plan: ColumnPlan;
+  readonly rows: number[];
+  readonly format: ArrowFormat;
+  readonly size: number;
+}
+
+async function openReader(fh: FileHandle, file: string, opts: ReadOptions): Promise<OpenedArrow> {
   // Framing, every message and footer apache-arrow will decode (checked first), and the
   // batches' row counts from their headers, so X is allocated once at its final size.
-  let rows: number[];
+  let layout: IpcLayout;
   try {
-    ({ rows } = await ipcLayoutOfHandle(fh, file));
+    layout = await ipcLayoutOfHandle(fh, file);
   } catch (err) {
     if (err instanceof DataError) throw err;
     throw new DataError(`cannot read file: ${(err as Error).message}`, { file }, { cause: err });
   }
+  const { format, rows } = layout;
+  const { size } = await fh.stat();
   let reader: AsyncRecordBatchFileReader | AsyncRecordBatchStreamReader;
   try {
     reader = await RecordBatchReader.from(fh);
-    await reader.open({ autoDestroy: false }); // the handle is closed by readArrow
+    await reader.open({ autoDestroy: false }); // the handle is closed by the caller
   } catch (err) {
     throw corrupt(file, err);
   }
   if (!reader.schema) throw corrupt(file, new Error('no schema message'));
   const plan = planColumns(reader.schema, file, opts);
-  const n = rows.reduce((a, b) => a + b, 0);
-  const d = plan.featureNames.length;
-  const X = allocateFloat64(n * d, `the ${n} rows × ${d} features the batch headers list`, { file });
-  const y = allocateFloat64(n, `${n} labels`, { file }).fill(NaN);
+  return { reader, plan, rows, format, size };
+}
+
+/**
+ * The record batches of an opened reader with the dataset row of each one's
+ * first row, each checked against the row count its header gave.
+ */
+async function* recordBatches(opened: OpenedArrow, file: string): AsyncGenerator<{ batch: RecordBatch; row0: number }> {
+  const { reader, rows } = opened;
   let row0 = 0;
   let b = 0;
   try {
@@ -177,7 +195,7 @@ async function readOpenArrow(fh: FileHandle, file: string, opts: ReadOptions): P
       if (b >= rows.length || batch.numRows !== rows[b]) {
         throw new Error(`record batch ${b + 1} has ${batch.numRows} rows; its header says ${rows[b] ?? 'there is no such batch'}`);
       }
-      copyBatch(batch, plan, X, y, row0, file);
+      yield { batch, row0 };
       row0 += batch.numRows;
       b++;
     }
@@ -186,7 +204,168 @@ async function readOpenArrow(fh: FileHandle, file: string, opts: ReadOptions): P
     throw corrupt(file, err);
   }
   if (b !== rows.length) throw corrupt(file, new Error(`read ${b} record batches of the ${rows.length} the headers list`));
+}
+
+async function readOpenArrow(fh: FileHandle, file: string, opts: ReadOptions): Promise<Dataset> {
+  const opened = await openReader(fh, file, opts);
+  const { plan, rows } = opened;
+  const n = rows.reduce((a, b) => a + b, 0);
+  const d = plan.featureNames.length;
+  const X = allocateFloat64(n * d, `the ${n} rows × ${d} features the batch headers list`, { file });
+  const y = allocateFloat64(n, `${n} labels`, { file }).fill(NaN);
+  for await (const { batch, row0 } of recordBatches(opened, file)) copyBatch(batch, plan, X, y, row0, row0, file);
   return planToDataset(plan, X, y, file);
+}
+
+/** An Arrow IPC file opened for streaming: its columns, its rows (counted from the message headers), its rows batch by batch. */
+export interface ArrowRows extends RowSource {
+  /** Rows in the file. */
+  readonly n: number;
+  readonly format: ArrowFormat;
+  /** Size of the file in bytes. */
+  readonly bytes: number;
+  /** Rows of each record batch, in order. */
+  readonly batchRows: readonly number[];
+  /** Whether the file has the label column (without it every label is NaN: unlabeled). */
+  readonly hasLabelColumn: boolean;
+  /**
+   * The rows, one record batch at a time (row-major `X`, labels `y`; class-name
+   * labels as provisional indices until `labels.finish`), each batch checked
+   * like {@link validateDataset} checks a dataset (a DataError names the file,
+   * column and dataset row). Each call reads the file again from the start.
+   */
+  batches(): AsyncGenerator<RowBatch>;
+}
+
+/**
+ * Opens an Arrow IPC file or stream for reading batch by batch, in flat
+ * memory: the schema is checked and the rows counted from the headers now;
+ * {@link ArrowRows.batches} reads the data.
+ *
+ * @example
+ * const src = await openArrowRows('big.arrow');
+ * for await (const { n, X, y } of src.batches()) console.log(n, X.length / n, y[0]);
+ */
+export async function openArrowRows(path: string, opts: ReadOptions = {}): Promise<ArrowRows> {
+  const fh = await openFile(path);
+  let head: OpenedArrow;
+  try {
+    head = await openReader(fh, path, opts);
+  } finally {
+    await fh.close();
+  }
+  const { plan, rows, format, size } = head;
+  const d = plan.featureNames.length;
+  return {
+    file: path,
+    featureNames: plan.featureNames,
+    labelName: plan.labelName,
+    labels: plan.labels,
+    n: rows.reduce((a, b) => a + b, 0),
+    format,
+    bytes: size,
+    batchRows: rows,
+    hasLabelColumn: plan.labelIndex >= 0,
+    async *batches(): AsyncGenerator<RowBatch> {
+      const handle = await openFile(path);
+      try {
+        const opened = await openReader(handle, path, opts);
+        // Same column plan as the first open, but the label coder of the first open (class names seen so far).
+        const again: OpenedArrow = { ...opened, plan: { ...opened.plan, labels: plan.labels } };
+        for await (const { batch, row0 } of recordBatches(again, path)) {
+          const n = batch.numRows;
+          const X = new Float64Array(n * d);
+          const y = new Float64Array(n).fill(NaN);
+          copyBatch(batch, again.plan, X, y, 0, row0, path);
+          validateRows({ X, y, d, row0, file: path, featureNames: plan.featureNames, labelName: plan.labelName });
+          yield { n, X, y };
+        }
+      } finally {
+        await handle.close();
+      }
+    },
+  };
+}
+
+/** Bytes of unknown length: a Node readable stream (stdin, a pipe, a socket) or any async iterable of chunks. */
+export type ByteStream = NodeJS.ReadableStream | AsyncIterable<Uint8Array>;
+
+/**
+ * Whether `x` is a {@link ByteStream} (not a path, a Table or a Dataset).
+ *
+ * @example
+ * isByteStream(process.stdin); // true
+ */
+export function isByteStream(x: unknown): x is ByteStream {
+  return x !== null && typeof x === 'object' && (Symbol.asyncIterator in x || typeof (x as NodeJS.ReadableStream).pipe === 'function');
+}
+
+/**
+ * An Arrow IPC stream of unknown length (stdin, a pipe) read once, batch by
+ * batch, in flat memory: the schema is read and checked now; each batch is
+ * checked like {@link validateDataset} checks a dataset (a DataError names
+ * `name`, the column and the row). The row count is known only at the end.
+ *
+ * @example
+ * const src = await openArrowStream(process.stdin, 'stdin');
+ * for await (const { n, X } of src.batches()) console.log(n, X.length / n);
+ */
+export async function openArrowStream(bytes: ByteStream, name: string, opts: ReadOptions = {}): Promise<RowSource> {
+  let reader: AsyncRecordBatchFileReader | AsyncRecordBatchStreamReader;
+  try {
+    // apache-arrow reads an object-mode Node stream's chunks as messages, not bytes: hand it over as an iterable of bytes.
+    const source = (bytes as { readableObjectMode?: boolean }).readableObjectMode === true ? chunksOf(bytes as AsyncIterable<Uint8Array>) : bytes;
+    reader = (await RecordBatchReader.from(source as AsyncIterable<Uint8Array>)) as AsyncRecordBatchStreamReader;
+    await reader.open();
+  } catch (err) {
+    throw corrupt(name, err);
+  }
+  if (!reader.schema) throw corrupt(name, new Error('no schema message'));
+  const plan = planColumns(reader.schema, name, opts);
+  const d = plan.featureNames.length;
+  let read = false;
+  return {
+    file: name,
+    featureNames: plan.featureNames,
+    labelName: plan.labelName,
+    labels: plan.labels,
+    async *batches(): AsyncGenerator<RowBatch> {
+      if (read) throw new Error(`${name}: a stream can be read once`);
+      read = true;
+      let row0 = 0;
+      const it = reader[Symbol.asyncIterator]();
+      for (;;) {
+        let next: IteratorResult<RecordBatch>;
+        try {
+          next = await it.next();
+        } catch (err) {
+          throw corrupt(name, err);
+        }
+        if (next.done) break;
+        const batch = next.value;
+        const n = batch.numRows;
+        if (n === 0) continue;
+        const X = new Float64Array(n * d);
+        const y = new Float64Array(n).fill(NaN);
+        copyBatch(batch, plan, X, y, 0, row0, name);
+        validateRows({ X, y, d, row0, file: name, featureNames: plan.featureNames, labelName: plan.labelName });
+        yield { n, X, y };
+        row0 += n;
+      }
+    },
+  };
+}
+
+async function* chunksOf(bytes: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  for await (const chunk of bytes) yield chunk;
+}
+
+async function openFile(path: string): Promise<FileHandle> {
+  try {
+    return await open(path, 'r');
+  } catch (err) {
+    throw new DataError(`cannot read file: ${(err as Error).message}`, { file: path }, { cause: err });
+  }
 }
 
 function planToDataset(plan: ColumnPlan, X: Float64Array, y: Float64Array, file: string): Dataset {
@@ -264,14 +443,17 @@ function planColumns(schema: Schema, file: string, opts: ReadOptions): ColumnPla
   return { featureNames, featureIndex, labelName, labelIndex, labels };
 }
 
-/** Copies one record batch's planned columns into rows `row0 …` of `X` (row-major) and `y`. */
-function copyBatch(batch: RecordBatch, plan: ColumnPlan, X: Float64Array, y: Float64Array, row0: number, file: string): void {
+/**
+ * Copies one record batch's planned columns into rows `at …` of `X` (row-major)
+ * and `y`; `row0` is the dataset row of the batch's first row (for messages).
+ */
+function copyBatch(batch: RecordBatch, plan: ColumnPlan, X: Float64Array, y: Float64Array, at: number, row0: number, file: string): void {
   const d = plan.featureNames.length;
-  plan.featureIndex.forEach((c, k) => copyColumn(batch.getChildAt(c)!, X, d, k, row0, 'error', file, plan.featureNames[k]));
+  plan.featureIndex.forEach((c, k) => copyColumn(batch.getChildAt(c)!, X, d, k, at, row0, 'error', file, plan.featureNames[k]));
   if (plan.labelIndex < 0) return;
   const vec = batch.getChildAt(plan.labelIndex)!;
-  if (plan.labels.kind !== 'name') copyColumn(vec, y, 1, 0, row0, 'nan', file, plan.labelName);
-  else for (let i = 0; i < vec.length; i++) y[row0 + i] = plan.labels.name(vec.get(i) as string | null, { row: row0 + i + 1 });
+  if (plan.labels.kind !== 'name') copyColumn(vec, y, 1, 0, at, row0, 'nan', file, plan.labelName);
+  else for (let i = 0; i < vec.length; i++) y[at + i] = plan.labels.name(vec.get(i) as string | null, { row: row0 + i + 1 });
 }
 
 /**
@@ -279,11 +461,11 @@ function copyBatch(batch: RecordBatch, plan: ColumnPlan, X: Float64Array, y: Flo
  * `out[(row0 + i) * stride + offset]`, converting to float64. Nulls become
  * `NaN` when `nullAs` is `'nan'`, otherwise throw naming the dataset row.
  */
-function copyColumn(vec: Vector, out: Float64Array, stride: number, offset: number, row0: number, nullAs: 'nan' | 'error', file: string, column: string): void {
+function copyColumn(vec: Vector, out: Float64Array, stride: number, offset: number, at: number, row0: number, nullAs: 'nan' | 'error', file: string, column: string): void {
   let row = 0;
   for (const data of vec.data) {
     const n = data.length;
-    const base = row0 + row;
+    const base = at + row;
     if (data.nullCount === 0 && isPlainNumeric(data.type)) {
       const values = data.values as ArrayLike<number>;
       for (let i = 0; i < n; i++) out[(base + i) * stride + offset] = values[i];
@@ -291,7 +473,7 @@ function copyColumn(vec: Vector, out: Float64Array, stride: number, offset: numb
       for (let i = 0; i < n; i++) {
         const v = vec.get(row + i) as number | bigint | boolean | null;
         if (v === null) {
-          if (nullAs === 'error') throw new DataError('value is missing (null); features must be numbers', { file, column, row: base + i + 1 });
+          if (nullAs === 'error') throw new DataError('value is missing (null); features must be numbers', { file, column, row: row0 + row + i + 1 });
           out[(base + i) * stride + offset] = NaN;
         } else {
           out[(base + i) * stride + offset] = typeof v === 'boolean' ? (v ? 1 : 0) : Number(v);
@@ -316,7 +498,7 @@ export function tableToDataset(table: Table, file: string, opts: ReadOptions = {
   const y = new Float64Array(n).fill(NaN);
   let row0 = 0;
   for (const batch of table.batches) {
-    copyBatch(batch, plan, X, y, row0, file);
+    copyBatch(batch, plan, X, y, row0, row0, file);
     row0 += batch.numRows;
   }
   return planToDataset(plan, X, y, file);

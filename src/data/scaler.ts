@@ -70,20 +70,12 @@ export class MinMaxScaler {
    * const scaler = MinMaxScaler.fit(ds, trainIndices);
    */
   static fit(ds: Dataset, rows?: ArrayLike<number>): MinMaxScaler {
-    const { d, X } = ds;
     const count = rows ? rows.length : ds.n;
     if (count === 0) throw new DataError('cannot fit feature scaling on zero rows', { file: ds.source });
-    const min = new Float64Array(d).fill(Infinity);
-    const max = new Float64Array(d).fill(-Infinity);
-    for (let r = 0; r < count; r++) {
-      const base = (rows ? rows[r] : r) * d;
-      for (let k = 0; k < d; k++) {
-        const v = X[base + k];
-        if (v < min[k]) min[k] = v;
-        if (v > max[k]) max[k] = v;
-      }
-    }
-    return new MinMaxScaler(min, max, ds.featureNames);
+    const range = new MinMaxRange(ds.d);
+    if (rows) for (let r = 0; r < count; r++) range.add(ds.X, rows[r] * ds.d, 1);
+    else range.add(ds.X, 0, ds.n);
+    return range.scaler(ds.featureNames);
   }
 
   /**
@@ -153,5 +145,47 @@ export class MinMaxScaler {
       j.featureNames.every((v) => typeof v === 'string');
     if (!ok) throw new ModelError('feature scaling in the model is not a min-max scaler ({kind:"minmax", featureNames, min, max} with finite numbers)');
     return new MinMaxScaler(j.min!, j.max!, j.featureNames!);
+  }
+}
+
+/**
+ * The per-feature minimum and maximum of rows seen so far, block by block
+ * (how {@link MinMaxScaler.fit} works, and how a streaming reader fits the
+ * scaler in one pass over a file).
+ *
+ * @example
+ * const range = new MinMaxRange(d);
+ * for await (const b of rows.batches()) range.add(b.X, 0, b.n);
+ * const scaler = range.scaler(featureNames);
+ */
+export class MinMaxRange {
+  readonly min: Float64Array;
+  readonly max: Float64Array;
+  /** Rows seen. */
+  count = 0;
+
+  constructor(readonly d: number) {
+    this.min = new Float64Array(d).fill(Infinity);
+    this.max = new Float64Array(d).fill(-Infinity);
+  }
+
+  /** Takes in `rows` rows of the row-major `X` from value `offset` on. */
+  add(X: Float64Array, offset: number, rows: number): void {
+    const { d, min, max } = this;
+    for (let r = 0; r < rows; r++) {
+      const base = offset + r * d;
+      for (let k = 0; k < d; k++) {
+        const v = X[base + k];
+        if (v < min[k]) min[k] = v;
+        if (v > max[k]) max[k] = v;
+      }
+    }
+    this.count += rows;
+  }
+
+  /** The scaler of the rows seen (a DataError naming `file` when there were none). */
+  scaler(featureNames: readonly string[], file?: string): MinMaxScaler {
+    if (this.count === 0) throw new DataError('cannot fit feature scaling on zero rows', { file });
+    return new MinMaxScaler(this.min, this.max, featureNames);
   }
 }

@@ -16,7 +16,21 @@ import type { Dataset } from './dataset.ts';
  * // DataError: "a.csv: column 'x2', row 1: value is Infinity; features must be finite numbers"
  */
 export function validateDataset(ds: Dataset): void {
-  const { n, d, X, y } = ds;
+  validateRows({ X: ds.X, y: ds.y, d: ds.d, row0: 0, featureNames: ds.featureNames, labelName: ds.labelName, ...(ds.source !== undefined ? { file: ds.source } : {}) });
+}
+
+/**
+ * The checks of {@link validateDataset} on a block of rows (`y.length` rows,
+ * row-major `X`) whose first row is dataset row `row0` (0-based): how a
+ * streaming reader checks each batch, naming the dataset row.
+ *
+ * @example
+ * validateRows({ X: batch.X, y: batch.y, d: 20, row0: 6553, file: 'big.arrow', featureNames, labelName: 'label' });
+ */
+export function validateRows(rows: { X: Float64Array; y: Float64Array; d: number; row0: number; file?: string; featureNames: readonly string[]; labelName: string }): void {
+  const { d, X, y, row0 } = rows;
+  const n = y.length;
+  const ds = { source: rows.file, featureNames: rows.featureNames, labelName: rows.labelName };
   for (let i = 0; i < n; i++) {
     const base = i * d;
     for (let k = 0; k < d; k++) {
@@ -25,7 +39,7 @@ export function validateDataset(ds: Dataset): void {
         throw new DataError(`value is ${v}; features must be finite numbers`, {
           file: ds.source,
           column: ds.featureNames[k],
-          row: i + 1,
+          row: row0 + i + 1,
         });
       }
     }
@@ -34,7 +48,7 @@ export function validateDataset(ds: Dataset): void {
       throw new DataError(`label is ${label}; labels must be finite numbers (or missing for unlabeled rows)`, {
         file: ds.source,
         column: ds.labelName,
-        row: i + 1,
+        row: row0 + i + 1,
       });
     }
   }

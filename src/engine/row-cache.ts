@@ -24,11 +24,11 @@ import { SharedRows } from './shared-rows.ts';
 
 /** The rows a learner draws its batches from (see `SampledRows` in coordinator/learner.ts). */
 export interface CachedRowsSource {
-  /** The dataset's features, row-major, `d` per row. */
-  readonly X: Float64Array;
   readonly d: number;
-  /** Row indices (into X) that batches may contain, ascending, no repeats. */
+  /** Dataset row indices that batches may contain, ascending, no repeats. */
   readonly rows: Int32Array;
+  /** Copies the (scaled) features of dataset row `i` into `X` at row `at`. */
+  copyRow(i: number, X: Float64Array, at: number): void;
 }
 
 /**
@@ -36,7 +36,7 @@ export interface CachedRowsSource {
  * history's chunk order.
  *
  * @example
- * const cache = new RowCache({ X: ds.X, d: ds.d, rows: allRows });
+ * const cache = new RowCache({ d: ds.d, rows: allRows, copyRow: datasetRows(ds).copyRow });
  * await evaluator.updateRows(cache);            // R, P at every row, over the history as it stands
  * cache.read(batch.rows, batch.nPoints, evaluator.rowFactor(), f); // f at the batch's rows
  */
@@ -58,17 +58,16 @@ export class RowCache {
   private epoch = 0;
 
   constructor(source: CachedRowsSource) {
-    const { X, d, rows } = source;
+    const { d, rows } = source;
     const n = rows.length;
     let max = -1;
     for (let s = 0; s < n; s++) {
       if (!(rows[s] > max)) throw new RangeError(`row cache: rows must be ascending without repeats (row ${rows[s]} at slot ${s})`);
       max = rows[s];
     }
-    if ((max + 1) * d > X.length) throw new RangeError(`row cache: row ${max} is beyond X (${X.length / d} rows)`);
     this.n = n;
     this.shared = new SharedRows({ n, d });
-    for (let s = 0; s < n; s++) this.shared.X.set(X.subarray(rows[s] * d, rows[s] * d + d), s * d);
+    for (let s = 0; s < n; s++) source.copyRow(rows[s], this.shared.X, s);
     this.slot = new Int32Array(max + 1).fill(-1);
     for (let s = 0; s < n; s++) this.slot[rows[s]] = s;
     this.values = new SharedArrayBuffer(8 * Math.max(1, 2 * n));

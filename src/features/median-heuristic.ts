@@ -32,16 +32,18 @@ export const MEDIAN_HEURISTIC_SAMPLE = 1000;
 export function sampleRowIndices(n: number, count: number, seed: number | string = 0): Uint32Array {
   if (!Number.isInteger(n) || n < 0) throw new RangeError(`sampleRowIndices: n must be a whole number ≥ 0, got ${n}`);
   if (!Number.isInteger(count) || count < 0) throw new RangeError(`sampleRowIndices: count must be a whole number ≥ 0, got ${count}`);
-  const idx = Uint32Array.from({ length: n }, (_, i) => i);
-  if (count >= n) return idx;
+  if (count >= n) return Uint32Array.from({ length: n }, (_, i) => i);
   const rng = seedrandom(`median-heuristic:${seed}`);
+  // The shuffle of 0 … n−1 with only the displaced positions stored: O(count) memory, not O(n).
+  const moved = new Map<number, number>();
+  const at = (p: number): number => moved.get(p) ?? p;
+  const picked = new Uint32Array(count);
   for (let i = 0; i < count; i++) {
     const j = i + Math.floor(rng() * (n - i));
-    const t = idx[i];
-    idx[i] = idx[j];
-    idx[j] = t;
+    picked[i] = at(j);
+    moved.set(j, at(i));
   }
-  return idx.slice(0, count).sort();
+  return picked.sort();
 }
 
 /**

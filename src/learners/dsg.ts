@@ -4,8 +4,9 @@
  * mapped to ±1, on the same loop as the semi-supervised learners.
  */
 import type { Dataset } from '../data/dataset.ts';
+import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import type { Batch, DsgLearner, Rng, SampledRows } from '../coordinator/learner.ts';
-import { binarySources, drawRows } from './sources.ts';
+import { binarySources, drawRows, type Source } from './sources.ts';
 import { sampledRows } from './sampled-rows.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import { marginLoss, marginLossDerivative, type MarginLoss } from './margin-losses.ts';
@@ -37,26 +38,26 @@ export class SupervisedDsg implements DsgLearner {
   readonly step: StepSize;
   readonly loss: MarginLoss;
   readonly sampledRows: SampledRows;
-  private readonly ds: Dataset;
-  private readonly labeledRows: Int32Array;
+  private readonly rows: TrainingRows;
+  private readonly labeled: Source;
   private readonly positive: number;
   private readonly X: Float64Array;
   private readonly drawn: Int32Array;
   private readonly B: number;
 
-  constructor(ds: Dataset, positive: number, params: DsgParams) {
-    const { P, N } = binarySources(ds, positive);
-    this.ds = ds;
-    this.d = ds.d;
+  constructor(data: Dataset | TrainingRows, positive: number, params: DsgParams) {
+    const rows = trainingRows(data);
+    this.labeled = binarySources(rows, positive).L;
+    this.rows = rows;
+    this.d = rows.d;
     this.lambda = params.lambda;
     this.step = params.step;
     this.loss = params.loss;
     this.positive = positive;
-    this.labeledRows = Int32Array.from([...P, ...N]).sort();
     this.B = params.batchSize;
-    this.X = new Float64Array(this.B * ds.d);
+    this.X = new Float64Array(this.B * rows.d);
     this.drawn = new Int32Array(this.B);
-    this.sampledRows = sampledRows(ds, [this.labeledRows], this.B);
+    this.sampledRows = sampledRows(rows, [this.labeled], this.B);
   }
 
   /**
@@ -66,7 +67,7 @@ export class SupervisedDsg implements DsgLearner {
    * const { X, nPoints } = learner.sample(samplingRng(seed)); // nPoints = B
    */
   sample(rng: Rng): Batch {
-    drawRows(this.ds, this.labeledRows, this.B, rng, this.X, 0, this.drawn);
+    drawRows(this.rows, this.labeled, this.B, rng, this.X, 0, this.drawn);
     return { X: this.X, nPoints: this.B, rows: this.drawn };
   }
 
@@ -79,7 +80,7 @@ export class SupervisedDsg implements DsgLearner {
   risk(f: Float64Array): number {
     let s = 0;
     for (let r = 0; r < this.B; r++) {
-      const y = this.ds.y[this.drawn[r]] === this.positive ? 1 : -1;
+      const y = this.rows.label(this.drawn[r]) === this.positive ? 1 : -1;
       s += marginLoss(this.loss, y * f[r]);
     }
     return s / this.B;
@@ -93,7 +94,7 @@ export class SupervisedDsg implements DsgLearner {
    */
   weights(f: Float64Array, w: Float64Array): void {
     for (let r = 0; r < this.B; r++) {
-      const y = this.ds.y[this.drawn[r]] === this.positive ? 1 : -1;
+      const y = this.rows.label(this.drawn[r]) === this.positive ? 1 : -1;
       w[r] = (y * marginLossDerivative(this.loss, y * f[r])) / this.B;
     }
   }

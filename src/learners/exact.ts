@@ -35,7 +35,8 @@ export const EXACT_MAX_ROWS = 4000;
  * const f = evaluateExpansion(exact, test.X, test.n);
  */
 export function exactQsgS2auc(ds: Dataset, positive: number, params: { lambda: number; gamma: number; kernel: KernelSpec }): KernelExpansion {
-  const { P, N, U } = binarySources(ds, positive);
+  const sources = binarySources(ds, positive);
+  const [P, N, U] = [sources.P.indices(), sources.N.indices(), sources.U.indices()];
   const nU = params.gamma < 1 ? U.length : 0;
   const rows = [...P, ...N, ...U.subarray(0, nU)];
   const n = rows.length;
@@ -90,7 +91,8 @@ export const exactS2aucSpec: DirectLearnerSpec = {
   },
   objective({ ds, classes, params }, predictor) {
     if (classes.kind !== 'binary') throw new Error('exact-s2auc needs a binary task');
-    const { P, N } = binarySources(ds, classes.positive);
+    const { P: Psource, N: Nsource } = binarySources(ds, classes.positive);
+    const [P, N] = [Psource.indices(), Nsource.indices()];
     // J(c) = R(Kc) + (λ/2) cᵀKc over the expansion's centres, which are the rows
     // P, then N, then U (see exactQsgS2auc), in that order.
     const { expansion } = predictor as KernelExpansionPredictor;

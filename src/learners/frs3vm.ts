@@ -57,7 +57,8 @@ function fixedFeatures(d: number, params: Params): RandomFeatures {
  */
 function frs3vmObjective({ ds, classes, params }: Pick<FitContext, 'ds' | 'classes' | 'params'>, predictor: Predictor) {
   if (classes.kind !== 'binary') throw new Error('frs3vm needs a binary task');
-  const { P, N, U } = binarySources(ds, classes.positive);
+  const sources = binarySources(ds, classes.positive);
+  const [P, N, U] = [sources.P.indices(), sources.N.indices(), sources.U.indices()];
   const rf = (predictor as RandomFeaturePredictor).features;
   const fittedBias = (predictor as RandomFeaturePredictor).bias ?? 0;
   const settings = s3vmSettings('frs3vm', ds, classes.positive, params, paperStep(1));
@@ -135,7 +136,7 @@ export const frs3vmSpec: DirectLearnerSpec = {
     if (classes.kind !== 'binary') throw new Error('frs3vm needs a binary task');
     const { U } = binarySources(ds, classes.positive);
     const B = params.batchSize as number;
-    const T = (params.epochs as number) * Math.max(1, Math.ceil(U.length / B));
+    const T = (params.epochs as number) * Math.max(1, Math.ceil(U.size / B));
     const step = paperStep(T);
     const objective = new S3vmObjective(ds, classes.positive, s3vmSettings('frs3vm', ds, classes.positive, params, step));
     const features = fixedFeatures(ds.d, params);

@@ -28,6 +28,7 @@
  */
 import { DataError, UsageError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
+import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import type { Batch, DsgLearner, Rng, SampledRows } from '../coordinator/learner.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import type { TaskClasses } from '../model/task.ts';
@@ -107,7 +108,8 @@ export class Qs3orao implements DsgLearner {
   readonly gamma: readonly number[];
   readonly sources: ClassSources;
   readonly sampledRows: SampledRows;
-  private readonly ds: Dataset;
+  private readonly rows: TrainingRows;
+  private readonly drawn: Int32Array;
   private readonly k: number;
   private readonly B: number;
   /** Unlabeled rows per batch: B, or 0 when every γ_j = 1. */
@@ -115,35 +117,35 @@ export class Qs3orao implements DsgLearner {
   private readonly masses: PairMasses[];
   private readonly X: Float64Array;
   private readonly tmp: Float64Array;
-  private readonly drawn: Int32Array;
 
-  constructor(ds: Dataset, classes: readonly number[], params: Qs3oraoParams) {
+  constructor(data: Dataset | TrainingRows, classes: readonly number[], params: Qs3oraoParams) {
+    const rows = trainingRows(data);
     this.k = classes.length;
     if (params.gamma.length !== this.k - 1) throw new RangeError(`Qs3orao: ${params.gamma.length} values of γ for ${this.k} classes`);
     this.name = params.name;
-    this.ds = ds;
-    this.d = ds.d;
+    this.rows = rows;
+    this.d = rows.d;
     this.lambda = params.lambda;
     this.step = params.step;
     this.gamma = params.gamma;
-    this.sources = classSources(ds, classes);
+    this.sources = classSources(rows, classes);
     const semi = params.gamma.some((g) => g < 1);
-    if (semi && this.sources.U.length === 0) {
+    if (semi && this.sources.U.size === 0) {
       throw new DataError(
         `QS3ORAO with γ = ${params.gamma.join(', ')} needs unlabeled rows (a null label), and every row is labeled: hide labels with \`dsgkit split --labeled N\`, or use γ = 1 for labeled-only data`,
-        ds.source !== undefined ? { file: ds.source, column: ds.labelName } : { column: ds.labelName },
+        rows.source !== undefined ? { file: rows.source, column: rows.labelName } : { column: rows.labelName },
       );
     }
     this.B = params.batchSize;
     this.BU = semi ? params.batchSize : 0;
     this.masses = subproblemMasses(
-      this.sources.byClass.map((rows) => rows.length),
+      this.sources.byClass.map((source) => source.size),
       this.B,
     );
-    this.X = new Float64Array((this.k * this.B + this.BU) * ds.d);
-    this.tmp = new Float64Array(this.k * this.B + this.BU);
+    this.X = new Float64Array((this.k * this.B + this.BU) * rows.d);
     this.drawn = new Int32Array(this.k * this.B + this.BU);
-    this.sampledRows = sampledRows(ds, this.BU > 0 ? [...this.sources.byClass, this.sources.U] : this.sources.byClass, this.k * this.B + this.BU);
+    this.sampledRows = sampledRows(rows, this.BU > 0 ? [...this.sources.byClass, this.sources.U] : this.sources.byClass, this.k * this.B + this.BU);
+    this.tmp = new Float64Array(this.k * this.B + this.BU);
   }
 
   /**
@@ -153,9 +155,9 @@ export class Qs3orao implements DsgLearner {
    * const { X, nPoints } = learner.sample(samplingRng(seed)); // nPoints = (k + 1)·B
    */
   sample(rng: Rng): Batch {
-    const { B, BU, X, ds, k, drawn } = this;
-    for (let i = 0; i < k; i++) drawRows(ds, this.sources.byClass[i], B, rng, X, i * B, drawn.subarray(i * B, (i + 1) * B));
-    if (BU > 0) drawRows(ds, this.sources.U, BU, rng, X, k * B, drawn.subarray(k * B));
+    const { B, BU, X, rows, k, drawn } = this;
+    for (let i = 0; i < k; i++) drawRows(rows, this.sources.byClass[i], B, rng, X, i * B, drawn.subarray(i * B, (i + 1) * B));
+    if (BU > 0) drawRows(rows, this.sources.U, BU, rng, X, k * B, drawn.subarray(k * B));
     return { X, nPoints: k * B + BU, rows: drawn };
   }
 
@@ -231,7 +233,7 @@ export const qs3oraoSpec: LoopLearnerSpec = {
   name: 'qs3orao',
   summary: 'semi-supervised ordinal regression by AUC (k − 1 threshold subproblems, one ranking function)',
   help:
-    'QS3ORAO: ordinal regression for k ≥ 3 ordered classes. One ranking function f maximises the mean AUC of the k − 1 threshold subproblems (y > c_j against y ≤ c_j), each a semi-supervised AUC risk that also uses the unlabeled rows, weighted by its γ_j; then thresholds b_1 < … < b_{k−1} are fitted on the labeled rows. For two classes use a binary learner.',
+    'QS3ORAO: ordinal regression for k ≥ 3 ordered classes. One ranking function f maximises the mean AUC of the k − 1 threshold subproblems (y > c_j against y ≤ c_j), each a semi-supervised AUC risk that also uses the unlabeled rows, weighted by its γ_j; then thresholds b_1 < … < b_{k−1} are fitted on the labeled rows. For two classes use qsg-s2auc.',
   task: 'ordinal',
   metric: 'mean-auc',
   params: { ...RANDOM_FEATURE_PARAMS, ...LAMBDA_PARAM, ...GAMMA_LIST_PARAM },

@@ -11,6 +11,7 @@
  */
 import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
+import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import type { Batch, DsgLearner, Rng, SampledRows } from '../coordinator/learner.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import { aucRisk, aucWeights, GAMMA_PARAM } from './auc-risk.ts';
@@ -45,32 +46,33 @@ export class QsgS2auc implements DsgLearner {
   readonly batchSize: number;
   readonly sources: BinarySources;
   readonly sampledRows: SampledRows;
-  private readonly ds: Dataset;
-  private readonly X: Float64Array;
+  private readonly rows: TrainingRows;
   private readonly drawn: Int32Array;
+  private readonly X: Float64Array;
   private readonly B: number;
   private readonly BU: number;
 
-  constructor(ds: Dataset, positive: number, params: QsgS2aucParams) {
-    this.ds = ds;
-    this.d = ds.d;
+  constructor(data: Dataset | TrainingRows, positive: number, params: QsgS2aucParams) {
+    const rows = trainingRows(data);
+    this.rows = rows;
+    this.d = rows.d;
     this.lambda = params.lambda;
     this.step = params.step;
     this.gamma = params.gamma;
     this.batchSize = params.batchSize;
-    this.sources = binarySources(ds, positive);
-    if (this.sources.U.length === 0 && params.gamma < 1) {
+    this.sources = binarySources(rows, positive);
+    if (this.sources.U.size === 0 && params.gamma < 1) {
       throw new DataError(
         `QSG-S2AUC with γ = ${params.gamma} needs unlabeled rows (a null label), and every row is labeled: hide labels with \`dsgkit split --labeled N\`, or use γ = 1 for labeled-only data`,
-        ds.source !== undefined ? { file: ds.source, column: ds.labelName } : { column: ds.labelName },
+        rows.source !== undefined ? { file: rows.source, column: rows.labelName } : { column: rows.labelName },
       );
     }
     this.B = params.batchSize;
     this.BU = params.gamma < 1 ? params.batchSize : 0;
-    this.X = new Float64Array((2 * this.B + this.BU) * ds.d);
+    this.X = new Float64Array((2 * this.B + this.BU) * rows.d);
     this.drawn = new Int32Array(2 * this.B + this.BU);
     const { P, N, U } = this.sources;
-    this.sampledRows = sampledRows(ds, this.BU > 0 ? [P, N, U] : [P, N], 2 * this.B + this.BU);
+    this.sampledRows = sampledRows(rows, this.BU > 0 ? [P, N, U] : [P, N], 2 * this.B + this.BU);
   }
 
   /**
@@ -80,10 +82,10 @@ export class QsgS2auc implements DsgLearner {
    * const { X, nPoints } = learner.sample(samplingRng(seed)); // nPoints = 3B
    */
   sample(rng: Rng): Batch {
-    const { B, BU, X, ds, drawn } = this;
-    drawRows(ds, this.sources.P, B, rng, X, 0, drawn.subarray(0, B));
-    drawRows(ds, this.sources.N, B, rng, X, B, drawn.subarray(B, 2 * B));
-    if (BU > 0) drawRows(ds, this.sources.U, BU, rng, X, 2 * B, drawn.subarray(2 * B));
+    const { B, BU, X, rows, drawn } = this;
+    drawRows(rows, this.sources.P, B, rng, X, 0, drawn.subarray(0, B));
+    drawRows(rows, this.sources.N, B, rng, X, B, drawn.subarray(B, 2 * B));
+    if (BU > 0) drawRows(rows, this.sources.U, BU, rng, X, 2 * B, drawn.subarray(2 * B));
     return { X, nPoints: 2 * B + BU, rows: drawn };
   }
 

@@ -27,12 +27,13 @@
 import seedrandom from 'seedrandom';
 import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
+import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import type { Batch, DsgLearner, LearnerBias, Rng, SampledRows } from '../coordinator/learner.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import { marginLoss, marginLossDerivative } from './margin-losses.ts';
 import type { ParamTable } from './params.ts';
 import type { Params } from './spec.ts';
-import { binarySources, drawRows } from './sources.ts';
+import { binarySources, drawRows, type Source } from './sources.ts';
 import { sampledRows } from './sampled-rows.ts';
 
 /** The non-convex losses on unlabeled points (the paper's Table 2). */
@@ -179,27 +180,28 @@ export interface S3vmSettings {
  * when there are no unlabeled rows.
  *
  * @example
- * const settings = s3vmSettings(spec.name, ds, 1, params, step);
+ * const settings = s3vmSettings('frs3vm', ds, 1, params, step);
  */
-export function s3vmSettings(name: string, ds: Dataset, positive: number, params: Params, step: StepSize): S3vmSettings {
+export function s3vmSettings(name: string, data: Dataset | TrainingRows, positive: number, params: Params, step: StepSize): S3vmSettings {
+  const ds = trainingRows(data);
   const { P, N, U } = binarySources(ds, positive);
-  if (U.length === 0) {
+  if (U.size === 0) {
     throw new DataError(
-      `${name} needs unlabeled rows (a null label), and every row is labeled: hide labels with \`dsgkit split --labeled N\`, or train a supervised learner on the labeled rows`,
+      `${name} needs unlabeled rows (a null label), and every row is labeled: hide labels with \`dsgkit split --labeled N\`, or train a supervised learner (dsg)`,
       ds.source !== undefined ? { file: ds.source, column: ds.labelName } : { column: ds.labelName },
     );
   }
-  const nL = P.length + N.length;
+  const nL = P.size + N.size;
   const C = params.C as number;
   const prior = params.classPrior as number | undefined;
   return {
     name,
     C,
-    Cstar: (params.Cstar as number | undefined) ?? (C * nL) / U.length,
+    Cstar: (params.Cstar as number | undefined) ?? (C * nL) / U.size,
     loss: params.unlabeledLoss as UnlabeledLoss,
     s: params.s as number,
     balance: params.balance === 'on',
-    target: prior !== undefined ? 2 * prior - 1 : (P.length - N.length) / nL,
+    target: prior !== undefined ? 2 * prior - 1 : (P.size - N.size) / nL,
     batchSize: params.batchSize as number,
     step,
     seed: params.seed as number,
@@ -225,9 +227,9 @@ export class S3vmObjective implements DsgLearner {
   readonly settings: S3vmSettings;
   readonly bias: LearnerBias;
   readonly sampledRows: SampledRows;
-  private readonly ds: Dataset;
-  private readonly labeledRows: Int32Array;
-  private readonly unlabeledRows: Int32Array;
+  private readonly rows: TrainingRows;
+  private readonly labeledRows: Source;
+  private readonly unlabeledRows: Source;
   private readonly positive: number;
   private readonly X: Float64Array;
   private readonly drawn: Int32Array;
@@ -235,22 +237,23 @@ export class S3vmObjective implements DsgLearner {
   /** Values the losses are taken at, for the last call. */
   private readonly v: Float64Array;
 
-  constructor(ds: Dataset, positive: number, settings: S3vmSettings) {
-    const { P, N, U } = binarySources(ds, positive);
+  constructor(data: Dataset | TrainingRows, positive: number, settings: S3vmSettings) {
+    const rows = trainingRows(data);
+    const { L, U } = binarySources(rows, positive);
     this.name = settings.name;
-    this.ds = ds;
-    this.d = ds.d;
+    this.rows = rows;
+    this.d = rows.d;
     this.step = settings.step;
     this.settings = settings;
     this.positive = positive;
-    this.labeledRows = Int32Array.from([...P, ...N]).sort();
+    this.labeledRows = L;
     this.unlabeledRows = U;
     this.B = settings.batchSize;
-    this.X = new Float64Array(2 * this.B * ds.d);
+    this.X = new Float64Array(2 * this.B * rows.d);
     this.drawn = new Int32Array(2 * this.B);
+    this.sampledRows = sampledRows(rows, [this.labeledRows, this.unlabeledRows], 2 * this.B);
     this.v = new Float64Array(2 * this.B);
     this.bias = this.makeBias();
-    this.sampledRows = sampledRows(ds, [this.labeledRows, U], 2 * this.B);
   }
 
   /**
@@ -261,8 +264,8 @@ export class S3vmObjective implements DsgLearner {
    */
   sample(rng: Rng): Batch {
     const { B } = this;
-    drawRows(this.ds, this.labeledRows, B, rng, this.X, 0, this.drawn.subarray(0, B));
-    drawRows(this.ds, this.unlabeledRows, B, rng, this.X, B, this.drawn.subarray(B));
+    drawRows(this.rows, this.labeledRows, B, rng, this.X, 0, this.drawn.subarray(0, B));
+    drawRows(this.rows, this.unlabeledRows, B, rng, this.X, B, this.drawn.subarray(B));
     return { X: this.X, nPoints: 2 * B, rows: this.drawn };
   }
 
@@ -308,7 +311,7 @@ export class S3vmObjective implements DsgLearner {
 
   /** The ±1 label of labeled batch point `r`. */
   private y(r: number): number {
-    return this.ds.y[this.drawn[r]] === this.positive ? 1 : -1;
+    return this.rows.label(this.drawn[r]) === this.positive ? 1 : -1;
   }
 
   /** `v = f`, or with the class balance `f − mean_{u in batch} f + c`. */
@@ -343,9 +346,8 @@ export class S3vmObjective implements DsgLearner {
       };
     }
     const rows = balanceRows(this.unlabeledRows, seed);
-    const { d } = this.ds;
-    const X = new Float64Array(rows.length * d);
-    rows.forEach((i, r) => X.set(this.ds.X.subarray(i * d, i * d + d), r * d));
+    const X = new Float64Array(rows.length * this.d);
+    rows.forEach((i, r) => this.rows.copyRow(i, X, r));
     return {
       get value() {
         return value;
@@ -374,17 +376,21 @@ function meanOf(f: Float64Array, from: number, to: number): number {
  * replacement) from the model seed, in row order.
  *
  * @example
- * balanceRows(U, 1).length; // min(U.length, 4096)
+ * balanceRows(U, 1).length; // min(U.size, 4096)
  */
-export function balanceRows(U: Int32Array, seed: number): Int32Array {
-  if (U.length <= BALANCE_ROWS) return U;
+export function balanceRows(U: Source, seed: number): Int32Array {
+  if (U.size <= BALANCE_ROWS) return U.indices();
   const rng = seedrandom.alea(`dsgkit-balance:${seed}`);
-  const pool = Int32Array.from(U);
+  // A partial Fisher–Yates shuffle of positions 0 … size−1, the displaced ones kept in a map
+  // (memory O(BALANCE_ROWS), not O(size)).
+  const moved = new Map<number, number>();
+  const at = (p: number): number => moved.get(p) ?? p;
+  const picked = new Int32Array(BALANCE_ROWS);
   for (let k = 0; k < BALANCE_ROWS; k++) {
-    const j = k + Math.floor(rng() * (pool.length - k));
-    const tmp = pool[k];
-    pool[k] = pool[j];
-    pool[j] = tmp;
+    const j = k + Math.floor(rng() * (U.size - k));
+    const pj = at(j);
+    moved.set(j, at(k));
+    picked[k] = U.row(pj);
   }
-  return pool.subarray(0, BALANCE_ROWS).sort();
+  return picked.sort();
 }

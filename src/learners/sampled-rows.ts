@@ -4,13 +4,14 @@
  * f at those rows instead of evaluating the history at each batch.
  */
 import type { SampledRows } from '../coordinator/learner.ts';
-import type { Dataset } from '../data/dataset.ts';
+import { KeptRows, type TrainingRows } from '../data/training-rows.ts';
+import type { Source } from './sources.ts';
 
 /**
  * The rows of several sources together, ascending without repeats.
  *
  * @example
- * sampledRowsOf([sources.P, sources.N, sources.U]); // every row of the dataset
+ * sampledRowsOf([P.indices(), N.indices(), U.indices()]); // every row of the dataset
  */
 export function sampledRowsOf(sources: readonly Int32Array[]): Int32Array {
   const all = new Int32Array(sources.reduce((n, s) => n + s.length, 0));
@@ -26,11 +27,22 @@ export function sampledRowsOf(sources: readonly Int32Array[]): Int32Array {
 }
 
 /**
- * A learner's {@link SampledRows}: batches of `batchPoints` rows of `ds`, drawn from `sources`.
+ * A learner's {@link SampledRows}: batches of `batchPoints` rows of `rows`,
+ * drawn from `sources` (disjoint). The predicted cost counts every row of the
+ * sources whatever backs them, so in memory and sample on read choose the same
+ * strategy (and write the same model); the rows kept f at are the sources'
+ * rows in memory, and the rows read from disk (every row the run draws) on
+ * sample on read. Nothing is listed until the loop asks.
  *
  * @example
- * this.sampledRows = sampledRows(ds, [P, N, U], 3 * B);
+ * this.sampledRows = sampledRows(rows, [P, N, U], 3 * B);
  */
-export function sampledRows(ds: Dataset, sources: readonly Int32Array[], batchPoints: number): SampledRows {
-  return { X: ds.X, rows: sampledRowsOf(sources), batchPoints };
+export function sampledRows(rows: TrainingRows, sources: readonly Source[], batchPoints: number): SampledRows {
+  let list: Int32Array | undefined;
+  return {
+    count: sources.reduce((n, s) => n + s.size, 0),
+    batchPoints,
+    copyRow: (i, X, at) => rows.copyRow(i, X, at),
+    rows: () => (list ??= rows instanceof KeptRows ? rows.keep : sampledRowsOf(sources.map((s) => s.indices()))),
+  };
 }

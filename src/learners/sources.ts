@@ -1,28 +1,90 @@
 /**
- * The sources a learner samples from (the rows of each class, or positive and
- * negative rows, and the unlabeled rows of a dataset) and the copying of drawn
- * rows into a batch.
+ * The sources a learner samples from — the rows of each class (or positive
+ * and negative rows) and the unlabeled rows — over {@link TrainingRows}, and
+ * the drawing of rows into a batch.
+ *
+ * A {@link Source} is a list of dataset row indices known by its size and its
+ * k-th row; the unlabeled source is the complement of the labeled rows and
+ * costs no memory per row. Every loop learner draws through
+ * {@link drawRows}, so whatever backs the rows (a Dataset in memory, or the
+ * rows a run draws, read from disk: data/training-rows.ts) a learner draws the
+ * same rows in the same order from the same sampling stream.
  */
 import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
-import { classCounts } from '../data/validate.ts';
+import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import type { Rng } from '../coordinator/learner.ts';
 
-/** Row indices of each source of a binary semi-supervised dataset. */
+/** Rows a learner draws from: `size` dataset row indices, ascending, the k-th being `row(k)`. */
+export interface Source {
+  readonly size: number;
+  /** The k-th row (0 ≤ k < size), a dataset index. */
+  row(k: number): number;
+  /** All of them (for learners that use every row; O(size) memory). */
+  indices(): Int32Array;
+}
+
+/**
+ * A source listing `rows` (ascending dataset indices).
+ *
+ * @example
+ * listSource(Int32Array.of(3, 9)).row(1); // 9
+ */
+export function listSource(rows: Int32Array): Source {
+  return { size: rows.length, row: (k) => rows[k], indices: () => rows };
+}
+
+/**
+ * The rows of `0 … n−1` that are not in `labeled` (ascending), without
+ * listing them: `row(k)` is found by a binary search over the labeled rows.
+ *
+ * @example
+ * complementSource(6, Int32Array.of(1, 4)).row(2); // 3 (rows 0, 2, 3, 5)
+ */
+export function complementSource(n: number, labeled: Int32Array): Source {
+  const L = labeled.length;
+  const row = (k: number): number => {
+    // Largest j with labeled[j] − j ≤ k (labeled[j] − j = unlabeled rows before labeled[j]).
+    let lo = 0;
+    let hi = L;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (labeled[mid] - mid <= k) lo = mid + 1;
+      else hi = mid;
+    }
+    return k + lo;
+  };
+  return {
+    size: n - L,
+    row,
+    indices: () => {
+      const out = new Int32Array(n - L);
+      for (let i = 0, j = 0, r = 0; i < n; i++) {
+        if (j < L && labeled[j] === i) j++;
+        else out[r++] = i;
+      }
+      return out;
+    },
+  };
+}
+
+/** Positive, negative and unlabeled rows of a binary semi-supervised dataset. */
 export interface BinarySources {
-  readonly P: Int32Array;
-  readonly N: Int32Array;
-  readonly U: Int32Array;
+  readonly P: Source;
+  readonly N: Source;
+  readonly U: Source;
+  /** Every labeled row (P and N together, ascending). */
+  readonly L: Source;
 }
 
-/** Row indices of each class of a task (in the order the classes were given) and of the unlabeled rows. */
+/** The rows of each class of a task (in the order the classes were given) and the unlabeled rows. */
 export interface ClassSources {
-  readonly byClass: readonly Int32Array[];
-  readonly U: Int32Array;
+  readonly byClass: readonly Source[];
+  readonly U: Source;
 }
 
-function labelWhere(ds: Dataset): { file?: string; column: string } {
-  return ds.source !== undefined ? { file: ds.source, column: ds.labelName } : { column: ds.labelName };
+function labelWhere(rows: TrainingRows): { file?: string; column: string } {
+  return rows.source !== undefined ? { file: rows.source, column: rows.labelName } : { column: rows.labelName };
 }
 
 /**
@@ -34,23 +96,20 @@ function labelWhere(ds: Dataset): { file?: string; column: string } {
  * @example
  * const { byClass, U } = classSources(diabetes, [1, 2, 3, 4, 5]); // byClass[0]: rows labeled 1
  */
-export function classSources(ds: Dataset, classes: readonly number[]): ClassSources {
+export function classSources(data: Dataset | TrainingRows, classes: readonly number[]): ClassSources {
+  const rows = trainingRows(data);
   const index = new Map(classes.map((c, k) => [c, k]));
-  const name = (v: number) => (ds.classNames?.[v] !== undefined ? `'${ds.classNames[v]}'` : String(v));
-  const rows = classes.map(() => [] as number[]);
-  const U: number[] = [];
-  for (let i = 0; i < ds.n; i++) {
-    if (!ds.labeled[i]) {
-      U.push(i);
-      continue;
-    }
-    const k = index.get(ds.y[i]);
-    if (k === undefined) throw new DataError(`label ${name(ds.y[i])} is not one of the classes ${classes.map(name).join(', ')}`, { ...labelWhere(ds), row: i + 1 });
-    rows[k].push(i);
+  const name = (v: number) => (rows.classNames?.[v] !== undefined ? `'${rows.classNames[v]}'` : String(v));
+  const lists = classes.map(() => [] as number[]);
+  for (const i of rows.labeledRows) {
+    const y = rows.label(i);
+    const k = index.get(y);
+    if (k === undefined) throw new DataError(`label ${name(y)} is not one of the classes ${classes.map(name).join(', ')}`, { ...labelWhere(rows), row: i + 1 });
+    lists[k].push(i);
   }
-  const empty = classes.filter((_, k) => rows[k].length === 0);
-  if (empty.length > 0) throw new DataError(`no labeled rows of class ${empty.map(name).join(', ')}`, labelWhere(ds));
-  return { byClass: rows.map((r) => Int32Array.from(r)), U: Int32Array.from(U) };
+  const empty = classes.filter((_, k) => lists[k].length === 0);
+  if (empty.length > 0) throw new DataError(`no labeled rows of class ${empty.map(name).join(', ')}`, labelWhere(rows));
+  return { byClass: lists.map((r) => listSource(Int32Array.from(r))), U: complementSource(rows.n, rows.labeledRows) };
 }
 
 /**
@@ -61,43 +120,32 @@ export function classSources(ds: Dataset, classes: readonly number[]): ClassSour
  * @example
  * const { P, N, U } = binarySources(ds, 1);
  */
-export function binarySources(ds: Dataset, positive: number): BinarySources {
-  const present = [...classCounts(ds).keys()];
-  if (present.length > 2) throw new DataError(`a binary learner needs two classes, found ${present.length} (${present.join(', ')})`, labelWhere(ds));
-  if (!present.includes(positive)) throw new DataError(`no labeled rows of the positive class ${positive}`, labelWhere(ds));
-  const negative = present.find((c) => c !== positive);
-  if (negative === undefined) throw new DataError(`no labeled rows of the negative class (labels other than ${positive})`, labelWhere(ds));
-  const { byClass, U } = classSources(ds, [negative, positive]);
-  return { P: byClass[1], N: byClass[0], U };
+export function binarySources(data: Dataset | TrainingRows, positive: number): BinarySources {
+  const rows = trainingRows(data);
+  const present = new Set<number>();
+  for (const i of rows.labeledRows) present.add(rows.label(i));
+  const labels = [...present].sort((a, b) => a - b);
+  if (labels.length > 2) throw new DataError(`a binary learner needs two classes, found ${labels.length} (${labels.join(', ')})`, labelWhere(rows));
+  if (!present.has(positive)) throw new DataError(`no labeled rows of the positive class ${positive}`, labelWhere(rows));
+  const negative = labels.find((c) => c !== positive);
+  if (negative === undefined) throw new DataError(`no labeled rows of the negative class (labels other than ${positive})`, labelWhere(rows));
+  const { byClass, U } = classSources(rows, [negative, positive]);
+  return { P: byClass[1], N: byClass[0], U, L: listSource(rows.labeledRows) };
 }
 
 /**
- * The positive label of a binary dataset when none is given: the larger of the two labels (+1 of ±1, 1 of 0/1).
+ * Draws `count` rows uniformly with replacement from `source` and copies them
+ * into `X` starting at row `at`; returns the drawn dataset row indices.
  *
  * @example
- * defaultPositiveLabel(ds); // 1
+ * drawRows(rows, sources.P, 256, rng, batchX, 0);
  */
-export function defaultPositiveLabel(ds: Dataset): number {
-  let max = -Infinity;
-  for (let i = 0; i < ds.n; i++) if (ds.labeled[i] && ds.y[i] > max) max = ds.y[i];
-  if (max === -Infinity) throw new DataError('no labeled rows', ds.source !== undefined ? { file: ds.source, column: ds.labelName } : { column: ds.labelName });
-  return max;
-}
-
-/**
- * Draws `count` rows uniformly with replacement from `rows` and copies them
- * into `X` starting at row `at`; returns the drawn row indices.
- *
- * @example
- * drawRows(ds, sources.P, 256, rng, batchX, 0);
- */
-export function drawRows(ds: Dataset, rows: Int32Array, count: number, rng: Rng, X: Float64Array, at: number, drawn?: Int32Array): Int32Array {
-  const { d } = ds;
+export function drawRows(rows: TrainingRows, source: Source, count: number, rng: Rng, X: Float64Array, at: number, drawn?: Int32Array): Int32Array {
   const out = drawn ?? new Int32Array(count);
   for (let r = 0; r < count; r++) {
-    const i = rows[Math.floor(rng() * rows.length)];
+    const i = source.row(Math.floor(rng() * source.size));
     out[r] = i;
-    X.set(ds.X.subarray(i * d, i * d + d), (at + r) * d);
+    rows.copyRow(i, X, at + r);
   }
   return out;
 }

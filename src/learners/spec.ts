@@ -12,6 +12,7 @@
  *   O(n³) solution, fixed-feature baselines, support-vector expansions).
  */
 import type { Dataset } from '../data/dataset.ts';
+import type { TrainingRows } from '../data/training-rows.ts';
 import type { EvaluatorOptions } from '../engine/evaluator.ts';
 import type { DsgLearner } from '../coordinator/learner.ts';
 import type { Progress, Validation } from '../coordinator/loop.ts';
@@ -60,12 +61,16 @@ export interface LoopLearnerSpec extends LearnerBase {
   /** The step schedule when the user gives none. */
   defaultStep(params: Params): StepSize;
   /**
-   * The learner on a scaled dataset: sources, sampling and weights.
+   * The learner on scaled training rows (a Dataset in memory, or
+   * {@link TrainingRows} read on demand): sources, sampling and weights. It
+   * reads rows only through the rows' `copyRow` and `label` (learners/sources.ts),
+   * and its draws depend on the sampling stream and the sources' sizes alone,
+   * so the rows a run will draw can be planned before the data is read.
    *
    * @example
    * const learner = spec.create(ds, classes, params, step);
    */
-  create(ds: Dataset, classes: TaskClasses, params: Params, step: StepSize): DsgLearner;
+  create(rows: Dataset | TrainingRows, classes: TaskClasses, params: Params, step: StepSize): DsgLearner;
 }
 
 /** Everything a direct learner gets to fit. */

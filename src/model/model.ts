@@ -7,7 +7,9 @@
 import { readFile } from 'node:fs/promises';
 import { Table } from 'apache-arrow';
 import { ModelError, UsageError } from '../errors.ts';
-import { makeDataset, readDataset, tableToDataset, type Dataset, type ReadDatasetOptions } from '../data/index.ts';
+import { formatOf, makeDataset, readDataset, tableToDataset, type Dataset, type ReadDatasetOptions } from '../data/index.ts';
+import { openArrowRows, type ArrowRows } from '../data/arrow.ts';
+import { defaultThreads, EvaluatorPool } from '../engine/pool.ts';
 import { MinMaxScaler } from '../data/scaler.ts';
 import { writeFileAtomic } from '../data/atomic.ts';
 import { decodeModel, encodeModel, MODEL_FORMAT_VERSION, type ModelHeader } from './model-file.ts';
@@ -15,6 +17,34 @@ import { restorePredictor, type PredictOptions, type Predictor } from './predict
 import { checkEvaluable, labelName, labelsFromScores, metricValue, taskMetrics, type Task, type TaskMetrics } from './task.ts';
 
 export type { PredictOptions } from './predictor.ts';
+
+/** Rows scored so far by a streaming pass ({@link Model.scoreBatches}). */
+export interface RowsDone {
+  readonly rows: number;
+  readonly n: number;
+}
+
+/** Options of the streaming methods: the engine's, a label column other than the model's, and progress. */
+export type StreamOptions = PredictOptions & { readonly labelColumn?: string; readonly onRows?: (p: RowsDone) => void };
+
+/** Labeled rows with their scores ({@link Model.labeledScores}). */
+export interface LabeledScores {
+  /** The labeled rows' labels (d = 0: no features), in file order. */
+  readonly ds: Dataset;
+  /** Their scores f(x). */
+  readonly f: Float64Array;
+  /** Rows read, labeled or not. */
+  readonly rows: number;
+}
+
+/** One record batch scored: its rows' labels as read (NaN = unlabeled) and their scores `f(x)`. */
+export interface ScoredBatch {
+  /** Dataset row of the batch's first row (0-based). */
+  readonly row0: number;
+  readonly n: number;
+  readonly y: Float64Array;
+  readonly f: Float64Array;
+}
 
 /** Data as every model method (and `train`) accepts it. */
 export type DataInput = Dataset | string | Table | ReadonlyArray<ArrayLike<number>>;
@@ -67,6 +97,13 @@ export class Model {
    * const g = await model.decisionFunction([[0.1, 2.5, 3]]);
    */
   async decisionFunction(data: DataInput, opts: PredictOptions = {}): Promise<Float64Array> {
+    if (isArrowPath(data)) {
+      // Batch by batch: 8 bytes a row for the scores, never the file's features.
+      const rows = await this.openRows(data);
+      const out = new Float64Array(rows.n);
+      for await (const { row0, f } of this.scoreBatches(rows, opts)) out.set(f, row0);
+      return out;
+    }
     const ds = await this.dataset(data);
     const X = this.scaler.transformInPlace(ds.X.slice());
     return this.predictor.evaluate(X, ds.n, new Float64Array(ds.n), opts);
@@ -111,9 +148,7 @@ export class Model {
    * const heldOut = await model.score('test.arrow');
    */
   async score(data: DataInput, opts: PredictOptions = {}): Promise<number> {
-    const ds = await this.dataset(data);
-    checkEvaluable(this.task, ds);
-    const f = await this.decisionFunction(ds, opts);
+    const { ds, f } = await this.labeledScores(data, opts);
     return metricValue(this.header.metric, this.task, ds.y, f);
   }
 
@@ -123,13 +158,120 @@ export class Model {
    * @example
    * const m = await model.evaluate(test); // { kind: 'binary', auc, accuracy, f1, tp, … }
    */
-  async evaluate(data: DataInput, opts: PredictOptions = {}): Promise<TaskMetrics & { labeled: number; unlabeled: number }> {
-    const ds = await this.dataset(data);
+  async evaluate(data: DataInput, opts: StreamOptions = {}): Promise<TaskMetrics & { labeled: number; unlabeled: number }> {
+    return this.metricsOf(await this.labeledScores(data, opts));
+  }
+
+  /**
+   * Every metric of the model's task from {@link labeledScores}.
+   *
+   * @example
+   * const scored = await model.labeledScores('test.arrow');
+   * model.metricsOf(scored); // { kind: 'binary', auc, …, labeled, unlabeled }
+   */
+  metricsOf(scored: LabeledScores): TaskMetrics & { labeled: number; unlabeled: number } {
+    const { ds, f, rows } = scored;
+    return { ...taskMetrics(this.task, ds.y, f), labeled: ds.n, unlabeled: rows - ds.n };
+  }
+
+  /**
+   * The labeled rows of `data` (labels only, features dropped) with their
+   * scores, and the rows read; a DataError when they cannot be evaluated (no
+   * labeled rows, one class only). An Arrow file path is streamed: memory is
+   * 16 bytes a labeled row (score and label; up to 16 more while the metrics are computed)
+   * and one record batch, whatever the file's size.
+   *
+   * @example
+   * const { ds, f } = await model.labeledScores('big-test.arrow', { onRows: (p) => log(p.rows) });
+   */
+  async labeledScores(data: DataInput, opts: StreamOptions = {}): Promise<LabeledScores> {
+    let y: Float64Array;
+    let f: Float64Array;
+    let rows: number;
+    let source: string | undefined;
+    if (isArrowPath(data)) {
+      const file = await this.openRows(data, opts.labelColumn, false);
+      let labeledY: number[] = [];
+      let labeledF: number[] = [];
+      const ys: Float64Array[] = [];
+      const fs: Float64Array[] = [];
+      for await (const batch of this.scoreBatches(file, opts)) {
+        for (let i = 0; i < batch.n; i++) {
+          if (Number.isNaN(batch.y[i])) continue;
+          labeledY.push(batch.y[i]);
+          labeledF.push(batch.f[i]);
+        }
+        // Packed into typed arrays as they grow: 16 bytes a labeled row, not a JS array's 2 × 8+.
+        if (labeledY.length >= 65_536) {
+          ys.push(Float64Array.from(labeledY));
+          fs.push(Float64Array.from(labeledF));
+          labeledY = [];
+          labeledF = [];
+        }
+      }
+      ys.push(Float64Array.from(labeledY));
+      fs.push(Float64Array.from(labeledF));
+      y = concat(ys);
+      f = concat(fs);
+      rows = file.n;
+      source = data;
+    } else {
+      const all = await this.dataset(data);
+      checkEvaluable(this.task, all);
+      const fAll = await this.decisionFunction(all, opts);
+      const keep: number[] = [];
+      for (let i = 0; i < all.n; i++) if (all.labeled[i]) keep.push(i);
+      y = Float64Array.from(keep, (i) => all.y[i]);
+      f = Float64Array.from(keep, (i) => fAll[i]);
+      rows = all.n;
+      source = all.source;
+    }
+    const ds = makeDataset({ X: new Float64Array(0), d: 0, y, labelName: this.header.labelName, ...(source !== undefined ? { source } : {}), ...(this.task.classNames ? { classNames: this.task.classNames } : {}) });
     checkEvaluable(this.task, ds);
-    const f = await this.decisionFunction(ds, opts);
-    let labeled = 0;
-    for (let i = 0; i < ds.n; i++) labeled += ds.labeled[i];
-    return { ...taskMetrics(this.task, ds.y, f), labeled, unlabeled: ds.n - labeled };
+    return { ds, f, rows };
+  }
+
+  /**
+   * Opens an Arrow IPC file for scoring batch by batch, its columns checked
+   * against the model's (a ModelError naming the first difference).
+   *
+   * @example
+   * const rows = await model.openRows('big.arrow');
+   * rows.n; // 20_000_000, counted from the batch headers
+   */
+  async openRows(path: string, labelColumn?: string, allowMissingLabel = true): Promise<ArrowRows> {
+    const read = { ...this.readOptions(), allowMissingLabel, ...(labelColumn !== undefined ? { labelColumn } : {}) };
+    const rows = await openArrowRows(path, read);
+    this.checkColumns(path, rows.featureNames);
+    return rows;
+  }
+
+  /**
+   * Scores an Arrow file's record batches as they are read, on one worker
+   * pool for the whole pass: memory is one batch and its scores, whatever the
+   * file's size. A bad value is a DataError naming file, column and row when
+   * its batch is reached (a caller writing output writes it atomically, so
+   * nothing is left). The scores are the bits {@link decisionFunction} gives.
+   *
+   * @example
+   * for await (const { row0, f } of model.scoreBatches(await model.openRows('big.arrow'))) write(row0, f);
+   */
+  async *scoreBatches(rows: ArrowRows, opts: StreamOptions = {}): AsyncGenerator<ScoredBatch> {
+    const threads = opts.pool ? opts.pool.threads + 1 : Math.min(opts.threads ?? defaultThreads(), defaultThreads());
+    const pool = opts.pool ?? (threads > 1 ? new EvaluatorPool(threads - 1) : undefined);
+    const engine: PredictOptions = { ...opts, ...(pool ? { pool } : { threads: 1 }) };
+    let row0 = 0;
+    try {
+      for await (const batch of rows.batches()) {
+        const X = this.scaler.transformInPlace(batch.X);
+        const f = await this.predictor.evaluate(X, batch.n, new Float64Array(batch.n), engine);
+        yield { row0, n: batch.n, y: batch.y, f };
+        row0 += batch.n;
+        opts.onRows?.({ rows: row0, n: rows.n });
+      }
+    } finally {
+      if (!opts.pool) await pool?.close();
+    }
   }
 
   /**
@@ -207,13 +349,34 @@ export class Model {
     else if (Array.isArray(data)) ds = rowsToDataset(data as ReadonlyArray<ArrayLike<number>>, names);
     else if (isDataset(data)) ds = alignClasses(data, this.task.classNames);
     else throw new UsageError(`data must be a Dataset, a file path, an Arrow Table or an array of rows (arrays of ${d} numbers), got ${describe(data)}`);
-    const where = ds.source ?? 'data';
-    if (ds.d !== d) throw new ModelError(`${where}: the model expects ${d} features (${preview(names)}), the data has ${ds.d} (${preview(ds.featureNames)})`);
-    for (let k = 0; k < d; k++) {
-      if (ds.featureNames[k] !== names[k]) throw new ModelError(`${where}: feature ${k + 1} is '${ds.featureNames[k]}' but the model was trained with '${names[k]}' there`);
-    }
+    this.checkColumns(ds.source ?? 'data', ds.featureNames);
     return ds;
   }
+
+  /** A ModelError unless `featureNames` are the model's, in its order. */
+  private checkColumns(where: string, featureNames: readonly string[]): void {
+    const names = this.featureNames;
+    const d = names.length;
+    if (featureNames.length !== d) throw new ModelError(`${where}: the model expects ${d} features (${preview(names)}), the data has ${featureNames.length} (${preview(featureNames)})`);
+    for (let k = 0; k < d; k++) {
+      if (featureNames[k] !== names[k]) throw new ModelError(`${where}: feature ${k + 1} is '${featureNames[k]}' but the model was trained with '${names[k]}' there`);
+    }
+  }
+}
+
+/** Whether `data` is the path of an Arrow IPC file (read batch by batch by the scoring methods). */
+function isArrowPath(data: unknown): data is string {
+  return typeof data === 'string' && formatOf(data) === 'arrow';
+}
+
+function concat(parts: readonly Float64Array[]): Float64Array {
+  const out = new Float64Array(parts.reduce((a, p) => a + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 function isDataset(x: unknown): x is Dataset {

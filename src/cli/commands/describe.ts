@@ -1,5 +1,6 @@
 /** `dsgkit describe`: what is in a data file, or in a model file (settings, training, CV table). */
-import { classCounts, readDataset, type Dataset } from '../../data/index.ts';
+import { formatOf, readDataset, type Dataset } from '../../data/index.ts';
+import { openArrowRows } from '../../data/arrow.ts';
 import { load, type Model } from '../../model/model.ts';
 import { formatTuneTable } from './tune.ts';
 import type { TuneRow } from '../../tune.ts';
@@ -21,7 +22,8 @@ written by \`dsgkit tune\` — the cross-validation table.
 A data file: the number of rows and features, how many rows are labeled and
 unlabeled, the class balance of the labeled rows (count and fraction per
 label value), and the range (min, mean, max) of every feature. Reads any
-format dsgkit reads (.arrow .arrows .feather .ipc .csv .libsvm .svm .txt .t).
+format dsgkit reads (.arrow .arrows .feather .ipc .csv .libsvm .svm .txt .t);
+an Arrow file batch by batch, in flat memory whatever its size.
 
 Options:
 ${readOptionsHelp()}
@@ -47,28 +49,74 @@ export interface DatasetSummary {
 }
 
 /**
+ * Counts and ranges of rows taken in block by block (a file streamed batch by
+ * batch, or a whole Dataset as one block): memory is one block and a few
+ * numbers per feature and class, whatever the file's size.
+ *
+ * @example
+ * const acc = new SummaryAccumulator(featureNames);
+ * for await (const b of rows.batches()) acc.add(b.X, b.y, b.n);
+ * acc.summary('big.arrow', 'label', rows.labels.finish.bind(rows.labels));
+ */
+export class SummaryAccumulator {
+  private readonly min: Float64Array;
+  private readonly max: Float64Array;
+  private readonly sum: Float64Array;
+  private readonly counts = new Map<number, number>();
+  private rows = 0;
+
+  constructor(readonly featureNames: readonly string[]) {
+    const d = featureNames.length;
+    this.min = new Float64Array(d).fill(Infinity);
+    this.max = new Float64Array(d).fill(-Infinity);
+    this.sum = new Float64Array(d);
+  }
+
+  /** The next `n` rows: row-major features `X`, labels `y` (NaN = unlabeled). */
+  add(X: Float64Array, y: Float64Array, n: number): void {
+    const d = this.featureNames.length;
+    const { min, max, sum, counts } = this;
+    for (let i = 0; i < n; i++) {
+      for (let k = 0; k < d; k++) {
+        const v = X[i * d + k];
+        if (v < min[k]) min[k] = v;
+        if (v > max[k]) max[k] = v;
+        sum[k] += v;
+      }
+      if (!Number.isNaN(y[i])) counts.set(y[i], (counts.get(y[i]) ?? 0) + 1);
+    }
+    this.rows += n;
+  }
+
+  /**
+   * The summary; `finish` turns the labels counted into final ones (a class-name
+   * reader's provisional indices into final indices) and gives the class names.
+   */
+  summary(file: string, labelColumn: string, finish: (y: Float64Array) => readonly string[] | undefined = () => undefined): DatasetSummary {
+    const { rows } = this;
+    const seen = Float64Array.from(this.counts.keys());
+    const final = Float64Array.from(seen);
+    const classNames = finish(final);
+    const counts = new Map<number, number>();
+    seen.forEach((v, j) => counts.set(final[j], this.counts.get(v)!));
+    let labeled = 0;
+    for (const c of counts.values()) labeled += c;
+    const classes = [...counts.entries()].sort((a, b) => a[0] - b[0]).map(([label, count]) => ({ label: classNames ? classNames[label] : label, count, fraction: count / labeled }));
+    const featureRanges = this.featureNames.map((name, k) => ({ name, min: rows ? this.min[k] : NaN, mean: rows ? this.sum[k] / rows : NaN, max: rows ? this.max[k] : NaN }));
+    return { file, rows, features: this.featureNames.length, labelColumn, labeled, unlabeled: rows - labeled, classes, featureRanges };
+  }
+}
+
+/**
  * Counts and ranges of a dataset (what `dsgkit describe` prints).
  *
  * @example
  * summarize(ds, 'spam.arrow').classes; // [{ label: -1, count: 2788, fraction: 0.606 }, …]
  */
 export function summarize(ds: Dataset, file: string): DatasetSummary {
-  let labeled = 0;
-  for (let i = 0; i < ds.n; i++) labeled += ds.labeled[i];
-  const classes = [...classCounts(ds)].map(([label, count]) => ({ label: ds.classNames ? ds.classNames[label] : label, count, fraction: count / labeled }));
-  const featureRanges = ds.featureNames.map((name, k) => {
-    let min = Infinity;
-    let max = -Infinity;
-    let sum = 0;
-    for (let i = 0; i < ds.n; i++) {
-      const v = ds.X[i * ds.d + k];
-      if (v < min) min = v;
-      if (v > max) max = v;
-      sum += v;
-    }
-    return { name, min: ds.n ? min : NaN, mean: ds.n ? sum / ds.n : NaN, max: ds.n ? max : NaN };
-  });
-  return { file, rows: ds.n, features: ds.d, labelColumn: ds.labelName, labeled, unlabeled: ds.n - labeled, classes, featureRanges };
+  const acc = new SummaryAccumulator(ds.featureNames);
+  acc.add(ds.X, ds.y, ds.n);
+  return acc.summary(file, ds.labelName, () => ds.classNames);
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -155,8 +203,15 @@ export const describe: Command = {
       io.stdout.write(values.json ? JSON.stringify(model.header, null, 2) + '\n' : formatModel(model, input));
       return 0;
     }
-    const ds = await readDataset(input, parseReadOptions(values));
-    const s = summarize(ds, input);
+    const read = parseReadOptions(values);
+    let s: DatasetSummary;
+    if (formatOf(input) === 'arrow') {
+      // Streamed, batch by batch: describe a file of any size in flat memory.
+      const rows = await openArrowRows(input, read);
+      const acc = new SummaryAccumulator(rows.featureNames);
+      for await (const b of rows.batches()) acc.add(b.X, b.y, b.n);
+      s = acc.summary(input, rows.labelName, (y) => rows.labels.finish(y));
+    } else s = summarize(await readDataset(input, read), input);
     io.stdout.write(values.json ? JSON.stringify(s, null, 2) + '\n' : formatSummary(s));
     return 0;
   },

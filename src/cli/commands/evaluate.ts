@@ -1,6 +1,7 @@
 /** `dsgkit evaluate`: AUC, accuracy and F1 of a saved model on labeled rows. */
 import { LEARNER_NAMES, labelName, load, type Model, type TaskMetrics } from '../../api.ts';
-import { classCounts, readDataset } from '../../data/index.ts';
+import { classCounts, formatOf, readDataset } from '../../data/index.ts';
+import { rowsProgress } from '../progress.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import type { Command } from './command.ts';
 
@@ -22,12 +23,17 @@ every other label counts as negative. Ordinal models:
   accuracy   fraction of rows whose predicted class is right
 and the confusion matrix. Predicted labels use the thresholds fitted on the
 training labels. LIBSVM files are read with the model's number of features.
+An Arrow file is streamed batch by batch: memory is the scores and labels of
+the labeled rows (16 bytes a row, up to 16 more while the metrics are
+computed) and one record
+batch, whatever the file's size; a long run reports rows/s and the time left.
 
 Options:
   --model <file>        model file written by 'dsgkit train' (required)
   --data <file>         labeled rows: Arrow, CSV or LIBSVM (required)
   --label <name>        label column (default: the model's, as trained)
   --threads <n>         evaluation threads (default: all cores)
+  --quiet, -q           no progress on stderr
   --json                print one JSON object instead of text
   -h, --help            show this help
 
@@ -51,12 +57,25 @@ export const evaluate: Command = {
       label: { type: 'string' },
       threads: { type: 'string' },
       json: { type: 'boolean' },
+      quiet: { type: 'boolean', short: 'q' },
     });
     const modelPath = requireString(values, 'model');
     const dataPath = requireString(values, 'data');
     const threads = intOption(values, 'threads', { min: 1 });
     const model = await load(modelPath, { onWarning: (m) => io.stderr.write(`dsgkit: warning: ${m}\n`) });
-    const ds = await readDataset(dataPath, { ...model.readOptions(), allowMissingLabel: false, ...(typeof values.label === 'string' ? { labelColumn: values.label } : {}) });
+    const labelColumn = typeof values.label === 'string' ? values.label : undefined;
+    // An Arrow file is streamed (scores and labels of the labeled rows kept: 16 bytes a row).
+    let pass: ReturnType<typeof rowsProgress> | undefined;
+    const scored = await model.labeledScores(formatOf(dataPath) === 'arrow' ? dataPath : await readDataset(dataPath, { ...model.readOptions(), allowMissingLabel: false, ...(labelColumn !== undefined ? { labelColumn } : {}) }), {
+      ...(threads !== undefined ? { threads } : {}),
+      ...(labelColumn !== undefined ? { labelColumn } : {}),
+      onRows: (p) => {
+        pass ??= rowsProgress(io, `evaluate ${dataPath}`, p.n, values.quiet === true);
+        pass.update(p.rows);
+      },
+    });
+    pass?.stop();
+    const { ds } = scored;
     const task = model.task;
     if (task.kind === 'binary') {
       const foreign = [...classCounts(ds).keys()].filter((c) => c !== task.positive && c !== task.negative);
@@ -66,7 +85,7 @@ export const evaluate: Command = {
         );
       }
     }
-    const r = await model.evaluate(ds, threads !== undefined ? { threads } : {});
+    const r = model.metricsOf(scored);
     if (values.json) {
       io.stdout.write(`${JSON.stringify({ model: modelPath, data: dataPath, learner: model.learner, ...(task.kind === 'binary' ? { positive: labelName(task, task.positive) } : {}), ...r })}\n`);
       return 0;

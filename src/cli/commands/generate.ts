@@ -1,9 +1,21 @@
 /** `dsgkit generate`: a large synthetic semi-supervised binary dataset, streamed to Arrow. */
+import { statfsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { writeSynthetic } from '../../data/index.ts';
 import { intOption, numberOption, parseCommandArgs, requireArrowOutput, requireString } from '../args.ts';
 import { UsageError } from '../../errors.ts';
 import { checkOutputs } from '../outputs.ts';
 import type { Command } from './command.ts';
+
+/** Bytes free to this user on the file system of `dir`, or undefined when it cannot be asked. */
+function freeBytes(dir: string): number | undefined {
+  try {
+    const { bavail, bsize } = statfsSync(dir);
+    return bavail * bsize;
+  } catch {
+    return undefined;
+  }
+}
 
 const HELP = `dsgkit generate — write a large synthetic semi-supervised binary dataset
 
@@ -15,7 +27,9 @@ every value lies in [0,1]; labels are flipped with probability --label-noise.
 A linear model scores AUC ≈ 0.5 on it, a Gaussian-kernel model far better.
 Exactly round(N × --positive) rows are +1 and exactly --labeled rows keep
 their label (stratified); the others have a null (= unlabeled) label.
-Rows are streamed to disk in record batches, so memory stays flat for any N.
+Rows are streamed to disk in record batches, so memory stays flat for any N;
+the file's size, (d + 1) × 8 bytes a row, is checked against the free disk
+space before anything is written.
 Same options and --seed → same file. For a labeled test set from the same
 distribution, run again with another --seed and --labeled equal to --rows.
 
@@ -64,6 +78,12 @@ export const generate: Command = {
     const spread = numberOption(values, 'spread', { min: 0, openMin: true, fallback: 0.12 })!;
     const batchRows = intOption(values, 'batch-rows', { min: 1, fallback: 65536 })!;
     const seed = typeof values.seed === 'string' ? values.seed : '0';
+    // The file's size is known in advance (float64 features and label): refuse, before writing, what the disk cannot hold.
+    const bytes = rows * (dim + 1) * 8 + Math.ceil(rows / batchRows) * (1024 + 16 * (dim + 1)) + (rows / 8) * 2;
+    const free = freeBytes(dirname(resolve(out)));
+    if (free !== undefined && bytes > free) {
+      throw new UsageError(`${out}: ${rows} rows × ${dim} features need ${(bytes / 1e9).toFixed(2)} GB, and ${dirname(resolve(out))} has ${(free / 1e9).toFixed(2)} GB free`);
+    }
     const s = await writeSynthetic(out, { rows, dim, labeled, positiveFraction, labelNoise, spread, batchRows, seed });
     io.stdout.write(
       `wrote ${out}: ${s.rows} rows, ${s.dim} features, ${s.positives} positive (${(100 * s.positives / s.rows).toFixed(1)}%), ` +

@@ -2,7 +2,8 @@
 import { Field, Float64, makeData, type Data, RecordBatch, Schema, Struct, Utf8, vectorFromArray } from 'apache-arrow';
 import { DataError } from '../../errors.ts';
 import { LEARNER_NAMES, load } from '../../api.ts';
-import { formatForPath, readDataset, writeBatchesStreaming } from '../../data/index.ts';
+import { formatForPath, formatOf, readDataset, writeBatchesStreaming } from '../../data/index.ts';
+import { rowsProgress } from '../progress.ts';
 import { intOption, parseCommandArgs, requireArrowOutput, requireString } from '../args.ts';
 import { checkOutputs } from '../outputs.ts';
 import type { Command } from './command.ts';
@@ -24,8 +25,13 @@ names, same order), and writes an Arrow file with one row per input row:
               of rank 1 + #{j : f(x) > b_j}. Class names when the training
               labels were strings (spam / ham), label values otherwise
   <label>     the input's label column, copied (nulls kept), when the input
-              has at least one labeled row
-The output is written atomically (temporary file + rename).
+              has one (Arrow) or has at least one labeled row (CSV, LIBSVM)
+An Arrow input is streamed: record batches are read, scored on the worker
+pool and written one at a time, so memory stays flat (one batch) whatever the
+file's size; a long run reports rows/s and the time left on stderr. CSV and
+LIBSVM inputs are read whole ('dsgkit convert' turns them into Arrow).
+The output is written atomically (temporary file + rename): a bad value found
+in any batch is an error naming file, column and row, and nothing is written.
 
 Options:
   --model <file>        model file written by 'dsgkit train' (required)
@@ -33,6 +39,7 @@ Options:
   --out <file>          output, Arrow (.arrow; .arrows = stream format) (required)
   --label <name>        label column of the input (default: the model's, as trained)
   --threads <n>         evaluation threads (default: all cores)
+  --quiet, -q           no progress on stderr
   -h, --help            show this help
 
 Exit codes: 1 when the model cannot be read or its features differ from the
@@ -101,6 +108,7 @@ export const predict: Command = {
       out: { type: 'string' },
       label: { type: 'string' },
       threads: { type: 'string' },
+      quiet: { type: 'boolean', short: 'q' },
     });
     const modelPath = requireString(values, 'model');
     const dataPath = requireString(values, 'data');
@@ -109,26 +117,49 @@ export const predict: Command = {
     const threads = intOption(values, 'threads', { min: 1 });
 
     const model = await load(modelPath, { onWarning: (m) => io.stderr.write(`dsgkit: warning: ${m}\n`) });
-    const ds = await readDataset(dataPath, { ...model.readOptions(), ...(typeof values.label === 'string' ? { labelColumn: values.label } : {}) });
-    const score = await model.decisionFunction(ds, threads !== undefined ? { threads } : {});
-    const predicted = model.labelsFromScores(score);
+    const labelColumn = typeof values.label === 'string' ? values.label : undefined;
     const named = model.task.classNames !== undefined;
-    const hasLabels = ds.labeled.some((v) => v === 1);
-    if (hasLabels && (ds.labelName === 'score' || ds.labelName === 'predicted')) {
-      throw new DataError(`the label column is named '${ds.labelName}', which the output uses for its own column; rename it`, { file: dataPath, column: ds.labelName });
-    }
-    const labels = named ? Array.from(ds.y, (v) => (Number.isNaN(v) ? null : model.labelNames([v])[0])) : ds.y;
-    await writeBatchesStreaming(
-      out,
-      predictionBatches(score, named ? model.labelNames(predicted) : predicted, hasLabels ? { name: ds.labelName, values: labels } : undefined),
-      formatForPath(out),
-    );
-
     const counts = new Map<number, number>();
-    for (const v of predicted) counts.set(v, (counts.get(v) ?? 0) + 1);
+    const labelsOf = (y: Float64Array) => (named ? Array.from(y, (v) => (Number.isNaN(v) ? null : model.labelNames([v])[0])) : y);
+    /** The output batches of scored rows, counting the predicted labels. */
+    function* outputOf(f: Float64Array, y: Float64Array, label: string | undefined): Generator<RecordBatch> {
+      const predicted = model.labelsFromScores(f);
+      for (const v of predicted) counts.set(v, (counts.get(v) ?? 0) + 1);
+      yield* predictionBatches(f, named ? model.labelNames(predicted) : predicted, label !== undefined ? { name: label, values: labelsOf(y) } : undefined);
+    }
+    const clash = (name: string) => new DataError(`the label column is named '${name}', which the output uses for its own column; rename it`, { file: dataPath, column: name });
+    let n: number;
+    let label: string | undefined;
+    if (formatOf(dataPath) === 'arrow') {
+      // Streamed: one record batch in memory at a time, written as it is scored.
+      const rows = await model.openRows(dataPath, labelColumn);
+      label = rows.hasLabelColumn ? rows.labelName : undefined;
+      if (label === 'score' || label === 'predicted') throw clash(label);
+      n = rows.n;
+      const progress = rowsProgress(io, `predict ${dataPath}`, n, values.quiet === true);
+      const scored = model.scoreBatches(rows, { ...(threads !== undefined ? { threads } : {}), onRows: (p) => progress.update(p.rows) });
+      async function* output(): AsyncGenerator<RecordBatch> {
+        let any = false;
+        for await (const { f, y } of scored) {
+          any = true;
+          yield* outputOf(f, y, label);
+        }
+        if (!any) yield* outputOf(new Float64Array(0), new Float64Array(0), label); // the schema, for an empty input
+      }
+      await writeBatchesStreaming(out, output(), formatForPath(out));
+      progress.stop();
+    } else {
+      const ds = await readDataset(dataPath, { ...model.readOptions(), ...(labelColumn !== undefined ? { labelColumn } : {}) });
+      const score = await model.decisionFunction(ds, threads !== undefined ? { threads } : {});
+      label = ds.labeled.some((v) => v === 1) ? ds.labelName : undefined;
+      if (label === 'score' || label === 'predicted') throw clash(label);
+      n = ds.n;
+      await writeBatchesStreaming(out, outputOf(score, ds.y, label), formatForPath(out));
+    }
+
     const classes = model.task.kind === 'binary' ? [model.task.positive, model.task.negative] : model.task.classes;
-    const cols = ['score', 'predicted', ...(hasLabels ? [ds.labelName] : [])].join(', ');
-    io.stdout.write(`wrote ${out}: ${ds.n} rows (${cols}); predicted ${classes.map((c) => `${model.labelNames([c])[0]}: ${counts.get(c) ?? 0}`).join(', ')}\n`);
+    const cols = ['score', 'predicted', ...(label !== undefined ? [label] : [])].join(', ');
+    io.stdout.write(`wrote ${out}: ${n} rows (${cols}); predicted ${classes.map((c) => `${model.labelNames([c])[0]}: ${counts.get(c) ?? 0}`).join(', ')}\n`);
     return 0;
   },
 };

@@ -2,13 +2,12 @@
 import { CancelledError, UsageError } from '../../errors.ts';
 import { defaultThreads, LEARNER_NAMES, LEARNERS, learnerSpec, Model, train, type ProfileReport, type TrainRequest } from '../../api.ts';
 import { formatProfile } from '../profile-report.ts';
-import { readDataset } from '../../data/index.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { load } from '../../model/model.ts';
 import { checkOutputs } from '../outputs.ts';
 import type { CliIO } from '../io.ts';
 import { interruptible } from '../interrupt.ts';
-import { formatDuration, progressDisplay, type ProgressDisplayOptions } from '../progress.ts';
+import { formatDuration, progressDisplay, rowsProgress, type ProgressDisplayOptions, type RowsProgress } from '../progress.ts';
 import { optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
 import type { Command } from './command.ts';
 
@@ -28,7 +27,11 @@ ${LEARNERS.map((l) => `  ${l.name.padEnd(width)}  ${l.summary} [${l.task}; metri
 
 Options:
   --learner <name>        ${LEARNER_NAMES.join(' | ')} (required)
-  --data <file>           training data: Arrow, CSV or LIBSVM (required)
+  --data <file>           training data: Arrow, CSV or LIBSVM (required); '-'
+                          reads an Arrow IPC stream from stdin (a pipe of unknown
+                          length): the labeled rows and a seeded reservoir of
+                          T·B unlabeled rows are kept (deterministic; a different,
+                          equally valid model than one trained on the whole file)
   --out <file>            model file to write, e.g. model.dsg (required)
   --validation <file>     labeled held-out rows whose AUC (mean AUC for ordinal
                           learners) the progress shows; never changes the model
@@ -46,6 +49,13 @@ Options:
                           worker's busy fraction and the loop efficiency (time
                           the kernel alone needs on one thread, at its measured
                           rate, over wall time × threads)
+  --sample-on-read        read an Arrow file in two streaming passes and keep only
+                          the labeled rows and the rows the run draws: memory
+                          follows the run, not the file; the same model, byte
+                          for byte, as --in-memory (learners on the stochastic
+                          loop; default when the file would take more than half
+                          the available memory)
+  --in-memory             read the whole file into memory (the default otherwise)
   -h, --help              show this help
 
 ${trainingOptionsHelp()}
@@ -90,6 +100,7 @@ export async function runTraining(
   onProfile?: (report: ProfileReport) => void,
 ): Promise<TrainingRun> {
   const display = progressDisplay(io, show);
+  const passes: RowsProgress[] = [];
   let done = 0;
   const start = performance.now();
   try {
@@ -102,6 +113,11 @@ export async function runTraining(
           display.update(p);
         },
         onWarning: (message) => io.stderr.write(`dsgkit: warning: ${message}\n`),
+        onReadProgress: (p) => {
+          passes[p.pass] ??= rowsProgress(io, `${show.label ?? 'train'}: sample on read, pass ${p.pass} of 2`, p.n, show.quiet);
+          passes[p.pass].update(p.rows);
+          if (p.rows === p.n) passes[p.pass].stop();
+        },
         ...(checkpoint ? { checkpointEvery: checkpoint.every, onCheckpoint: (m: Model) => m.save(checkpoint.path) } : {}),
         ...(onProfile ? { onProfile } : {}),
       });
@@ -129,6 +145,8 @@ export const trainCommand: Command = {
       'checkpoint-every': { type: 'string' },
       checkpoint: { type: 'string' },
       profile: { type: 'boolean' },
+      'sample-on-read': { type: 'boolean' },
+      'in-memory': { type: 'boolean' },
       ...TRAINING_OPTION_SPECS,
     });
     const initPath = typeof values.init === 'string' ? values.init : undefined;
@@ -152,12 +170,13 @@ export const trainCommand: Command = {
     if (values.profile === true && spec.kind !== 'loop') throw new UsageError(`--profile applies to learners on the stochastic loop only (${spec.name} is not)`);
     let profile: ProfileReport | undefined;
 
+    if (values['sample-on-read'] === true && values['in-memory'] === true) throw new UsageError('--sample-on-read and --in-memory exclude each other');
+    const sampleOnRead = values['sample-on-read'] === true ? true : values['in-memory'] === true ? false : undefined;
     const read = settings.labelColumn !== undefined ? { labelColumn: settings.labelColumn } : {};
-    const data = await readDataset(dataPath, read);
     const { model, wallMs } = await runTraining(
       io,
-      // The rows were read for this run alone: scale them in place (one copy of the features fewer).
-      { learner: spec.name, data, read, scaleInPlace: true, ...optionsFor(spec, settings), threads: settings.threads, ...(validationPath !== undefined ? { validation: validationPath } : {}), ...(initPath !== undefined ? { init: initPath } : {}) },
+      // A path: the API reads it (whole, scaled in place, or a sample of it on read).
+      { learner: spec.name, data: dataPath === '-' ? process.stdin : dataPath, read, ...(sampleOnRead !== undefined ? { sampleOnRead } : {}), ...optionsFor(spec, settings), threads: settings.threads, ...(validationPath !== undefined ? { validation: validationPath } : {}), ...(initPath !== undefined ? { init: initPath } : {}) },
       { label: spec.name, quiet: settings.quiet },
       checkpointPath !== undefined ? { every: every!, path: checkpointPath } : undefined,
       values.profile === true ? (report) => (profile = report) : undefined,

@@ -1,0 +1,268 @@
+/**
+ * The rows a learner trains on, as one abstraction ({@link TrainingRows}) with
+ * three backings:
+ * - {@link datasetRows}: a whole {@link Dataset} in memory;
+ * - {@link KeptRows}: the labeled rows and the sample of other rows a run will
+ *   touch, read from disk (sample on read: memory follows the run, not the file);
+ * - {@link RowRecorder}: no feature values at all; it records which rows are
+ *   asked for, so a run's draws can be planned before the data is read.
+ *
+ * Rows keep their dataset index (0-based, over the whole file) in all three,
+ * so a learner draws the same rows, bit for bit, whichever backs it.
+ */
+import { ModelError } from '../errors.ts';
+import { makeDataset, type Dataset } from './dataset.ts';
+
+/** Training rows as learners see them: sizes, columns, labels of the labeled rows, and row copies. */
+export interface TrainingRows {
+  /** Rows of the whole dataset (labeled and unlabeled). */
+  readonly n: number;
+  readonly d: number;
+  readonly featureNames: readonly string[];
+  readonly labelName: string;
+  /** The file, for messages. */
+  readonly source?: string;
+  /** Class names when the labels are names (labels are then indices into them). */
+  readonly classNames?: readonly string[];
+  /** Dataset indices of the labeled rows, ascending. */
+  readonly labeledRows: Int32Array;
+  /** The label of labeled row `i` (a dataset index listed in {@link labeledRows}). */
+  label(i: number): number;
+  /** Copies the (scaled) features of dataset row `i` into `X` at row `at`. */
+  copyRow(i: number, X: Float64Array, at: number): void;
+}
+
+/**
+ * The rows of an in-memory dataset (features as they are in `ds`: pass a scaled one).
+ *
+ * @example
+ * const rows = datasetRows(scaled);
+ * rows.copyRow(17, batchX, 0);
+ */
+export function datasetRows(ds: Dataset): TrainingRows {
+  const { d, X, y } = ds;
+  let labeled = 0;
+  for (let i = 0; i < ds.n; i++) labeled += ds.labeled[i];
+  const labeledRows = new Int32Array(labeled);
+  for (let i = 0, r = 0; i < ds.n; i++) if (ds.labeled[i]) labeledRows[r++] = i;
+  return {
+    n: ds.n,
+    d,
+    featureNames: ds.featureNames,
+    labelName: ds.labelName,
+    ...(ds.source !== undefined ? { source: ds.source } : {}),
+    ...(ds.classNames !== undefined ? { classNames: ds.classNames } : {}),
+    labeledRows,
+    label: (i) => y[i],
+    copyRow: (i, out, at) => out.set(X.subarray(i * d, i * d + d), at * d),
+  };
+}
+
+/**
+ * Whether `x` is a {@link Dataset} (rather than {@link TrainingRows}).
+ *
+ * @example
+ * const rows = isDataset(input) ? datasetRows(input) : input;
+ */
+export function isDataset(x: Dataset | TrainingRows): x is Dataset {
+  return (x as Dataset).X instanceof Float64Array && (x as Dataset).labeled instanceof Uint8Array;
+}
+
+/**
+ * `x` as {@link TrainingRows} (a Dataset is wrapped, rows are returned as they are).
+ *
+ * @example
+ * const rows = trainingRows(ds);
+ */
+export function trainingRows(x: Dataset | TrainingRows): TrainingRows {
+  return isDataset(x) ? datasetRows(x) : x;
+}
+
+/**
+ * The labeled rows as a Dataset of their own (features as the rows hold them,
+ * e.g. scaled), in row order: what thresholds are fitted on.
+ *
+ * @example
+ * const L = labeledDataset(rows); // L.n === rows.labeledRows.length
+ */
+export function labeledDataset(rows: TrainingRows): Dataset {
+  const { labeledRows, d } = rows;
+  const X = new Float64Array(labeledRows.length * d);
+  const y = new Float64Array(labeledRows.length);
+  labeledRows.forEach((i, r) => {
+    rows.copyRow(i, X, r);
+    y[r] = rows.label(i);
+  });
+  return makeDataset({
+    X,
+    d,
+    y,
+    featureNames: rows.featureNames,
+    labelName: rows.labelName,
+    ...(rows.source !== undefined ? { source: rows.source } : {}),
+    ...(rows.classNames !== undefined ? { classNames: rows.classNames } : {}),
+  });
+}
+
+/**
+ * The labels of the labeled rows as a Dataset without features (d = 0): what
+ * checks of the classes need, before any feature is read.
+ *
+ * @example
+ * taskClasses('binary', labelsOnly(scan.meta));
+ */
+export function labelsOnly(meta: Pick<RowsMeta, 'labeledRows' | 'labels' | 'labelName' | 'source' | 'classNames'>): Dataset {
+  return makeDataset({
+    X: new Float64Array(0),
+    d: 0,
+    y: meta.labels,
+    featureNames: [],
+    labelName: meta.labelName,
+    ...(meta.source !== undefined ? { source: meta.source } : {}),
+    ...(meta.classNames !== undefined ? { classNames: meta.classNames } : {}),
+  });
+}
+
+/** Index of `i` in the ascending `sorted`, or -1. */
+function indexOf(sorted: Int32Array, i: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = sorted[mid];
+    if (v === i) return mid;
+    if (v < i) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** What the rows are, besides their values: shared by the backings read from a file. */
+export interface RowsMeta {
+  readonly n: number;
+  readonly d: number;
+  readonly featureNames: readonly string[];
+  readonly labelName: string;
+  readonly source?: string;
+  readonly classNames?: readonly string[];
+  readonly labeledRows: Int32Array;
+  /** Labels of {@link labeledRows}, in the same order. */
+  readonly labels: Float64Array;
+}
+
+/**
+ * Some rows of a dataset kept in memory (the labeled rows and the ones a run
+ * draws), with their dataset indices: memory is `kept × d × 8` bytes whatever
+ * `n` is. Asking for a row that was not kept is a bug of the plan (an Error).
+ *
+ * @example
+ * const rows = new KeptRows(meta, keep, Xkept); // Xkept: row r is dataset row keep[r]
+ */
+export class KeptRows implements TrainingRows {
+  readonly n: number;
+  readonly d: number;
+  readonly featureNames: readonly string[];
+  readonly labelName: string;
+  readonly source?: string;
+  readonly classNames?: readonly string[];
+  readonly labeledRows: Int32Array;
+  private readonly labels: Float64Array;
+
+  /**
+   * @param keep dataset indices of the kept rows, ascending
+   * @param X their features, row-major (row r is dataset row keep[r])
+   */
+  constructor(meta: RowsMeta, readonly keep: Int32Array, readonly X: Float64Array) {
+    this.n = meta.n;
+    this.d = meta.d;
+    this.featureNames = meta.featureNames;
+    this.labelName = meta.labelName;
+    if (meta.source !== undefined) this.source = meta.source;
+    if (meta.classNames !== undefined) this.classNames = meta.classNames;
+    this.labeledRows = meta.labeledRows;
+    this.labels = meta.labels;
+    if (X.length !== keep.length * meta.d) throw new RangeError(`KeptRows: ${X.length} values for ${keep.length} rows of ${meta.d}`);
+  }
+
+  label(i: number): number {
+    const r = indexOf(this.labeledRows, i);
+    if (r < 0) throw new ModelError(`row ${i + 1} is not a labeled row`);
+    return this.labels[r];
+  }
+
+  copyRow(i: number, out: Float64Array, at: number): void {
+    const r = indexOf(this.keep, i);
+    if (r < 0) throw new Error(`sample on read: row ${i + 1} was drawn but not kept (the plan missed it)`);
+    const { d } = this;
+    out.set(this.X.subarray(r * d, r * d + d), at * d);
+  }
+}
+
+/**
+ * Rows without values that record every row asked for: a learner created on
+ * it and sampled for a run's iterations tells which rows the run will draw
+ * (its draws depend on the sampling stream and the sources' sizes alone).
+ *
+ * @example
+ * const recorder = new RowRecorder(meta);
+ * const learner = spec.create(recorder, classes, params, step);
+ * for (let t = 1; t <= T; t++) learner.sample(rng, t);
+ * recorder.rows(); // ascending dataset indices the run touches
+ */
+export class RowRecorder implements TrainingRows {
+  readonly n: number;
+  readonly d: number;
+  readonly featureNames: readonly string[];
+  readonly labelName: string;
+  readonly source?: string;
+  readonly classNames?: readonly string[];
+  readonly labeledRows: Int32Array;
+  private readonly labels: Float64Array;
+  /** Rows asked for, in the order asked (with repeats), growing by doubling. */
+  private asked: Int32Array = new Int32Array(1024);
+  private count = 0;
+
+  constructor(meta: RowsMeta) {
+    this.n = meta.n;
+    this.d = meta.d;
+    this.featureNames = meta.featureNames;
+    this.labelName = meta.labelName;
+    if (meta.source !== undefined) this.source = meta.source;
+    if (meta.classNames !== undefined) this.classNames = meta.classNames;
+    this.labeledRows = meta.labeledRows;
+    this.labels = meta.labels;
+  }
+
+  label(i: number): number {
+    const r = indexOf(this.labeledRows, i);
+    if (r < 0) throw new ModelError(`row ${i + 1} is not a labeled row`);
+    return this.labels[r];
+  }
+
+  copyRow(i: number): void {
+    // Full: drop the repeats, and double the room (memory follows the distinct rows).
+    if (this.count === this.asked.length) this.asked = this.compact(this.asked.length * 2);
+    this.asked[this.count++] = i;
+  }
+
+  /** Records rows asked for outside a learner (e.g. the median heuristic's sample). */
+  add(rows: ArrayLike<number>): void {
+    for (let r = 0; r < rows.length; r++) this.copyRow(rows[r]);
+  }
+
+  /** Every row asked for so far, ascending, each once. */
+  rows(): Int32Array {
+    return this.compact(this.count).slice(0, this.count);
+  }
+
+  /** Sorts and de-duplicates the rows asked for (4 bytes a distinct row), in an array of `capacity`. */
+  private compact(capacity: number): Int32Array {
+    const sorted = this.asked.subarray(0, this.count).sort();
+    let k = 0;
+    for (let r = 0; r < sorted.length; r++) if (r === 0 || sorted[r] !== sorted[r - 1]) sorted[k++] = sorted[r];
+    const out = new Int32Array(Math.max(capacity, k));
+    out.set(sorted.subarray(0, k));
+    this.count = k;
+    return out;
+  }
+}
