@@ -264,6 +264,12 @@ describe('dsgkit compare', () => {
     expect(r.out).toMatch(/^dsg\s+0\.\d{4}\s+0\.\d{4}\s+0\.\d{4}\s+\d+/m);
   });
 
+  it('names every default in the settings line, the ones taken from the data included (C* and π of the semi-supervised SVM)', async () => {
+    const r = await run(['compare', '--data', bcPath, '--labeled', '50', '--learners', 'tsgs3vm,frs3vm', '--quiet', ...TINY]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/settings\s+rbf kernel σ = \d+(\.\d+)? \(median heuristic σ₀\), C = 100, C\* = C·n_l\/n_u, u = shg, .*π = the labeled rows' share/);
+  });
+
   it('--json gives the same split and one result per learner, in --learners order, with progress labelled by learner', async () => {
     const r = await run(['compare', '--data', bcPath, '--labeled', '50', '--learners', 'dsg,qsg-s2auc', '--json', ...TINY]);
     expect(r.code).toBe(0);

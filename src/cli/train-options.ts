@@ -267,7 +267,8 @@ export function describeRun(learners: readonly LearnerSpec[], settings: Training
     const tag = having.length < learners.length ? ` (${having.map((l) => l.name).join(', ')})` : '';
     if (v === undefined) {
       // A default computed from the data (written to the model header).
-      if (computed[key] !== undefined) parts.push(`${spec.symbol ?? key} = ${fmt(computed[key])} (${spec.kind === 'number' && spec.defaultDoc ? spec.defaultDoc : 'from the data'})${tag}`);
+      const doc = spec.kind === 'number' && spec.defaultDoc ? spec.defaultDoc : 'from the data';
+      parts.push(computed[key] !== undefined ? `${spec.symbol ?? key} = ${fmt(computed[key])} (${doc})${tag}` : `${spec.symbol ?? key} = ${doc}${tag}`);
       continue;
     }
     if (key === 'kernel') parts.push(`${v} kernel`);
