@@ -171,3 +171,17 @@ describe('hand-corrupted metadata is a located DataError, the same in memory and
     expect(ipcLayout(nested(100), 'fine.arrows')).toEqual({ format: 'stream', rows: [] });
   });
 });
+
+describe('two streams one after the other in one file', () => {
+  it('are a located DataError, not the first stream read alone (its rows would be all that is read)', async () => {
+    const one = encodeArrow(makeDataset({ X: Float64Array.of(1, 2, 3, 4), d: 2, y: Float64Array.of(1, -1), featureNames: ['a', 'b'], labelName: 'label' }), 'stream');
+    expect(ipcLayout(one, 'one.arrows')).toEqual({ format: 'stream', rows: [2] });
+    const two = new Uint8Array(2 * one.length);
+    two.set(one, 0);
+    two.set(one, one.length);
+    const { memory, file, path } = await bothErrors(two, 'two.arrows');
+    expect(memory).toBeInstanceOf(DataError);
+    expect(memory.message).toBe(`two.arrows: not a readable Arrow IPC file (corrupt or truncated): ${one.length} bytes follow the end-of-stream marker at byte ${one.length - 8} (two streams one after the other?); a file holds one stream`);
+    expect(file.message).toBe(memory.message.replace('two.arrows', path));
+  });
+});

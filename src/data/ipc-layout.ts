@@ -143,10 +143,10 @@ function* read(at: number, length: number): Walk<Buffer> {
 /**
  * Decodes the message whose prefix starts at `offset` (continuation marker or
  * legacy length), after checking its metadata flatbuffer
- * ({@link checkMessageMetadata}). Returns `null` at an end-of-stream marker,
- * else the decoded metadata and where its body starts.
+ * ({@link checkMessageMetadata}). At an end-of-stream marker returns where
+ * the marker ends (`eosEnd`), else the decoded metadata and where its body starts.
  */
-function* messageAt(offset: number, end: number, file: string): Walk<{ message: Message; bodyStart: number } | null> {
+function* messageAt(offset: number, end: number, file: string): Walk<{ message: Message; bodyStart: number } | { eosEnd: number }> {
   if (offset + 4 > end) throw corrupt(file, `the message at byte ${offset} runs past the end of the data`);
   const prefix = yield* read(offset, Math.min(8, end - offset));
   let length = prefix.readInt32LE(0);
@@ -156,7 +156,7 @@ function* messageAt(offset: number, end: number, file: string): Walk<{ message: 
     length = prefix.readInt32LE(4);
     headerLength = 8;
   }
-  if (length === 0) return null;
+  if (length === 0) return { eosEnd: offset + headerLength };
   const metaStart = offset + headerLength;
   if (length < 0 || metaStart + length > end) throw corrupt(file, `the message at byte ${offset} has an impossible metadata length ${length}`);
   const metadata = yield* read(metaStart, length);
@@ -193,7 +193,12 @@ function* streamLayout(size: number, file: string): Walk<number[]> {
   let offset = 0;
   for (;;) {
     const next = yield* messageAt(offset, size, file);
-    if (next === null) return rows;
+    if ('eosEnd' in next) {
+      // Arrow's readers stop at the first marker: rows after it (two streams written one after
+      // the other) would be dropped without a word.
+      if (next.eosEnd < size) throw corrupt(file, `${size - next.eosEnd} bytes follow the end-of-stream marker at byte ${offset} (two streams one after the other?); a file holds one stream`);
+      return rows;
+    }
     const { message, bodyStart } = next;
     if (message.isRecordBatch()) rows.push(batchRows(message, offset, file));
     offset = bodyStart + message.bodyLength;
@@ -231,7 +236,7 @@ function* fileLayout(size: number, dataEnd: number, file: string): Walk<number[]
         throw corrupt(file, `the footer lists a ${kind.name} at byte ${offset} outside the data`);
       }
       const next = yield* messageAt(offset, dataEnd, file);
-      if (next === null || !kind.is(next.message)) throw corrupt(file, `the footer lists a ${kind.name} at byte ${offset}, but no ${kind.name} is there`);
+      if ('eosEnd' in next || !kind.is(next.message)) throw corrupt(file, `the footer lists a ${kind.name} at byte ${offset}, but no ${kind.name} is there`);
       if (next.message.isRecordBatch()) rows.push(batchRows(next.message, offset, file));
     }
   }
