@@ -151,14 +151,11 @@ export interface RowsMeta {
 }
 
 /**
- * Some rows of a dataset kept in memory (the labeled rows and the ones a run
- * draws), with their dataset indices: memory is `kept × d × 8` bytes whatever
- * `n` is. Asking for a row that was not kept is a bug of the plan (an Error).
- *
- * @example
- * const rows = new KeptRows(meta, keep, Xkept); // Xkept: row r is dataset row keep[r]
+ * What the backings read from a file share: the rows' metadata and the labels
+ * of the labeled rows (looked up by dataset index). Subclasses say how rows
+ * are copied.
  */
-export class KeptRows implements TrainingRows {
+abstract class RowsFromFile implements TrainingRows {
   readonly n: number;
   readonly d: number;
   readonly featureNames: readonly string[];
@@ -168,11 +165,7 @@ export class KeptRows implements TrainingRows {
   readonly labeledRows: Int32Array;
   private readonly labels: Float64Array;
 
-  /**
-   * @param keep dataset indices of the kept rows, ascending
-   * @param X their features, row-major (row r is dataset row keep[r])
-   */
-  constructor(meta: RowsMeta, readonly keep: Int32Array, readonly X: Float64Array) {
+  constructor(meta: RowsMeta) {
     this.n = meta.n;
     this.d = meta.d;
     this.featureNames = meta.featureNames;
@@ -181,13 +174,38 @@ export class KeptRows implements TrainingRows {
     if (meta.classNames !== undefined) this.classNames = meta.classNames;
     this.labeledRows = meta.labeledRows;
     this.labels = meta.labels;
-    if (X.length !== keep.length * meta.d) throw new RangeError(`KeptRows: ${X.length} values for ${keep.length} rows of ${meta.d}`);
   }
 
   label(i: number): number {
     const r = indexOf(this.labeledRows, i);
     if (r < 0) throw new ModelError(`row ${i + 1} is not a labeled row`);
     return this.labels[r];
+  }
+
+  abstract copyRow(i: number, X: Float64Array, at: number): void;
+}
+
+/**
+ * Some rows of a dataset kept in memory (the labeled rows and the ones a run
+ * draws), with their dataset indices: memory is `kept × d × 8` bytes whatever
+ * `n` is. Asking for a row that was not kept is a bug of the plan (an Error).
+ *
+ * @example
+ * const rows = new KeptRows(meta, keep, Xkept); // Xkept: row r is dataset row keep[r]
+ */
+export class KeptRows extends RowsFromFile {
+
+  /**
+   * @param keep dataset indices of the kept rows, ascending
+   * @param X their features, row-major (row r is dataset row keep[r])
+   */
+  constructor(
+    meta: RowsMeta,
+    readonly keep: Int32Array,
+    readonly X: Float64Array,
+  ) {
+    super(meta);
+    if (X.length !== keep.length * meta.d) throw new RangeError(`KeptRows: ${X.length} values for ${keep.length} rows of ${meta.d}`);
   }
 
   copyRow(i: number, out: Float64Array, at: number): void {
@@ -209,35 +227,10 @@ export class KeptRows implements TrainingRows {
  * for (let t = 1; t <= T; t++) learner.sample(rng, t);
  * recorder.rows(); // ascending dataset indices the run touches
  */
-export class RowRecorder implements TrainingRows {
-  readonly n: number;
-  readonly d: number;
-  readonly featureNames: readonly string[];
-  readonly labelName: string;
-  readonly source?: string;
-  readonly classNames?: readonly string[];
-  readonly labeledRows: Int32Array;
-  private readonly labels: Float64Array;
+export class RowRecorder extends RowsFromFile {
   /** Rows asked for, in the order asked (with repeats), growing by doubling. */
   private asked: Int32Array = new Int32Array(1024);
   private count = 0;
-
-  constructor(meta: RowsMeta) {
-    this.n = meta.n;
-    this.d = meta.d;
-    this.featureNames = meta.featureNames;
-    this.labelName = meta.labelName;
-    if (meta.source !== undefined) this.source = meta.source;
-    if (meta.classNames !== undefined) this.classNames = meta.classNames;
-    this.labeledRows = meta.labeledRows;
-    this.labels = meta.labels;
-  }
-
-  label(i: number): number {
-    const r = indexOf(this.labeledRows, i);
-    if (r < 0) throw new ModelError(`row ${i + 1} is not a labeled row`);
-    return this.labels[r];
-  }
 
   copyRow(i: number): void {
     // Full: drop the repeats, and double the room (memory follows the distinct rows).
