@@ -138,14 +138,7 @@ function indexOf(sorted: Int32Array, i: number): number {
 }
 
 /** What the rows are, besides their values: shared by the backings read from a file. */
-export interface RowsMeta {
-  readonly n: number;
-  readonly d: number;
-  readonly featureNames: readonly string[];
-  readonly labelName: string;
-  readonly source?: string;
-  readonly classNames?: readonly string[];
-  readonly labeledRows: Int32Array;
+export interface RowsMeta extends Pick<TrainingRows, 'n' | 'd' | 'featureNames' | 'labelName' | 'source' | 'classNames' | 'labeledRows'> {
   /** Labels of {@link labeledRows}, in the same order. */
   readonly labels: Float64Array;
 }
