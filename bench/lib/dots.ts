@@ -5,7 +5,7 @@
  * the method (the same method has the same look in every band), with a
  * legend on the right. Shares its look with {@link lineChartSvg}.
  */
-import { CHAR_W, esc, f, FONT, frac, linearAxis, marker, MARKERS, PALETTE, TICK_FONT } from './svg.ts';
+import { CHAR_W, esc, f, FONT, frac, linearAxis, marker, MARKERS, PALETTE, TICK_FONT, titleSvg, xTicksSvg } from './svg.ts';
 
 /** One method's result in one group. */
 export interface DotRow {
@@ -89,14 +89,8 @@ export function dotPlotSvg(chart: DotPlot): string {
   out.push('<g class="grid" stroke-width="1">');
   for (const t of axis.ticks) out.push(`<line x1="${f(px(t))}" y1="${top}" x2="${f(px(t))}" y2="${top + plotH}" stroke="#dddddd"/>`);
   out.push('</g>');
-  out.push(`<g class="x-ticks" font-size="${TICK_FONT}" fill="#333333" text-anchor="middle">`);
-  for (const t of axis.ticks) {
-    out.push(`<line x1="${f(px(t))}" y1="${top + plotH}" x2="${f(px(t))}" y2="${top + plotH + 5}" stroke="#333333"/>`);
-    out.push(`<text x="${f(px(t))}" y="${top + plotH + 19}">${esc(axis.format(t))}</text>`);
-  }
-  out.push('</g>');
-  const titleSize = Math.max(11, Math.min(16, Math.floor((width - 20) / (chart.title.length * CHAR_W))));
-  out.push(`<text x="${f(width / 2)}" y="28" font-size="${titleSize}" font-weight="bold" text-anchor="middle" fill="#111111">${esc(chart.title)}</text>`);
+  out.push(...xTicksSvg(axis, px, top + plotH));
+  out.push(titleSvg(chart.title, width));
   out.push(`<text x="${f(left + plotW / 2)}" y="${top + plotH + 44}" font-size="13" text-anchor="middle" fill="#111111">${esc(chart.xLabel)}</text>`);
 
   // Bands: a light background on every other group, its name on the left.

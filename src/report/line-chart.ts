@@ -139,12 +139,7 @@ export function lineChartSvg(chart: LineChart): string {
   for (const t of yAxis.ticks) out.push(`<line x1="${left}" y1="${f(py(t))}" x2="${left + plotW}" y2="${f(py(t))}" stroke="#dddddd"/>`);
   out.push('</g>');
   out.push(`<rect x="${left}" y="${top}" width="${plotW}" height="${plotH}" fill="none" stroke="#333333" stroke-width="1"/>`);
-  out.push(`<g class="x-ticks" font-size="${TICK_FONT}" fill="#333333" text-anchor="middle">`);
-  for (const t of xAxis.ticks) {
-    out.push(`<line x1="${f(px(t))}" y1="${top + plotH}" x2="${f(px(t))}" y2="${top + plotH + 5}" stroke="#333333"/>`);
-    out.push(`<text x="${f(px(t))}" y="${top + plotH + 19}">${esc(xAxis.format(t))}</text>`);
-  }
-  out.push('</g>');
+  out.push(...xTicksSvg(xAxis, px, top + plotH));
   out.push(`<g class="y-ticks" font-size="${TICK_FONT}" fill="#333333" text-anchor="end">`);
   for (const t of yAxis.ticks) {
     out.push(`<line x1="${left - 5}" y1="${f(py(t))}" x2="${left}" y2="${f(py(t))}" stroke="#333333"/>`);
@@ -153,9 +148,7 @@ export function lineChartSvg(chart: LineChart): string {
   out.push('</g>');
 
   // Title and axis labels.
-  // Centred on the picture, shrunk (never below 11 px) so a long title stays inside it.
-  const titleSize = Math.max(11, Math.min(16, Math.floor((width - 20) / (chart.title.length * CHAR_W))));
-  out.push(`<text x="${f(width / 2)}" y="28" font-size="${titleSize}" font-weight="bold" text-anchor="middle" fill="#111111">${esc(chart.title)}</text>`);
+  out.push(titleSvg(chart.title, width));
   out.push(`<text x="${f(left + plotW / 2)}" y="${height - 14}" font-size="13" text-anchor="middle" fill="#111111">${esc(chart.xLabel)}${chart.logX ? ' (log scale)' : ''}</text>`);
   const yLabelX = 16;
   const yLabelY = top + plotH / 2;
@@ -232,6 +225,35 @@ function legendText(s: Series): string {
  * @example
  * frac(linearAxis(0, 1, true), 0.25); // 0.25
  */
+/**
+ * An x axis's tick marks and labels, below a plot whose bottom edge is at `y`
+ * (`px` maps a value to its x in the picture): what every chart draws there.
+ *
+ * @example
+ * out.push(...xTicksSvg(axis, (v) => left + frac(axis, v) * plotW, top + plotH));
+ */
+export function xTicksSvg(axis: Axis, px: (v: number) => number, y: number): string[] {
+  const out = [`<g class="x-ticks" font-size="${TICK_FONT}" fill="#333333" text-anchor="middle">`];
+  for (const t of axis.ticks) {
+    out.push(`<line x1="${f(px(t))}" y1="${y}" x2="${f(px(t))}" y2="${y + 5}" stroke="#333333"/>`);
+    out.push(`<text x="${f(px(t))}" y="${y + 19}">${esc(axis.format(t))}</text>`);
+  }
+  out.push('</g>');
+  return out;
+}
+
+/**
+ * A chart's bold title, centred on a picture `width` px wide and shrunk (never
+ * below 11 px) so a long title stays inside it.
+ *
+ * @example
+ * out.push(titleSvg('speedup by threads', 720));
+ */
+export function titleSvg(title: string, width: number): string {
+  const size = Math.max(11, Math.min(16, Math.floor((width - 20) / (title.length * CHAR_W))));
+  return `<text x="${f(width / 2)}" y="28" font-size="${size}" font-weight="bold" text-anchor="middle" fill="#111111">${esc(title)}</text>`;
+}
+
 export function frac(axis: Axis, v: number): number {
   if (axis.log) return (Math.log10(v) - Math.log10(axis.min)) / (Math.log10(axis.max) - Math.log10(axis.min));
   return (v - axis.min) / (axis.max - axis.min);
