@@ -48,7 +48,7 @@ import { LabelCoder, type ClassOptions, type LabelKind } from './class-labels.ts
 import { withAtomicFile } from './atomic.ts';
 import { makeDataset, type Dataset } from './dataset.ts';
 import { allocateFloat64 } from './row-batches.ts';
-import { FRAMING_HEAD, FRAMING_TAIL, ipcFraming, ipcLayout, ipcLayoutOfHandle, type ArrowFormat, type IpcLayout } from './ipc-layout.ts';
+import { ipcLayout, ipcLayoutOfHandle, type ArrowFormat, type IpcLayout } from './ipc-layout.ts';
 import { requireLabelColumn, validateDataset, validateRows } from './validate.ts';
 import type { RowBatch } from './row-batches.ts';
 import type { RowSource } from './row-source.ts';
@@ -66,18 +66,6 @@ export interface ReadOptions extends ClassOptions {
    * (for prediction inputs). Default false: a missing label column is an error.
    */
   allowMissingLabel?: boolean;
-}
-
-/**
- * Checks the IPC framing of `bytes` and throws a {@link DataError} naming
- * `file` if it is empty, not Arrow at all, or cut short. Returns the flavour.
- *
- * @example
- * checkIpcFraming(await readFile('train.arrow'), 'train.arrow'); // 'file'
- */
-export function checkIpcFraming(bytes: Uint8Array, file: string): ArrowFormat {
-  const len = bytes.byteLength;
-  return ipcFraming(len, bytes.subarray(0, Math.min(len, FRAMING_HEAD)), bytes.subarray(Math.max(0, len - FRAMING_TAIL)), file);
 }
 
 function corrupt(file: string, err: unknown): DataError {

@@ -24,7 +24,6 @@ export {
   datasetToTable,
   datasetSchema,
   makeBatch,
-  checkIpcFraming,
   formatForPath,
   type ArrowFormat,
   type ReadOptions,
