@@ -123,6 +123,20 @@ export function labelsOnly(meta: Pick<RowsMeta, 'labeledRows' | 'labels' | 'labe
   });
 }
 
+/**
+ * Sorts `rows` in place and moves each distinct value to the front once;
+ * returns that ascending, repeat-free prefix (a view of `rows`).
+ *
+ * @example
+ * sortedUnique(Int32Array.of(5, 2, 5, 1)); // Int32Array [1, 2, 5]
+ */
+export function sortedUnique(rows: Int32Array): Int32Array {
+  rows.sort();
+  let k = 0;
+  for (let r = 0; r < rows.length; r++) if (r === 0 || rows[r] !== rows[r - 1]) rows[k++] = rows[r];
+  return rows.subarray(0, k);
+}
+
 /** Index of `i` in the ascending `sorted`, or -1. */
 function indexOf(sorted: Int32Array, i: number): number {
   let lo = 0;
@@ -243,12 +257,10 @@ export class RowRecorder extends RowsFromFile {
 
   /** Sorts and de-duplicates the rows asked for (4 bytes a distinct row), in an array of `capacity`. */
   private compact(capacity: number): Int32Array {
-    const sorted = this.asked.subarray(0, this.count).sort();
-    let k = 0;
-    for (let r = 0; r < sorted.length; r++) if (r === 0 || sorted[r] !== sorted[r - 1]) sorted[k++] = sorted[r];
-    const out = new Int32Array(Math.max(capacity, k));
-    out.set(sorted.subarray(0, k));
-    this.count = k;
+    const unique = sortedUnique(this.asked.subarray(0, this.count));
+    const out = new Int32Array(Math.max(capacity, unique.length));
+    out.set(unique);
+    this.count = unique.length;
     return out;
   }
 }

@@ -4,7 +4,7 @@
  * f at those rows instead of evaluating the history at each batch.
  */
 import type { SampledRows } from '../coordinator/learner.ts';
-import { KeptRows, type TrainingRows } from '../data/training-rows.ts';
+import { KeptRows, sortedUnique, type TrainingRows } from '../data/training-rows.ts';
 import type { Source } from './sources.ts';
 
 /**
@@ -20,10 +20,7 @@ export function sampledRowsOf(sources: readonly Int32Array[]): Int32Array {
     all.set(s, at);
     at += s.length;
   }
-  all.sort();
-  let k = 0;
-  for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[k++] = all[i];
-  return all.slice(0, k);
+  return sortedUnique(all).slice();
 }
 
 /**
