@@ -55,8 +55,11 @@ export interface LearnerBias {
    * Rows (row-major, scaled) at which the loop evaluates the final `f` (bias
    * excluded) after the last iteration, and the final `b` from those values
    * (e.g. a class-balance constraint on the unlabeled rows). Absent: the last `value`.
+   * `rows`: their dataset rows, when they are rows the learner samples — a run
+   * that keeps f at those rows (evaluation 'rows') reads f there instead of
+   * evaluating the history again.
    */
-  readonly final?: { readonly X: Float64Array; readonly nPoints: number; bias(f: Float64Array): number };
+  readonly final?: { readonly X: Float64Array; readonly nPoints: number; readonly rows?: Int32Array; bias(f: Float64Array): number };
 }
 
 /** A learner on the doubly stochastic loop of ALGORITHMS.md. */

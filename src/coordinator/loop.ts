@@ -178,15 +178,18 @@ export function samplingRng(seed: number, state?: SamplingState): SamplingRng {
 
 /**
  * The model's bias `b` from a learner's bias as the run stands: the bias's
- * `final` rule evaluated on the history (e.g. the class balance over
- * unlabeled rows), else its running value; undefined without a bias.
+ * `final` rule applied to f at its rows (e.g. the class balance over
+ * unlabeled rows) — read from `cache` when the run keeps f there, else
+ * evaluated on the history — else its running value; undefined without a bias.
  *
  * @example
  * const b = await modelBias(learner.bias, evaluator);
  */
-export async function modelBias(bias: LearnerBias | undefined, evaluator: Evaluator): Promise<number | undefined> {
+export async function modelBias(bias: LearnerBias | undefined, evaluator: Evaluator, cache?: RowCache): Promise<number | undefined> {
   if (bias?.final === undefined) return bias?.value;
-  const { X, nPoints } = bias.final;
+  const { X, nPoints, rows } = bias.final;
+  // The cache holds f at the learner's rows, up to date, the same bits as the history gives.
+  if (cache && rows) return bias.final.bias(cache.read(rows, nPoints, evaluator.rowFactor(), new Float64Array(nPoints)));
   return bias.final.bias(await evaluator.evaluate(X, nPoints, new Float64Array(nPoints)));
 }
 
@@ -299,7 +302,7 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
       opts.onProgress?.({ t, T, elapsedMs: performance.now() - start, ...(metric ? { metric } : {}) });
     }
     const loopMs = performance.now() - start;
-    const b = await modelBias(bias, evaluator);
+    const b = await modelBias(bias, evaluator, cache);
     return {
       history,
       trace,

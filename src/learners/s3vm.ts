@@ -359,7 +359,7 @@ export class S3vmObjective implements DsgLearner {
       restore(b) {
         value = b;
       },
-      final: { X, nPoints: rows.length, bias: (fU: Float64Array) => target - meanOf(fU, 0, fU.length) },
+      final: { X, nPoints: rows.length, rows, bias: (fU: Float64Array) => target - meanOf(fU, 0, fU.length) },
     };
   }
 }
