@@ -104,6 +104,10 @@ describe('Evaluator', () => {
     pools.push(pool);
     const ev = new Evaluator(history, rf, { pool, parallelMinWork: 0 });
     await expect(ev.evaluate(X, 37)).rejects.toThrow(/evaluation worker failed: .*memory limit/);
+    // Its replacement dies too, with or without a task: the next call says so (and nothing is
+    // left as an uncaught exception, which vitest would report).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect(ev.evaluate(X, 37)).rejects.toThrow(/evaluation worker failed.*memory limit/);
   });
 });
 

@@ -49,6 +49,8 @@ export class EvaluatorPool {
   readonly threads: number;
   private readonly piscina: Piscina;
   private closed = false;
+  /** A worker that failed while it had no task (it died starting up, or idle): the next run reports it. */
+  private idleFailure: Error | undefined;
 
   /**
    * @param threads worker threads (the evaluator's calling thread comes on top)
@@ -68,6 +70,10 @@ export class EvaluatorPool {
       idleTimeout: 60_000,
       ...(opts.resourceLimits ? { resourceLimits: opts.resourceLimits } : {}),
     });
+    // Piscina reports such a failure as an 'error' event, which would otherwise be an uncaught exception.
+    this.piscina.on('error', (err: unknown) => {
+      this.idleFailure ??= err instanceof Error ? err : new Error(String(err));
+    });
   }
 
   /**
@@ -79,6 +85,11 @@ export class EvaluatorPool {
    */
   async run(task: EngineTask): Promise<TaskReport> {
     if (this.closed) throw new Error('evaluation pool is closed');
+    const idle = this.idleFailure;
+    if (idle !== undefined) {
+      this.idleFailure = undefined;
+      throw new Error(`evaluation worker failed between tasks: ${idle.message}`, { cause: idle });
+    }
     try {
       const report = (await this.piscina.run(task)) as TaskReport;
       tasksCompleted++;
