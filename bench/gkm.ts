@@ -7,22 +7,23 @@
  * 1 and 2 threads.
  *
  * Protocol per dataset and seed: dsgkit's `splitDataset` (20% of rows held
- * out, stratified), then (1 − hide) of the remaining rows labeled. GKM's σ and
- * C are chosen by 3-fold transductive cross-validation on the labeled rows
- * (a fold's labels hidden, its rows kept in the graph, as the LabelSpreading
- * peer does) over σ ∈ {1, 4, 16} × C ∈ {16, 64, 256} with the hinge loss,
- * p = 1; every loss × p of the table then uses that σ and C (C′ by the
- * learner's default: the paper's condition for p ≥ 2). Times are per fit,
- * without the search.
+ * out, stratified), then (1 − hide) of the remaining rows labeled. GKM's σ, C
+ * and C′ are chosen by `tune` (3-fold transductive cross-validation on the
+ * labeled rows: a fold's labels hidden, its rows kept in the graph, as the
+ * LabelSpreading peer does) over GKM's search space with the hinge loss,
+ * p = 1; every loss × p of the table then uses that σ and C (C′ as chosen at
+ * p = 1, else the learner's default: the paper's condition for p ≥ 2).
+ * Labels are cut by GKM's rule (class-mass normalisation, `prior`). Times are
+ * per fit, without the search.
  *
  * Usage:
  *   npx tsx bench/gkm.ts [--hide 0.8] [--seeds 1,2,3] [--no-peers] [--name gkm] DATA...
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import seedrandom from 'seedrandom';
 import { train } from '../src/api.ts';
-import { readDataset, selectRows, splitDataset, type Dataset } from '../src/data/index.ts';
+import { tune } from '../src/tune.ts';
+import { readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
 import { accuracy } from '../src/metrics/index.ts';
 import { lineChartSvg, markdownTable, writeBenchOutputs, type Series } from './lib/index.ts';
 import { runPythonPeers } from './peers/python-peers.ts';
@@ -39,46 +40,18 @@ const { values: opt, positionals: paths } = parseArgs({
 });
 const hide = Number(opt.hide);
 const seeds = opt.seeds.split(',').map(Number);
-const SIGMAS = [1, 4, 16];
-const CS = [16, 64, 256];
 const COMBOS = (['hinge', 'logistic'] as const).flatMap((loss) => [1, 2, 3].map((p) => ({ loss, p })));
 const quiet = { onWarning: () => {} };
 
-/** A copy of `ds` with the labels of `rows` hidden. */
-function hideLabels(ds: Dataset, rows: readonly number[]): Dataset {
-  const y = ds.y.slice();
-  const labeled = ds.labeled.slice();
-  for (const r of rows) {
-    y[r] = NaN;
-    labeled[r] = 0;
-  }
-  return { ...ds, y, labeled };
-}
-
-/** σ and C by 3-fold transductive CV on the labeled rows (accuracy), hinge, p = 1. */
-async function chooseByCv(tr: Dataset, seed: number): Promise<{ sigma: number; C: number; cvAccuracy: number }> {
-  const rows: number[] = [];
-  for (let i = 0; i < tr.n; i++) if (tr.labeled[i]) rows.push(i);
-  const rng = seedrandom(`gkm-cv-${seed}`);
-  for (let i = rows.length - 1; i > 0; i--) {
-    const j = Math.floor(rng() * (i + 1));
-    [rows[i], rows[j]] = [rows[j], rows[i]];
-  }
-  const folds = [0, 1, 2].map((k) => rows.filter((_, i) => i % 3 === k));
-  let best = { sigma: SIGMAS[0], C: CS[0], cvAccuracy: -1 };
-  for (const sigma of SIGMAS) {
-    for (const C of CS) {
-      let correct = 0;
-      for (const fold of folds) {
-        const model = await train({ learner: 'gkm', data: hideLabels(tr, fold), sigma, C, seed, threads: 1, ...quiet });
-        const held = selectRows(tr, fold);
-        correct += accuracy(held.y, await model.predict(held, { threads: 1 })) * fold.length;
-      }
-      const acc = correct / rows.length;
-      if (acc > best.cvAccuracy) best = { sigma, C, cvAccuracy: acc };
-    }
-  }
-  return best;
+/**
+ * σ, C (and C′ for the hinge, p = 1 fit) by `tune` as a user runs it: 3-fold
+ * transductive CV on the labeled rows (a fold's labels hidden, its rows kept
+ * in the graph, as the LabelSpreading peer's CV does), over GKM's own search
+ * space (σ₀·2⁻²…2², C, C′), scored by accuracy at the learner's cut.
+ */
+async function chooseByCv(tr: Dataset, seed: number): Promise<{ sigma: number; C: number; Cprime: number; cvAccuracy: number }> {
+  const { best, table } = await tune({ learner: 'gkm', data: tr, folds: 3, loss: 'hinge', p: 1, seed, threads: 1, ...quiet });
+  return { sigma: best.sigma as number, C: best.C as number, Cprime: best.Cprime as number, cvAccuracy: table.find((r) => r.status === 'best')!.mean };
 }
 
 interface PeerRecord {
@@ -111,18 +84,18 @@ for (const path of paths) {
   for (const { seed, train: tr, test } of splits) {
     const cv = await chooseByCv(tr, seed);
     chosen.push({ seed, ...cv });
-    console.error(`[gkm] ${name} seed ${seed}: σ = ${cv.sigma}, C = ${cv.C} (CV accuracy ${cv.cvAccuracy.toFixed(4)})`);
+    console.error(`[gkm] ${name} seed ${seed}: σ = ${cv.sigma.toPrecision(3)}, C = ${cv.C}, C′ = ${cv.Cprime} (CV accuracy ${cv.cvAccuracy.toFixed(4)})`);
     for (const { loss, p } of COMBOS) {
       const key = `${loss} p=${p}`;
       const t0 = performance.now();
-      const model = await train({ learner: 'gkm', data: tr, sigma: cv.sigma, C: cv.C, loss, p, seed, threads: 1, ...quiet });
+      const model = await train({ learner: 'gkm', data: tr, sigma: cv.sigma, C: cv.C, ...(p === 1 ? { Cprime: cv.Cprime } : {}), loss, p, seed, threads: 1, ...quiet });
       (secs[key] ??= []).push((performance.now() - t0) / 1000);
       (acc[key] ??= []).push((await model.evaluate(test, { threads: 1 })).accuracy);
     }
     // Wall time of the table's first fit at 1 and 2 threads (same bytes), and with mini-batches of 16.
     for (const [slot, threads, batchSize] of [['one', 1, 1], ['two', 2, 1], ['twoBatch', 2, 16]] as const) {
       const t0 = performance.now();
-      const model = await train({ learner: 'gkm', data: tr, sigma: cv.sigma, C: cv.C, seed, threads, batchSize, ...quiet });
+      const model = await train({ learner: 'gkm', data: tr, sigma: cv.sigma, C: cv.C, Cprime: cv.Cprime, seed, threads, batchSize, ...quiet });
       threadTimes[slot].push((performance.now() - t0) / 1000);
       if (slot === 'twoBatch') threadTimes.accBatch.push((await model.evaluate(test, { threads: 1 })).accuracy);
     }

@@ -2,7 +2,7 @@
  * `tune` on a bundled dataset (default spam; 200 labeled rows, 20% held out,
  * seed 1): the CV table, what successive halving spent against a full grid
  * at T, wall time, the held-out metric of the refit winner, and a chart of the
- * halving rounds (mean fold score of each candidate that survived round 0,
+ * halving rounds (pooled out-of-fold score of each candidate that survived round 0,
  * round by round, against the iterations it had reached).
  *
  * Writes bench/results/tune-<dataset>.json and .svg.
@@ -41,7 +41,7 @@ const svg = series.length > 0 ? lineChartSvg({
   height: 560,
 }) : undefined;
 
-const rows = [...r.table].sort((a, b) => (b.t ?? 0) - (a.t ?? 0) || b.mean - a.mean).slice(0, 12).map((row) => ({ ...row.params, mean: row.mean, sd: row.sd, t: row.t ?? '—', status: row.status }));
+const rows = [...r.table].sort((a, b) => (b.t ?? 0) - (a.t ?? 0) || b.score - a.score).slice(0, 12).map((row) => ({ ...row.params, score: row.score, mean: row.mean, sd: row.sd, t: row.t ?? '—', status: row.status }));
 console.log(markdownTable(rows, { digits: 4 }));
 console.log(`${r.table.length} candidates × ${r.folds} folds; halving spent ${r.cost.halving} block evaluations per batch point = ${(100 * r.cost.fraction).toFixed(1)}% of a full grid at T (${r.cost.fullGrid}); refit ${r.cost.refit}`);
 console.log(`wall ${seconds.toFixed(1)} s on ${threads} threads (load ${loadavg().map((x) => x.toFixed(1)).join(' ')}); held-out ${r.metric} of the refit winner ${heldOut.toFixed(4)}`);

@@ -39,7 +39,8 @@ import type { FitResult, LearnerSpec, LoopLearnerSpec, Params } from './learners
 import { load, Model } from './model/model.ts';
 import type { ModelHeader, ResumeState } from './model/model-file.ts';
 import { RandomFeaturePredictor, type Predictor } from './model/predictor.ts';
-import { checkEvaluable, fitTask, rankingMetric, taskClasses, type TaskClasses } from './model/task.ts';
+import { checkEvaluable, fitTask, rankingMetric, taskClasses, type Task, type TaskClasses, type ThresholdRule } from './model/task.ts';
+import { BALANCE_ROWS, complementSource, sampleSource } from './learners/sources.ts';
 
 export { Model, load, type PredictOptions, type DataInput } from './model/model.ts';
 export type { Progress, Evaluation } from './coordinator/loop.ts';
@@ -155,6 +156,28 @@ export function resolveParams(spec: LearnerSpec, options: Readonly<Record<string
   const given: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) if (!RUN_KEYS.has(key)) given[key] = value;
   return withDefaults(checkParams(given, spec.params, { learner: spec.name }), spec.params);
+}
+
+/**
+ * The task of a trained predictor: its threshold(s) fitted by `rule` from f at
+ * the labeled training rows (`labeled`, e.g. {@link labeledDataset} of `rows`)
+ * and, for the `prior` rule, at the unlabeled training rows (a seeded sample
+ * of at most {@link BALANCE_ROWS}). What `train` stores in the model and
+ * `tune` scores a fold's accuracy with.
+ *
+ * @example
+ * const task = await fittedTask(predictor, datasetRows(scaled), labeledDataset(datasetRows(scaled)), classes, 'prior', { threads: 1 }, 1);
+ */
+export async function fittedTask(
+  predictor: Predictor, rows: TrainingRows, labeled: Dataset, classes: TaskClasses, rule: ThresholdRule, engine: EvaluatorOptions, seed: number,
+): Promise<Task> {
+  const fL = await predictor.evaluate(labeled.X, labeled.n, new Float64Array(labeled.n), engine);
+  if (rule !== 'prior') return fitTask(classes, fL, labeled.y, rule);
+  const U = sampleSource(complementSource(rows.n, rows.labeledRows), BALANCE_ROWS, `dsgkit-prior:${seed}`);
+  const XU = new Float64Array(U.length * rows.d);
+  U.forEach((i, r) => rows.copyRow(i, XU, r));
+  const fU = await predictor.evaluate(XU, U.length, new Float64Array(U.length), engine);
+  return fitTask(classes, fL, labeled.y, rule, fU);
 }
 
 /**
@@ -374,8 +397,7 @@ export async function train(opts: TrainOptions): Promise<Model> {
     const labeled = labeledDataset(trainingRows(rows));
     // The model of a predictor: threshold(s) fitted at the labeled rows, the header assembled.
     const modelOf = async (fitted: FitResult & { predictor: Predictor; evaluation?: 'history' | 'rows' }, at: Params, resume: ResumeState | undefined): Promise<Model> => {
-      const fL = await fitted.predictor.evaluate(labeled.X, labeled.n, new Float64Array(labeled.n), run);
-      const task = fitTask(classes, fL, labeled.y, spec.threshold);
+      const task = await fittedTask(fitted.predictor, trainingRows(rows), labeled, classes, spec.threshold, run, at.seed as number);
       const header: ModelHeader = {
         format: 'dsgkit-model',
         version: 2,

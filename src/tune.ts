@@ -14,7 +14,8 @@
  * refit model are the same bits for any thread count.
  */
 import { CancelledError, UsageError } from './errors.ts';
-import { selectRows, type Dataset } from './data/dataset.ts';
+import type { Dataset } from './data/dataset.ts';
+import { datasetRows, labeledDataset } from './data/training-rows.ts';
 import { labeledFolds } from './data/split.ts';
 import { MinMaxScaler } from './data/scaler.ts';
 import { TRAINING_CHUNK_SIZE } from './engine/chunks.ts';
@@ -29,8 +30,8 @@ import { learnerSpec } from './learners/registry.ts';
 import type { LearnerSpec, Params } from './learners/spec.ts';
 import { Model } from './model/model.ts';
 import { RandomFeaturePredictor, type Predictor } from './model/predictor.ts';
-import { fitTask, metricValue, METRICS, rankingMetric, taskClasses, type TaskClasses } from './model/task.ts';
-import { kernelScale0, resolveParams, resolveStep, resolveThreads, toDataset, train, withDataDefaults, type TrainData } from './api.ts';
+import { metricValue, METRICS, rankingMetric, taskClasses, type TaskClasses } from './model/task.ts';
+import { fittedTask, kernelScale0, resolveParams, resolveStep, resolveThreads, toDataset, train, withDataDefaults, type TrainData } from './api.ts';
 import type { ReadDatasetOptions } from './data/index.ts';
 
 /** Progress of a tune run: block evaluations done of the planned total (what its time is proportional to). */
@@ -78,7 +79,16 @@ export interface TuneRow {
   readonly id: number;
   /** The searched parameters' values. */
   readonly params: Readonly<Record<string, ParamValue>>;
-  /** Mean and sample sd over the folds of the learner's metric, at the last round it ran. */
+  /**
+   * What candidates are ranked by, at the last round it ran: the learner's metric
+   * over the out-of-fold scores of all folds pooled (every labeled row scored by
+   * the fold model that did not see its label). For AUC this compares every
+   * positive with every negative of the labeled rows, not only pairs within a
+   * fold of n_l/k rows: a steadier estimate when labels are few. For accuracy
+   * it equals the mean weighted by fold size.
+   */
+  readonly score: number;
+  /** Mean and sample sd over the folds of the learner's metric, fold by fold. */
   readonly mean: number;
   readonly sd: number;
   readonly folds: readonly number[];
@@ -94,7 +104,7 @@ export interface TuneRound {
   readonly from: number;
   readonly t: number;
   readonly candidates: readonly number[];
-  /** Mean fold score per candidate, in `candidates` order. */
+  /** Pooled out-of-fold score per candidate (see {@link TuneRow.score}), in `candidates` order. */
   readonly scores: readonly number[];
 }
 
@@ -236,6 +246,9 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
   };
   const runs: FoldRun[][] = candidates.map(() => folds.map(() => ({})));
   const lastScores: number[][] = candidates.map(() => []);
+  const lastPooled: number[] = candidates.map(() => NaN);
+  // The labeled rows' labels in fold order: what the pooled out-of-fold scores line up with.
+  const pooledY = Float64Array.from(folds.flatMap((f) => Array.from(f.validation.y)));
   const reached: number[] = candidates.map(() => 0);
   const droppedAfter = new Map<number, number>();
   const history: TuneRound[] = [];
@@ -249,12 +262,13 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
       // each job's result lands in its own slot, so the order they finish in changes nothing.
       const jobs = current.run.flatMap((c) => folds.map((_, j) => [c, j] as const));
       const scores = current.run.map(() => new Array<number>(folds.length).fill(NaN));
+      const outOfFold = current.run.map(() => folds.map((): Float64Array<ArrayBufferLike> => new Float64Array(0)));
       let next = 0;
       const worker = async () => {
         while (next < jobs.length) {
           const [c, j] = jobs[next++];
           if (opts.signal?.aborted) throw new CancelledError(`tuning cancelled in round ${current.round}`);
-          scores[current.run.indexOf(c)][j] = await runFold(spec, {
+          const fold = await runFold(spec, {
             ds: folds[j].train, validation: folds[j].validation, classes, params: candidates[c], step: steps[c], engine,
             run: runs[c][j], to: current.t, signal: opts.signal,
             onIteration: (t) => {
@@ -262,18 +276,21 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
               report();
             },
           });
+          scores[current.run.indexOf(c)][j] = fold.score;
+          outOfFold[current.run.indexOf(c)][j] = fold.f;
           if (spec.kind !== 'loop') done += 1;
           report();
         }
       };
       await Promise.all(Array.from({ length: Math.min(Math.max(1, threads), jobs.length) }, worker));
-      const means = scores.map(mean);
+      const pooled = scores.map((fs, i) => pooledScore(spec, classes, folds.map((f) => f.validation.n), fs, pooledY, outOfFold[i]));
       current.run.forEach((c, i) => {
         lastScores[c] = scores[i];
+        lastPooled[c] = pooled[i];
         reached[c] = current.t;
       });
-      history.push({ round: current.round, from: current.from, t: current.t, candidates: current.run, scores: means });
-      const decision = nextHalvingStep(candidates.length, plan, current, means);
+      history.push({ round: current.round, from: current.from, t: current.t, candidates: current.run, scores: pooled });
+      const decision = nextHalvingStep(candidates.length, plan, current, pooled);
       for (const c of decision.dropped) {
         droppedAfter.set(c, current.round);
         for (const r of runs[c]) delete r.start; // free the history
@@ -289,6 +306,7 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
   const table: TuneRow[] = candidates.map((_, c) => ({
     id: c,
     params: Object.fromEntries(Object.keys(space).map((key) => [key, candidates[c][key]])),
+    score: lastPooled[c],
     mean: mean(lastScores[c]),
     sd: sdOf(lastScores[c]),
     folds: lastScores[c],
@@ -337,8 +355,25 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
 }
 
 /**
+ * The score a round ranks a candidate by (see {@link TuneRow.score}): the
+ * ranking metric over the out-of-fold scores of every fold pooled, or for
+ * accuracy the fold accuracies weighted by fold size.
+ */
+function pooledScore(spec: LearnerSpec, classes: TaskClasses, sizes: readonly number[], foldScores: readonly number[], y: Float64Array, outOfFold: readonly Float64Array[]): number {
+  if (spec.metric === 'accuracy') return foldScores.reduce((a, v, j) => a + v * sizes[j], 0) / sizes.reduce((a, b) => a + b, 0);
+  const f = new Float64Array(y.length);
+  let at = 0;
+  for (const part of outOfFold) {
+    f.set(part, at);
+    at += part.length;
+  }
+  return rankingMetric(classes, y, f);
+}
+
+/**
  * Runs (or continues) one candidate on one fold to iteration `to` and scores
- * it on the fold's validation rows with the learner's metric.
+ * it on the fold's validation rows with the learner's metric; `f` is its
+ * scores there (pooled over the folds by {@link pooledScore}).
  */
 async function runFold(
   spec: LearnerSpec,
@@ -346,7 +381,7 @@ async function runFold(
     ds: Dataset; validation: Dataset; classes: TaskClasses; params: Params; step: ReturnType<typeof resolveStep>; engine: EvaluatorOptions;
     run: FoldRun; to: number; signal: AbortSignal | undefined; onIteration: (t: number) => void;
   },
-): Promise<number> {
+): Promise<{ score: number; f: Float64Array }> {
   const { ds, classes, params, engine } = job;
   let predictor: Predictor;
   if (spec.kind === 'loop') {
@@ -368,11 +403,9 @@ async function runFold(
   }
   const va = job.validation;
   const f = await predictor.evaluate(va.X, va.n, new Float64Array(va.n), engine);
-  if (spec.metric !== 'accuracy') return rankingMetric(classes, va.y, f);
-  // Accuracy needs the threshold(s), fitted on the fold's labeled training rows as train does.
-  const rows: number[] = [];
-  for (let i = 0; i < ds.n; i++) if (ds.labeled[i]) rows.push(i);
-  const labeled = selectRows(ds, rows);
-  const fL = await predictor.evaluate(labeled.X, labeled.n, new Float64Array(labeled.n), engine);
-  return metricValue('accuracy', fitTask(classes, fL, labeled.y, spec.threshold), va.y, f);
+  if (spec.metric !== 'accuracy') return { score: rankingMetric(classes, va.y, f), f };
+  // Accuracy needs the threshold(s), fitted on the fold's training rows as train does.
+  const rows = datasetRows(ds);
+  const task = await fittedTask(predictor, rows, labeledDataset(rows), classes, spec.threshold, engine, params.seed as number);
+  return { score: metricValue('accuracy', task, va.y, f), f };
 }

@@ -23,7 +23,6 @@ describe('labeledFolds', () => {
   const ds = data(700, [-1, 1], [0.7, 0.3], 0.6, 'folds');
   const folds = labeledFolds(ds, { k: 5, seed: 3 });
   const labeledRows = origin(ds).filter((i) => ds.labeled[i]);
-  const unlabeledRows = origin(ds).filter((i) => !ds.labeled[i]);
 
   it('the validation folds partition the labeled rows, and hold only labeled rows', () => {
     const seen = folds.flatMap((f) => Array.from(f.validationRows));
@@ -35,14 +34,15 @@ describe('labeledFolds', () => {
     }
   });
 
-  it('every training fold holds all unlabeled rows and exactly the labeled rows of the other folds, labels intact', () => {
+  it('every training fold holds every row in order, the validation rows unlabeled and every other label intact (transductive)', () => {
     for (const f of folds) {
-      const rows = origin(f.train);
-      expect(rows).toEqual(Array.from(f.trainRows));
-      expect(rows.filter((i) => !ds.labeled[i])).toEqual(unlabeledRows);
+      expect(origin(f.train)).toEqual(origin(ds));
       const held = new Set(f.validationRows);
-      expect(rows.filter((i) => ds.labeled[i])).toEqual(labeledRows.filter((i) => !held.has(i)));
-      rows.forEach((i, r) => expect(Object.is(f.train.y[r], ds.y[i])).toBe(true));
+      for (let i = 0; i < ds.n; i++) {
+        if (held.has(i)) expect([f.train.labeled[i], Number.isNaN(f.train.y[i])]).toEqual([0, true]);
+        else expect([f.train.labeled[i], Object.is(f.train.y[i], ds.y[i])]).toEqual([ds.labeled[i], true]);
+      }
+      expect(f.train.classNames).toBe(ds.classNames);
     }
   });
 
@@ -71,7 +71,10 @@ describe('labeledFolds', () => {
     const { train } = splitDataset(big, { labeled: 200, test: 0.2, seed: 1 });
     const fs = labeledFolds(train, { k: 5, seed: 1 });
     expect(fs.map((f) => f.validation.n)).toEqual([40, 40, 40, 40, 40]);
-    for (const f of fs) expect(f.train.n).toBe(train.n - 40);
+    for (const f of fs) {
+      expect(f.train.n).toBe(train.n);
+      expect(f.train.labeled.reduce((a, b) => a + b, 0)).toBe(160);
+    }
   });
 
   it('refuses k < 2 and fewer labeled rows than folds, naming the file', () => {

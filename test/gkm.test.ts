@@ -187,6 +187,25 @@ describe('memory', () => {
   }, 60_000);
 });
 
+describe('the cut (threshold rule prior)', () => {
+  it("predicts the labeled rows' positive share among the unlabeled training rows (class-mass normalisation)", async () => {
+    const raw = await readDataset('data/breast_cancer.arrow');
+    const { train: tr } = splitDataset(raw, { labeled: 45, test: 0.2, seed: 2 });
+    const model = await train({ learner: 'gkm', data: tr, seed: 2, threads: 1, onWarning: () => {} });
+    const task = model.task;
+    if (task.kind !== 'binary') throw new Error('binary expected');
+    const unlabeled: number[] = [];
+    let positives = 0;
+    for (let i = 0; i < tr.n; i++) {
+      if (!tr.labeled[i]) unlabeled.push(i);
+      else if (tr.y[i] === task.positive) positives++;
+    }
+    const share = positives / (tr.n - unlabeled.length);
+    const predicted = await model.predict(selectRows(tr, unlabeled));
+    expect(predicted.filter((v) => v === task.positive).length).toBe(Math.round(share * unlabeled.length));
+  });
+});
+
 describe('accuracy on bundled real data, labels hidden', () => {
   for (const hide of [0.8, 0.9]) {
     it(`with ${hide * 100}% of the training labels hidden, at defaults, at least the supervised DSG baseline's (mean of 3 splits)`, async () => {

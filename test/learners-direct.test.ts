@@ -11,7 +11,8 @@ import { checkStepSize, defaultStepSize, inverseStepWarning, stepAt } from '../s
 import { kernelMatrix } from '../src/features/kernel-spec.ts';
 import { evaluateExpansion } from '../src/features/kernel-expansion.ts';
 import { LuDecomposition, Matrix } from 'ml-matrix';
-import { fitThreshold } from '../src/model/thresholds.ts';
+import { fitThreshold, priorThreshold } from '../src/model/thresholds.ts';
+import { fitTask } from '../src/model/task.ts';
 import { ALL_MARGIN_LOSSES, marginLoss, marginLossDerivative } from '../src/learners/margin-losses.ts';
 
 /** Two well-separated clusters in [0, 1]², labels ±1. */
@@ -104,6 +105,28 @@ describe('fitThreshold', () => {
   it('returns the middle of the zero-loss interval when the groups are separated', () => {
     expect(fitThreshold(new Float64Array([0, 1, 2, 3]), new Uint8Array([0, 0, 1, 1]))).toBe(1.5);
     expect(() => fitThreshold(new Float64Array(0), new Uint8Array(0))).toThrow(/no labeled rows/);
+  });
+});
+
+describe('priorThreshold (class-mass normalisation)', () => {
+  it('puts exactly round(share · n) distinct scores above the cut, for every share', () => {
+    const rng = seedrandom.alea('prior');
+    for (let trial = 0; trial < 100; trial++) {
+      const n = 1 + Math.floor(rng() * 60);
+      const f = Float64Array.from({ length: n }, () => rng() * 10 - 5);
+      const share = trial % 10 === 0 ? (trial % 20 === 0 ? 0 : 1) : rng();
+      const b = priorThreshold(f, share);
+      expect(f.filter((v) => v > b).length).toBe(Math.round(share * n));
+    }
+  });
+
+  it('fitTask with the prior rule matches the labeled class shares on the unlabeled scores (binary and ordinal)', () => {
+    const fU = Float64Array.from({ length: 100 }, (_, i) => i);
+    const binary = fitTask({ kind: 'binary', positive: 1, negative: -1 }, new Float64Array([5, 6, 7, 8]), [1, -1, -1, -1], 'prior', fU);
+    expect(binary.kind === 'binary' && fU.filter((v) => v > binary.threshold).length).toBe(25);
+    const ordinal = fitTask({ kind: 'ordinal', classes: [1, 2, 3] }, new Float64Array(5), [1, 1, 2, 3, 3], 'prior', fU);
+    expect(ordinal.kind === 'ordinal' && ordinal.thresholds.map((b) => fU.filter((v) => v > b).length)).toEqual([60, 40]);
+    expect(() => priorThreshold(new Float64Array(0), 0.5)).toThrow(/no scores/);
   });
 });
 

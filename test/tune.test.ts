@@ -1,7 +1,8 @@
 /**
  * `tune`: k-fold CV over the labeled rows with successive halving that
  * continues survivors instead of restarting them. What a user relies on:
- * the same result for any thread count; a survivor's fold scores at T are
+ * the same result for any thread count; folds that keep every row (a fold's
+ * labels hidden) and a pooled out-of-fold score; a survivor's fold scores at T are
  * exactly those of a full-grid run (continuing = running at once); the saved
  * model is the winner refit on all rows; the cost is what the schedule says;
  * the CLI prints a table / JSON, and Ctrl-C writes nothing.
@@ -11,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { train } from '../src/api.ts';
-import { readDataset, splitDataset, writeArrow, type Dataset } from '../src/data/index.ts';
+import { labeledFolds, readDataset, splitDataset, writeArrow, type Dataset } from '../src/data/index.ts';
+import { auc } from '../src/metrics/index.ts';
 import { continuationCost } from '../src/coordinator/successive-halving.ts';
 import { poolTasksCompleted } from '../src/engine/pool.ts';
 import { UsageError } from '../src/errors.ts';
@@ -84,6 +86,24 @@ describe('tune (script API)', () => {
     // and candidates dropped early were scored at fewer iterations, so (some of) their scores differ from the full grid's
     const early = halving.table.filter((x) => x.t! < SMALL.T);
     expect(early.some((x) => JSON.stringify(full.table[x.id].folds) !== JSON.stringify(x.folds))).toBe(true);
+  }, 60_000);
+
+  it('scores a candidate transductively: each fold model trains on every row with its fold\'s labels hidden, ranked by the pooled out-of-fold AUC', async () => {
+    const r = await tunedOnOneThread();
+    const best = r.table.find((row) => row.status === 'best')!;
+    const raw = await trainSet();
+    const folds = labeledFolds(raw, { k: SMALL.folds, seed: SMALL.seed });
+    const y: number[] = [];
+    const f: number[] = [];
+    for (const [j, fold] of folds.entries()) {
+      expect(fold.train.n).toBe(raw.n);
+      const model = await train({ learner: loopLearner, data: fold.train, ...r.best, threads: 1 });
+      const fj = await model.decisionFunction(fold.validation, { threads: 1 });
+      expect(auc(fold.validation.y, fj)).toBe(best.folds[j]);
+      y.push(...fold.validation.y);
+      f.push(...fj);
+    }
+    expect(best.score).toBe(auc(y, f));
   }, 60_000);
 
   it('saves the winner refit on all training rows: train() with the best settings gives the same bytes', async () => {

@@ -156,12 +156,15 @@ export function splitDataset(ds: Dataset, opts: SplitOptions): Split {
 
 /** One fold of {@link labeledFolds}. */
 export interface LabeledFold {
-  /** Labeled rows of the other folds plus every unlabeled row, labels kept (NaN = unlabeled). */
+  /**
+   * Every row of the input in its order, the labels of this fold's validation
+   * rows hidden (NaN = unlabeled): the other folds' labeled rows and every
+   * unlabeled row keep what they had.
+   */
   train: Dataset;
-  /** This fold's labeled rows. */
+  /** This fold's labeled rows, labels kept. */
   validation: Dataset;
-  /** Indices (into the input) of the training and validation rows, ascending. */
-  trainRows: Uint32Array;
+  /** Indices (into the input) of this fold's validation rows, ascending (their labels are hidden in `train`). */
   validationRows: Uint32Array;
 }
 
@@ -182,9 +185,12 @@ export interface LabeledFoldsOptions {
  * shuffled with one seeded generator, then dealt round-robin to folds 0, 1, …,
  * k−1, each class continuing where the previous one stopped — so every fold
  * holds ⌊n_c/k⌋ or ⌈n_c/k⌉ rows of class c, and the fold sizes differ by at
- * most one. Fold j's validation set is its labeled rows; its training set is
- * every other row of `ds` (other folds' labeled rows and all unlabeled rows).
- * Rows keep their original order in both. Same data and seed → same folds.
+ * most one. Fold j's validation set is its labeled rows. Its training set is
+ * transductive: every row of `ds`, with fold j's labels hidden — the held-out
+ * rows stay in as unlabeled rows, as they are when the winner is refit on all
+ * rows and as in the papers' transductive protocol (a graph learner keeps them
+ * in its graph; a semi-supervised learner draws them as unlabeled points).
+ * Rows keep their original order. Same data and seed → same folds.
  *
  * Throws a RangeError when k is not a whole number ≥ 2, and a DataError (naming
  * the file) when there are fewer labeled rows than folds. A class with fewer
@@ -219,13 +225,16 @@ export function labeledFolds(ds: Dataset, opts: LabeledFoldsOptions): LabeledFol
     }
   }
   return Array.from({ length: k }, (_, j) => {
-    const trainRows: number[] = [];
     const validationRows: number[] = [];
-    for (let i = 0; i < ds.n; i++) (foldOf[i] === j ? validationRows : trainRows).push(i);
+    const y = Float64Array.from(ds.y);
+    for (let i = 0; i < ds.n; i++) {
+      if (foldOf[i] !== j) continue;
+      validationRows.push(i);
+      y[i] = NaN;
+    }
     return {
-      train: selectRows(ds, trainRows),
+      train: withRows(ds, ds.X, y),
       validation: selectRows(ds, validationRows),
-      trainRows: Uint32Array.from(trainRows),
       validationRows: Uint32Array.from(validationRows),
     };
   });

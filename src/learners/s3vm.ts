@@ -24,7 +24,6 @@
  * beyond that). Without the constraint `b` follows its own gradient,
  * `b ← b − γ_t Σ_p w_p`.
  */
-import seedrandom from 'seedrandom';
 import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
@@ -33,7 +32,7 @@ import type { StepSize } from '../coordinator/step-size.ts';
 import { marginLoss, marginLossDerivative } from './margin-losses.ts';
 import type { ParamTable } from './params.ts';
 import type { Params } from './spec.ts';
-import { binarySources, drawRows, type Source } from './sources.ts';
+import { BALANCE_ROWS, binarySources, drawRows, sampleSource, type Source } from './sources.ts';
 import { sampledRows } from './sampled-rows.ts';
 
 /** The non-convex losses on unlabeled points (the paper's Table 2). */
@@ -42,9 +41,6 @@ export type UnlabeledLoss = (typeof UNLABELED_LOSSES)[number];
 
 /** The Ramp loss's `s` by default (Collobert et al., 2006). */
 export const RAMP_S = -0.3;
-
-/** Most unlabeled rows the final class-balance bias is computed on (a seeded sample beyond it). */
-export const BALANCE_ROWS = 4096;
 
 /** `R_s(z) = min(1 − s, max(0, 1 − z))`, the ramp (a hinge clipped at `1 − s`). */
 function ramp(z: number, s: number): number {
@@ -345,7 +341,7 @@ export class S3vmObjective implements DsgLearner {
         },
       };
     }
-    const rows = balanceRows(this.unlabeledRows, seed);
+    const rows = sampleSource(this.unlabeledRows, BALANCE_ROWS, `dsgkit-balance:${seed}`);
     const X = new Float64Array(rows.length * this.d);
     rows.forEach((i, r) => this.rows.copyRow(i, X, r));
     return {
@@ -368,29 +364,4 @@ function meanOf(f: Float64Array, from: number, to: number): number {
   let s = 0;
   for (let r = from; r < to; r++) s += f[r];
   return s / (to - from);
-}
-
-/**
- * The unlabeled rows the final class-balance bias averages over: all of them
- * up to {@link BALANCE_ROWS}, else a sample of that many drawn (without
- * replacement) from the model seed, in row order.
- *
- * @example
- * balanceRows(U, 1).length; // min(U.size, 4096)
- */
-export function balanceRows(U: Source, seed: number): Int32Array {
-  if (U.size <= BALANCE_ROWS) return U.indices();
-  const rng = seedrandom.alea(`dsgkit-balance:${seed}`);
-  // A partial Fisher–Yates shuffle of positions 0 … size−1, the displaced ones kept in a map
-  // (memory O(BALANCE_ROWS), not O(size)).
-  const moved = new Map<number, number>();
-  const at = (p: number): number => moved.get(p) ?? p;
-  const picked = new Int32Array(BALANCE_ROWS);
-  for (let k = 0; k < BALANCE_ROWS; k++) {
-    const j = k + Math.floor(rng() * (U.size - k));
-    const pj = at(j);
-    moved.set(j, at(k));
-    picked[k] = U.row(pj);
-  }
-  return picked.sort();
 }

@@ -10,10 +10,42 @@
  * rows a run draws, read from disk: data/training-rows.ts) a learner draws the
  * same rows in the same order from the same sampling stream.
  */
+import seedrandom from 'seedrandom';
 import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import type { Rng } from '../coordinator/learner.ts';
+
+/**
+ * Most unlabeled rows a class-balance computation reads (a seeded sample
+ * beyond it): the semi-supervised SVMs' final bias, the `prior` threshold.
+ */
+export const BALANCE_ROWS = 4096;
+
+/**
+ * At most `count` rows of `source`: all of them when it has no more, else a
+ * sample of `count` drawn without replacement from the seeded stream named
+ * `stream`, in row order (memory O(count), not O(size)). What a learner's
+ * final class-balance bias and a `prior` threshold average over.
+ *
+ * @example
+ * sampleSource(U, 4096, 'dsgkit-balance:1').length; // min(U.size, 4096)
+ */
+export function sampleSource(source: Source, count: number, stream: string): Int32Array {
+  if (source.size <= count) return Int32Array.from(source.indices());
+  const rng = seedrandom.alea(stream);
+  // A partial Fisher–Yates shuffle of positions 0 … size−1, the displaced ones kept in a map.
+  const moved = new Map<number, number>();
+  const at = (p: number): number => moved.get(p) ?? p;
+  const picked = new Int32Array(count);
+  for (let k = 0; k < count; k++) {
+    const j = k + Math.floor(rng() * (source.size - k));
+    const pj = at(j);
+    moved.set(j, at(k));
+    picked[k] = source.row(pj);
+  }
+  return picked.sort();
+}
 
 /** Rows a learner draws from: `size` dataset row indices, ascending, the k-th being `row(k)`. */
 export interface Source {

@@ -17,7 +17,7 @@
 import { DataError, UsageError } from '../errors.ts';
 import { classCounts, type Dataset } from '../data/index.ts';
 import { accuracy, auc, confusionCounts, f1Score, meanAbsoluteError, ordinalMeanAuc } from '../metrics/index.ts';
-import { fitThreshold } from './thresholds.ts';
+import { fitThreshold, priorThreshold } from './thresholds.ts';
 
 /** The kinds of task a learner can declare. */
 export const TASK_KINDS = ['binary', 'ordinal'] as const;
@@ -48,8 +48,13 @@ export type Task = BinaryTask | OrdinalTask;
 /** A task before its thresholds are fitted: the classes found in the training data. */
 export type TaskClasses = Omit<BinaryTask, 'threshold'> | Omit<OrdinalTask, 'thresholds'>;
 
-/** How thresholds are set after training. */
-export type ThresholdRule = 'fit' | 'zero';
+/**
+ * How thresholds are set after training: `fit` minimises the one-sided squared
+ * loss at the labeled rows, `zero` cuts at 0 (learners with a bias), `prior`
+ * matches the labeled rows' class shares on the unlabeled rows (class-mass
+ * normalisation, for learners without a bias whose scale is not calibrated).
+ */
+export type ThresholdRule = 'fit' | 'zero' | 'prior';
 
 /** The metrics a learner can declare as its own (what `score` and `tune` use). */
 export const METRICS = {
@@ -148,18 +153,25 @@ export function ranks(task: Pick<OrdinalTask, 'classes'>, y: ArrayLike<number>):
  * Fits the task's thresholds from `f` at the labeled training rows (labels
  * `y`): with rule `fit`, each threshold is the exact minimiser of the
  * one-sided squared loss (see thresholds.ts); with `zero`, every threshold is
- * 0 (learners with a bias, whose decision rule is the sign of f).
+ * 0 (learners with a bias, whose decision rule is the sign of f); with
+ * `prior`, each threshold puts on its upper side the share of `fU` (f at
+ * unlabeled training rows; the labeled rows' own f when there are none) that
+ * the labeled rows above it have (class-mass normalisation).
  *
  * @example
  * const task = fitTask(taskClasses('binary', ds), fLabeled, yLabeled, 'fit');
+ * const cmn = fitTask(taskClasses('binary', ds), fLabeled, yLabeled, 'prior', fUnlabeled);
  */
-export function fitTask(classes: TaskClasses, f: Float64Array, y: ArrayLike<number>, rule: ThresholdRule): Task {
-  if (classes.kind === 'binary') {
-    const threshold = rule === 'zero' ? 0 : fitThreshold(f, Uint8Array.from(y, (v) => (v === classes.positive ? 1 : 0)));
-    return { ...classes, threshold };
-  }
+export function fitTask(classes: TaskClasses, f: Float64Array, y: ArrayLike<number>, rule: ThresholdRule, fU?: Float64Array): Task {
+  const cut = (high: Uint8Array): number => {
+    if (rule === 'zero') return 0;
+    if (rule === 'fit') return fitThreshold(f, high);
+    const share = high.reduce((a, b) => a + b, 0) / high.length;
+    return priorThreshold(fU !== undefined && fU.length > 0 ? fU : f, share);
+  };
+  if (classes.kind === 'binary') return { ...classes, threshold: cut(Uint8Array.from(y, (v) => (v === classes.positive ? 1 : 0))) };
   const r = ranks(classes, y);
-  const thresholds = classes.classes.slice(1).map((_, j) => (rule === 'zero' ? 0 : fitThreshold(f, Uint8Array.from(r, (v) => (v > j ? 1 : 0)))));
+  const thresholds = classes.classes.slice(1).map((_, j) => cut(Uint8Array.from(r, (v) => (v > j ? 1 : 0))));
   return { ...classes, thresholds };
 }
 

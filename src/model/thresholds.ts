@@ -71,3 +71,30 @@ export function fitThreshold(f: Float64Array, high: Uint8Array): number {
   // Unreachable for a convex objective; kept as a loud failure rather than a silent value.
   throw new Error('fitThreshold: no stationary point found');
 }
+
+/**
+ * Class-mass normalisation (Zhu, Ghahramani & Lafferty, ICML 2003): the
+ * threshold `b` at which the share of `fU` (scores of unlabeled rows) above
+ * `b` is the share `highFraction` that the "high" class has among the labeled
+ * rows — the transductive class-balance constraint of semi-supervised SVMs,
+ * applied to the cut instead of the bias. A model whose ranking is good but
+ * whose scale is not calibrated (no bias, as GKM's kernel expansion) gets the
+ * cut its class prior implies, from the unlabeled rows rather than from the
+ * few labeled ones. The threshold lies halfway between the two scores on
+ * either side of the cut, so exactly `round(highFraction · fU.length)` scores
+ * are above it (fewer where scores tie across the cut).
+ *
+ * @example
+ * // 40% of the labeled rows are high → 2 of the 5 unlabeled scores above b
+ * priorThreshold(new Float64Array([0.3, -1, 2, 0.1, 1]), 0.4); // 0.65
+ */
+export function priorThreshold(fU: Float64Array, highFraction: number): number {
+  const n = fU.length;
+  if (n === 0) throw new RangeError('priorThreshold: no scores');
+  if (!(highFraction >= 0 && highFraction <= 1)) throw new RangeError(`priorThreshold: highFraction must be in [0, 1], got ${highFraction}`);
+  const sorted = Float64Array.from(fU).sort();
+  const above = Math.round(highFraction * n);
+  if (above === 0) return sorted[n - 1];
+  if (above === n) return sorted[0] - Math.max(1, Math.abs(sorted[0]));
+  return (sorted[n - above - 1] + sorted[n - above]) / 2;
+}

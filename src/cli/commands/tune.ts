@@ -2,7 +2,7 @@
 import cliProgress from 'cli-progress';
 import { CancelledError, UsageError } from '../../errors.ts';
 import { LEARNER_NAMES, LEARNERS, learnerSpec } from '../../api.ts';
-import { parseGrid, tune, type TuneProgress, type TuneResult } from '../../tune.ts';
+import { parseGrid, tune, type TuneProgress, type TuneResult, type TuneRow } from '../../tune.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { checkOutputs } from '../outputs.ts';
 import type { CliIO } from '../io.ts';
@@ -15,11 +15,12 @@ const HELP = `dsgkit tune — choose a learner's hyperparameters by cross-valida
 
 Usage: dsgkit tune --learner <name> --data <train file> --out <best.dsg> [options]
 
-Splits the LABELED rows into k stratified folds (the unlabeled rows are
-training data in every fold), scores every setting of the learner's search
-space (its σ grid centred on the median heuristic σ₀ of the data) by the
-learner's own metric on each held-out fold, and refits the best setting on
-all training rows. Learners on the stochastic loop are searched by
+Splits the LABELED rows into k stratified folds and scores every setting of
+the learner's search space (its σ grid centred on the median heuristic σ₀ of
+the data) by the learner's own metric over the out-of-fold scores of all
+folds pooled; a fold's model trains on every row, the fold's own rows with
+their labels hidden (transductive: they stay in as unlabeled rows). The best
+setting is refit on all training rows. Learners on the stochastic loop are searched by
 successive halving over iterations: all settings run a few iterations, the
 best 1/η continue FROM WHERE THEY STOPPED for η times as many, until one is
 left at T. The model file keeps the CV table (see \`dsgkit describe best.dsg\`).
@@ -93,16 +94,19 @@ const fmt = (v: unknown) => (typeof v === 'number' ? String(Number(v.toPrecision
 
 /**
  * The CV table as text: one line per candidate, best first (then by the round
- * it reached and its mean), with mean ± sd of the fold metric, iterations reached and status.
+ * it reached and its score), with the pooled out-of-fold score the halving
+ * ranks by, mean ± sd of the fold metric, iterations reached and status.
+ * (Tables saved before the pooled score existed show their fold mean there.)
  *
  * @example
  * io.stdout.write(formatTuneTable(result));
  */
 export function formatTuneTable(r: Pick<TuneResult, 'table' | 'metric' | 'folds'>): string {
   const keys = Object.keys(r.table[0]?.params ?? {});
-  const rows = [...r.table].sort((a, b) => (b.status === 'best' ? 1 : 0) - (a.status === 'best' ? 1 : 0) || (b.t ?? 0) - (a.t ?? 0) || b.mean - a.mean || a.id - b.id);
-  const head = ['#', ...keys, `${r.metric} (${r.folds}-fold mean ± sd)`, 'iterations', 'status'];
-  const body = rows.map((row) => [String(row.id), ...keys.map((k) => fmt(row.params[k])), `${row.mean.toFixed(4)} ± ${row.sd.toFixed(4)}`, row.t === undefined ? '—' : String(row.t), row.status === 'best' ? 'best (refit)' : row.status]);
+  const score = (row: TuneRow) => (row as { score?: number }).score ?? row.mean;
+  const rows = [...r.table].sort((a, b) => (b.status === 'best' ? 1 : 0) - (a.status === 'best' ? 1 : 0) || (b.t ?? 0) - (a.t ?? 0) || score(b) - score(a) || a.id - b.id);
+  const head = ['#', ...keys, `${r.metric} (out of fold)`, `${r.folds}-fold mean ± sd`, 'iterations', 'status'];
+  const body = rows.map((row) => [String(row.id), ...keys.map((k) => fmt(row.params[k])), score(row).toFixed(4), `${row.mean.toFixed(4)} ± ${row.sd.toFixed(4)}`, row.t === undefined ? '—' : String(row.t), row.status === 'best' ? 'best (refit)' : row.status]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n') + '\n';
