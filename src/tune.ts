@@ -30,7 +30,7 @@ import { learnerSpec } from './learners/registry.ts';
 import type { LearnerSpec, Params } from './learners/spec.ts';
 import { Model } from './model/model.ts';
 import { RandomFeaturePredictor, type Predictor } from './model/predictor.ts';
-import { metricValue, METRICS, rankingMetric, taskClasses, type TaskClasses } from './model/task.ts';
+import { metricValue, METRICS, rankingMetric, taskClasses, type MetricName, type TaskClasses } from './model/task.ts';
 import { fittedTask, kernelScale0, resolveParams, resolveStep, resolveThreads, toDataset, train, withDataDefaults, type TrainData } from './api.ts';
 import type { ReadDatasetOptions } from './data/index.ts';
 
@@ -55,6 +55,13 @@ export interface TuneOptions {
   positive?: number | string;
   /** Folds k ≥ 2 (default 5). */
   folds?: number;
+  /**
+   * The metric candidates are ranked by (default: the learner's own). `auc`
+   * (binary) or `mean-auc` (ordinal) ranks a classifier by its scores alone —
+   * steadier than accuracy on a few dozen labeled rows, and what matters when
+   * the cut is set from the class shares (threshold rule `prior`).
+   */
+  metric?: MetricName;
   /**
    * Values to search per parameter; replaces the learner's search space for the
    * parameters it names (a parameter given as a fixed value is not searched).
@@ -127,7 +134,7 @@ export interface TuneResult {
 }
 
 /** Keys of {@link TuneOptions} that are not learner parameters. */
-const TUNE_KEYS = new Set(['learner', 'data', 'read', 'positive', 'folds', 'grid', 'eta', 't0', 'threads', 'cacheBytes', 'parallelMinWork', 'onProgress', 'onWarning', 'signal']);
+const TUNE_KEYS = new Set(['learner', 'data', 'read', 'positive', 'folds', 'metric', 'grid', 'eta', 't0', 'threads', 'cacheBytes', 'parallelMinWork', 'onProgress', 'onWarning', 'signal']);
 
 /**
  * The candidates of a search space: every combination, the last parameter varying fastest.
@@ -206,6 +213,11 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
   const fixed = resolveParams(spec, fixedGiven);
   const threads = resolveThreads(opts.threads, onWarning);
 
+  const metricName = opts.metric ?? spec.metric;
+  const ranking = spec.task === 'binary' ? 'auc' : 'mean-auc';
+  if (metricName !== spec.metric && metricName !== ranking) {
+    throw new UsageError(`metric must be ${spec.metric === ranking ? ranking : `${spec.metric} or ${ranking}`} for ${spec.name} (a ${spec.task} learner), got ${String(opts.metric)}`);
+  }
   const raw = await toDataset(opts.data, 'data', opts.read);
   const classes = taskClasses(spec.task, raw, opts.positive !== undefined ? { positive: opts.positive } : {});
   // Scaled once with the scaler of all training rows (unsupervised: the features' ranges only).
@@ -268,7 +280,7 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
         while (next < jobs.length) {
           const [c, j] = jobs[next++];
           if (opts.signal?.aborted) throw new CancelledError(`tuning cancelled in round ${current.round}`);
-          const fold = await runFold(spec, {
+          const fold = await runFold(spec, metricName, {
             ds: folds[j].train, validation: folds[j].validation, classes, params: candidates[c], step: steps[c], engine,
             run: runs[c][j], to: current.t, signal: opts.signal,
             onIteration: (t) => {
@@ -283,7 +295,7 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
         }
       };
       await Promise.all(Array.from({ length: Math.min(Math.max(1, threads), jobs.length) }, worker));
-      const pooled = scores.map((fs, i) => pooledScore(spec, classes, folds.map((f) => f.validation.n), fs, pooledY, outOfFold[i]));
+      const pooled = scores.map((fs, i) => pooledScore(metricName, classes, folds.map((f) => f.validation.n), fs, pooledY, outOfFold[i]));
       current.run.forEach((c, i) => {
         lastScores[c] = scores[i];
         lastPooled[c] = pooled[i];
@@ -302,7 +314,6 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
     await pool?.close();
   }
 
-  const metricName = spec.metric;
   const table: TuneRow[] = candidates.map((_, c) => ({
     id: c,
     params: Object.fromEntries(Object.keys(space).map((key) => [key, candidates[c][key]])),
@@ -359,8 +370,8 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
  * ranking metric over the out-of-fold scores of every fold pooled, or for
  * accuracy the fold accuracies weighted by fold size.
  */
-function pooledScore(spec: LearnerSpec, classes: TaskClasses, sizes: readonly number[], foldScores: readonly number[], y: Float64Array, outOfFold: readonly Float64Array[]): number {
-  if (spec.metric === 'accuracy') return foldScores.reduce((a, v, j) => a + v * sizes[j], 0) / sizes.reduce((a, b) => a + b, 0);
+function pooledScore(metric: MetricName, classes: TaskClasses, sizes: readonly number[], foldScores: readonly number[], y: Float64Array, outOfFold: readonly Float64Array[]): number {
+  if (metric === 'accuracy') return foldScores.reduce((a, v, j) => a + v * sizes[j], 0) / sizes.reduce((a, b) => a + b, 0);
   const f = new Float64Array(y.length);
   let at = 0;
   for (const part of outOfFold) {
@@ -377,6 +388,7 @@ function pooledScore(spec: LearnerSpec, classes: TaskClasses, sizes: readonly nu
  */
 async function runFold(
   spec: LearnerSpec,
+  metric: MetricName,
   job: {
     ds: Dataset; validation: Dataset; classes: TaskClasses; params: Params; step: ReturnType<typeof resolveStep>; engine: EvaluatorOptions;
     run: FoldRun; to: number; signal: AbortSignal | undefined; onIteration: (t: number) => void;
@@ -403,7 +415,7 @@ async function runFold(
   }
   const va = job.validation;
   const f = await predictor.evaluate(va.X, va.n, new Float64Array(va.n), engine);
-  if (spec.metric !== 'accuracy') return { score: rankingMetric(classes, va.y, f), f };
+  if (metric !== 'accuracy') return { score: rankingMetric(classes, va.y, f), f };
   // Accuracy needs the threshold(s), fitted on the fold's training rows as train does.
   const rows = datasetRows(ds);
   const task = await fittedTask(predictor, rows, labeledDataset(rows), classes, spec.threshold, engine, params.seed as number);

@@ -113,6 +113,23 @@ describe('tune (script API)', () => {
     expect((r.model.header.training.tune as { table: unknown[] }).table).toHaveLength(r.table.length);
   }, 60_000);
 
+  it('ranks by the ranking metric when asked (AUC for an accuracy learner), and refuses a metric the task has not', async () => {
+    const small = { data: await trainSet(), folds: 3, seed: 2, threads: 1, T: 200, grid: { C: [1, 64], Cprime: [1] } } as const;
+    const byAuc = await tune({ learner: 'gkm', ...small, metric: 'auc' });
+    expect(byAuc.metric).toBe('AUC');
+    const raw = await trainSet();
+    const folds = labeledFolds(raw, { k: 3, seed: 2 });
+    const y: number[] = [];
+    const f: number[] = [];
+    for (const fold of folds) {
+      const model = await train({ learner: 'gkm', data: fold.train, ...byAuc.best, threads: 1 });
+      y.push(...fold.validation.y);
+      f.push(...(await model.decisionFunction(fold.validation, { threads: 1 })));
+    }
+    expect(byAuc.table.find((row) => row.status === 'best')!.score).toBe(auc(y, f));
+    await expect(tune({ learner: 'gkm', ...small, metric: 'mean-auc' })).rejects.toThrow(/metric must be accuracy or auc for gkm/);
+  }, 60_000);
+
   it('refuses a bad grid with a UsageError naming it', () => {
     const spec = learnerSpec(loopLearner);
     expect(() => parseGrid('lambda=0.1,-1', spec)).toThrow(/--grid lambda must be a number in \(0, ∞\), got '-1'/);
