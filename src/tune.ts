@@ -1,7 +1,8 @@
 /**
  * `tune`: hyperparameter search by stratified k-fold cross-validation over
- * the LABELED rows (the unlabeled rows are training data in every fold),
- * scored by the learner's own metric, over the learner's search space
+ * the LABELED rows, transductive (a fold's model trains on every row, the
+ * fold's own labels hidden), ranked by the learner's own metric (or the
+ * ranking metric asked for) over the pooled out-of-fold scores, over the learner's search space
  * (`spec.searchSpace({ sigma0 })`, or a grid given by the caller), with
  * successive halving over iterations WITHOUT restarts for learners on the
  * stochastic loop: every candidate × fold run starts, the weaker candidates
