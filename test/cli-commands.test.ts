@@ -123,6 +123,7 @@ describe('dsgkit usage errors exit 2', () => {
     [['generate', '--out', 'g.arrow'], /missing required option --rows/],
     [['generate', '--out', 'g.arrow', '--rows', '10', '--positive', '1.5'], /--positive must be a number in \(0, 1\)/],
     [['generate', '--out', 'g.arrow', '--rows', '10', '--dim', '1'], /--dim must be a whole number ≥ 2/],
+    [['generate', '--out', 'g.arrow', '--rows', '10', '--labeled', '5', '--labeled-within', '4'], /--labeled-within \(4\) must lie between --labeled \(5\) and --rows \(10\)/],
     [[], /Usage: dsgkit <command>/],
   ])('%j', async (argv, pattern) => {
     const r = await run(...(argv as string[]));
@@ -169,6 +170,17 @@ describe('dsgkit split and generate', () => {
     expect(ds.n).toBe(30_000);
     expect(ds.d).toBe(4);
     expect([...classCounts(ds)]).toEqual([[-1, 30], [1, 10]]);
+  });
+
+  it('generate --labeled-within writes a prefix-stable file: the small file is the first rows of the big one', async () => {
+    const small = join(dir, 'gen-small.arrow');
+    const big = join(dir, 'gen-big.arrow');
+    expect((await run('generate', '--out', small, '--rows', '5000', '--dim', '3', '--labeled', '30', '--labeled-within', '5000', '--seed', '2')).code).toBe(0);
+    expect((await run('generate', '--out', big, '--rows', '12000', '--dim', '3', '--labeled', '30', '--labeled-within', '5000', '--seed', '2', '--batch-rows', '999')).code).toBe(0);
+    const [s, b] = [await readArrow(small), await readArrow(big)];
+    expect(Array.from(b.X.subarray(0, s.X.length))).toEqual(Array.from(s.X));
+    expect(Array.from(b.y.subarray(0, s.n))).toEqual(Array.from(s.y));
+    expect(b.labeled.reduce((a, v) => a + v, 0)).toBe(30);
   });
 });
 

@@ -22,7 +22,7 @@ import {
 } from 'apache-arrow';
 import { DataError } from '../src/errors.ts';
 import { makeDataset, type Dataset } from '../src/data/dataset.ts';
-import { arrowBytesToDataset, datasetToTable, readArrow, writeArrow } from '../src/data/arrow.ts';
+import { arrowBytesToDataset, datasetToTable, readArrow, tableToDataset, writeArrow } from '../src/data/arrow.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -129,6 +129,19 @@ describe('Arrow bad input', () => {
     await expectDataError(() => arrowBytesToDataset(tableToIPC(nan), 'nan.arrow'), "nan.arrow: column 'b', row 3", 'NaN');
     const inf = tableFromArrays({ label: new Float64Array([1, 1]), a: new Float64Array([-Infinity, 1]) });
     await expectDataError(() => arrowBytesToDataset(tableToIPC(inf), 'inf.arrow'), "inf.arrow: column 'a', row 1", 'Infinity');
+  });
+
+  it('reads nulls from the validity bitmap at any bit offset (a sliced column): labels as unlabeled, features as a located error', () => {
+    // 40 rows, a null every 3rd label and none in 'a'; sliced from row 3, so each column's bitmap starts at bit 3.
+    const labels = Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? null : i % 2 === 0 ? 1 : -1));
+    const label = vectorFromArray(labels, new Float64()).slice(3, 38);
+    const small = vectorFromArray(Array.from({ length: 40 }, (_, i) => (i % 5 === 1 ? null : i)), new Int32()).slice(3, 38);
+    expect(label.data[0].offset).toBe(3);
+    const ds = tableToDataset(new Table({ label, a: vectorFromArray(Array.from({ length: 40 }, (_, i) => i / 2), new Float64()).slice(3, 38) }), 'sliced');
+    expect(Array.from(ds.y)).toEqual(labels.slice(3, 38).map((v) => v ?? NaN));
+    expect(Array.from(ds.X)).toEqual(Array.from({ length: 35 }, (_, i) => (i + 3) / 2));
+    // Rows 3 … of the int column: the first null is at source row 6, dataset row 4 (1-based).
+    expect(() => tableToDataset(new Table({ label, b: small }), 'sliced-b')).toThrow("sliced-b: column 'b', row 4");
   });
 
   it('rejects a null feature value with file, column and row', async () => {

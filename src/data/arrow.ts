@@ -457,6 +457,18 @@ function copyColumn(vec: Vector, out: Float64Array, stride: number, offset: numb
     if (data.nullCount === 0 && isPlainNumeric(data.type)) {
       const values = data.values as ArrayLike<number>;
       for (let i = 0; i < n; i++) out[(base + i) * stride + offset] = values[i];
+    } else if (isPlainNumeric(data.type) && data.nullBitmap !== undefined && data.nullBitmap.length > 0) {
+      // Nulls read from the validity bitmap directly (a label column is mostly nulls: no Vector.get a row).
+      // `values` is already sliced to this Data; the bitmap is not, so its bits start at `data.offset`.
+      const values = data.values as ArrayLike<number>;
+      const bits = data.nullBitmap;
+      const bit0 = data.offset;
+      for (let i = 0; i < n; i++) {
+        const at = bit0 + i;
+        if ((bits[at >> 3] & (1 << (at & 7))) !== 0) out[(base + i) * stride + offset] = values[i];
+        else if (nullAs === 'error') throw new DataError('value is missing (null); features must be numbers', { file, column, row: row0 + row + i + 1 });
+        else out[(base + i) * stride + offset] = NaN;
+      }
     } else {
       for (let i = 0; i < n; i++) {
         const v = vec.get(row + i) as number | bigint | boolean | null;

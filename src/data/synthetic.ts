@@ -10,16 +10,28 @@
  * with probability `labelNoise`. A linear model cannot beat chance on it (its
  * AUC is ~0.5); a Gaussian-kernel model gets close to the Bayes rate.
  *
- * Counts are exact, not just expected: `round(rows · positiveFraction)` rows
- * carry the observed label +1, and exactly `labeled` rows keep their label,
- * stratified by class (largest-remainder rounding, see `split.ts`), all chosen
- * by sequential selection sampling so no row index set is ever held. The
+ * Counts are exact, not just expected (in the default one-stream layout):
+ * `round(rows · positiveFraction)` rows carry the observed label +1, and
+ * exactly `labeled` rows keep their label, stratified by class
+ * (largest-remainder rounding, see `split.ts`), all chosen by sequential
+ * selection sampling so no row index set is ever held. The
  * other rows are written with a null label (= unlabeled). To get a labeled
  * test set from the same distribution, generate again with another seed and
  * `labeled = rows`.
  *
  * Rows are drawn from one `seedrandom.alea` stream in row order, so the same
  * options give the same rows and the same file bytes.
+ *
+ * **Prefix-stable files** (`labeledWithin: W`): row `i` is drawn from streams
+ * keyed by `(seed, ⌊i / 4096⌋)` alone — its class from one, with probability
+ * `positiveFraction` (so the count of positives is binomial, not exact), the
+ * rest of the row from another — and the exactly `labeled` labeled rows lie
+ * among the first `W` rows (stratified by the classes found there, chosen by
+ * selection sampling on a stream keyed by the seed). Two files with the same
+ * options but `rows` N < N′ are then row for row and label for label the
+ * first N rows of one another: a small file is exactly the prefix of a big
+ * one, with the same labeled rows (how `bench/bigdata.ts` compares training
+ * on 20M rows with training on their first 2M).
  */
 import seedrandom from 'seedrandom';
 import type { RecordBatch } from 'apache-arrow';
@@ -48,6 +60,13 @@ export interface SyntheticOptions {
   batchRows?: number;
   /** Name of the label column ['label']. */
   labelColumn?: string;
+  /**
+   * When given: draw every row from `(seed, row index)` alone and put the
+   * labeled rows among the first `labeledWithin` rows (`labeled ≤
+   * labeledWithin ≤ rows`), so files that differ only in `rows` are prefixes
+   * of one another (see the module comment). Unset: the one-stream layout.
+   */
+  labeledWithin?: number;
 }
 
 /** What was generated (exact counts). */
@@ -64,6 +83,8 @@ export interface SyntheticSummary {
 export interface SyntheticBatch {
   label: Float64Array;
   columns: Float64Array[];
+  /** Rows of this batch whose observed class is +1 (labeled or not). */
+  positives: number;
 }
 
 interface Resolved {
@@ -77,6 +98,10 @@ interface Resolved {
   spread: number;
   batchRows: number;
   labelColumn: string;
+  /** Prefix-stable layout: the labeled rows lie in `[0, labeledWithin)`; undefined: one stream. */
+  labeledWithin: number | undefined;
+  labeled: number;
+  positiveFraction: number;
 }
 
 function resolve(opts: SyntheticOptions): Resolved {
@@ -94,9 +119,13 @@ function resolve(opts: SyntheticOptions): Resolved {
   if (!(labelNoise >= 0 && labelNoise < 0.5)) throw new RangeError(`synthetic: labelNoise must be in [0, 0.5), got ${labelNoise}`);
   if (!(spread > 0)) throw new RangeError(`synthetic: spread must be > 0, got ${spread}`);
   if (!Number.isInteger(batchRows) || batchRows < 1) throw new RangeError(`synthetic: batchRows must be a whole number ≥ 1, got ${batchRows}`);
+  const within = opts.labeledWithin;
+  if (within !== undefined && !(Number.isInteger(within) && within >= labeled && within <= rows)) {
+    throw new RangeError(`synthetic: labeledWithin must be a whole number in [labeled, rows] = [${labeled}, ${rows}], got ${within}`);
+  }
   const positives = Math.round(rows * p);
   const [labeledNeg, labeledPos] = stratifiedCounts([rows - positives, positives], labeled);
-  return { rows, dim, positives, labeledPos, labeledNeg, seed: String(opts.seed ?? 0), labelNoise, spread, batchRows, labelColumn: opts.labelColumn ?? 'label' };
+  return { rows, dim, positives, labeledPos, labeledNeg, seed: String(opts.seed ?? 0), labelNoise, spread, batchRows, labelColumn: opts.labelColumn ?? 'label', labeledWithin: within, labeled, positiveFraction: p };
 }
 
 /** Reflects `x` into [0, 1] (mirror at 0 and at 1, as often as needed). */
@@ -104,6 +133,46 @@ function reflect(x: number): number {
   let v = Math.abs(x) % 2;
   if (v > 1) v = 2 - v;
   return v;
+}
+
+/**
+ * Draws the features of one row whose observed class is `y` into `columns[·][i]`:
+ * the true class (`y` flipped with probability `labelNoise`), a blob, the two
+ * informative coordinates (Box–Muller) and `dim − 2` uniforms, in that order.
+ */
+function drawFeatures(rng: () => number, y: number, r: Resolved, columns: Float64Array[], i: number): void {
+  const truth = rng() < r.labelNoise ? -y : y;
+  const blob = rng() < 0.5 ? 0 : 1;
+  const cu = blob === 0 ? 0.25 : 0.75;
+  const cv = truth > 0 ? cu : 1 - cu;
+  // Box–Muller: two standard normals from two uniforms.
+  const u1 = 1 - rng();
+  const u2 = rng();
+  const rad = Math.sqrt(-2 * Math.log(u1));
+  columns[0][i] = reflect(cu + r.spread * rad * Math.cos(2 * Math.PI * u2));
+  columns[1][i] = reflect(cv + r.spread * rad * Math.sin(2 * Math.PI * u2));
+  for (let k = 2; k < r.dim; k++) columns[k][i] = rng();
+}
+
+/** Rows per keyed stream of the prefix-stable layout (a constant: changing it changes every such file). */
+const KEY_ROWS = 4096;
+
+/** The streams of keyed block `b` (rows `b·KEY_ROWS …`) of the prefix-stable layout: classes and features. */
+function keyedStreams(seed: string, b: number): { cls: () => number; row: () => number } {
+  return { cls: seedrandom.alea(`dsgkit-synthetic-class:${seed}:${b}`), row: seedrandom.alea(`dsgkit-synthetic-row:${seed}:${b}`) };
+}
+
+/**
+ * The observed classes of rows `[0, count)` in the prefix-stable layout, as
+ * counts: `[negatives, positives]` (one draw a row, from the class streams alone).
+ */
+function keyedClassCounts(r: Resolved, count: number): [number, number] {
+  let pos = 0;
+  for (let b = 0; b * KEY_ROWS < count; b++) {
+    const cls = keyedStreams(r.seed, b).cls;
+    for (let i = b * KEY_ROWS, end = Math.min(count, i + KEY_ROWS); i < end; i++) if (cls() < r.positiveFraction) pos++;
+  }
+  return [count - pos, pos];
 }
 
 /**
@@ -117,6 +186,10 @@ function reflect(x: number): number {
  */
 export function* syntheticBatches(opts: SyntheticOptions): Generator<SyntheticBatch> {
   const r = resolve(opts);
+  if (r.labeledWithin !== undefined) {
+    yield* keyedBatches(r, r.labeledWithin);
+    return;
+  }
   const rng = seedrandom.alea(r.seed);
   let posLeft = r.positives;
   let labPosLeft = r.labeledPos;
@@ -126,6 +199,7 @@ export function* syntheticBatches(opts: SyntheticOptions): Generator<SyntheticBa
     const len = Math.min(r.batchRows, r.rows - start);
     const label = new Float64Array(len);
     const columns = Array.from({ length: r.dim }, () => new Float64Array(len));
+    let positives = 0;
     for (let i = 0; i < len; i++) {
       // Observed class (exact count of positives via selection sampling).
       const isPos = rng() * (posLeft + negLeft) < posLeft;
@@ -133,6 +207,7 @@ export function* syntheticBatches(opts: SyntheticOptions): Generator<SyntheticBa
       if (isPos) {
         keep = rng() * posLeft < labPosLeft;
         posLeft--;
+        positives++;
         if (keep) labPosLeft--;
       } else {
         keep = rng() * negLeft < labNegLeft;
@@ -141,20 +216,42 @@ export function* syntheticBatches(opts: SyntheticOptions): Generator<SyntheticBa
       }
       const y = isPos ? 1 : -1;
       label[i] = keep ? y : NaN;
-      // True class: the observed one, flipped with probability labelNoise.
-      const truth = rng() < r.labelNoise ? -y : y;
-      const blob = rng() < 0.5 ? 0 : 1;
-      const cu = blob === 0 ? 0.25 : 0.75;
-      const cv = truth > 0 ? cu : 1 - cu;
-      // Box–Muller: two standard normals from two uniforms.
-      const u1 = 1 - rng();
-      const u2 = rng();
-      const rad = Math.sqrt(-2 * Math.log(u1));
-      columns[0][i] = reflect(cu + r.spread * rad * Math.cos(2 * Math.PI * u2));
-      columns[1][i] = reflect(cv + r.spread * rad * Math.sin(2 * Math.PI * u2));
-      for (let k = 2; k < r.dim; k++) columns[k][i] = rng();
+      drawFeatures(rng, y, r, columns, i);
     }
-    yield { label, columns };
+    yield { label, columns, positives };
+  }
+}
+
+/** The prefix-stable layout: row i from the streams of its keyed block; the labeled rows among the first `within`. */
+function* keyedBatches(r: Resolved, within: number): Generator<SyntheticBatch> {
+  // Stratified by the classes the first `within` rows hold, then chosen by selection sampling among them.
+  const [negWithin, posWithin] = keyedClassCounts(r, within);
+  const [labNeg, labPos] = stratifiedCounts([negWithin, posWithin], r.labeled);
+  const left = [negWithin, posWithin];
+  const labLeft = [labNeg, labPos];
+  const pick = seedrandom.alea(`dsgkit-synthetic-labeled:${r.seed}`);
+  let streams = keyedStreams(r.seed, 0);
+  for (let start = 0; start < r.rows; start += r.batchRows) {
+    const len = Math.min(r.batchRows, r.rows - start);
+    const label = new Float64Array(len);
+    const columns = Array.from({ length: r.dim }, () => new Float64Array(len));
+    let positives = 0;
+    for (let i = 0; i < len; i++) {
+      const row = start + i;
+      if (row % KEY_ROWS === 0 && row > 0) streams = keyedStreams(r.seed, row / KEY_ROWS);
+      const c = streams.cls() < r.positiveFraction ? 1 : 0;
+      positives += c;
+      let keep = false;
+      if (row < within) {
+        keep = pick() * left[c] < labLeft[c];
+        left[c]--;
+        if (keep) labLeft[c]--;
+      }
+      const y = c === 1 ? 1 : -1;
+      label[i] = keep ? y : NaN;
+      drawFeatures(streams.row, y, r, columns, i);
+    }
+    yield { label, columns, positives };
   }
 }
 
@@ -195,9 +292,15 @@ export function syntheticDataset(opts: SyntheticOptions): Dataset {
 export async function writeSynthetic(path: string, opts: SyntheticOptions, format: ArrowFormat = formatForPath(path)): Promise<SyntheticSummary> {
   const r = resolve(opts);
   const schema = datasetSchema(r.labelColumn, names(r.dim));
+  let positives = 0;
+  let labeledPositives = 0;
   const batches = (function* (): Generator<RecordBatch> {
-    for (const { label, columns } of syntheticBatches(opts)) yield makeBatch(schema, label, columns);
+    for (const batch of syntheticBatches(opts)) {
+      positives += batch.positives;
+      for (const v of batch.label) if (v === 1) labeledPositives++;
+      yield makeBatch(schema, batch.label, batch.columns);
+    }
   })();
   const count = await writeBatchesStreaming(path, batches, format);
-  return { rows: r.rows, dim: r.dim, positives: r.positives, labeled: r.labeledPos + r.labeledNeg, labeledPositives: r.labeledPos, batches: count };
+  return { rows: r.rows, dim: r.dim, positives, labeled: r.labeled, labeledPositives, batches: count };
 }

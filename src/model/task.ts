@@ -182,13 +182,20 @@ export function fitTask(classes: TaskClasses, f: Float64Array, y: ArrayLike<numb
  * labelsFromScores({ kind: 'binary', positive: 1, negative: -1, threshold: 0 }, f);
  */
 export function labelsFromScores(task: Task, f: ArrayLike<number>): Float64Array {
-  if (task.kind === 'binary') return Float64Array.from(f, (v) => (v > task.threshold ? task.positive : task.negative));
+  // Plain loops: Float64Array.from with a callback cost ~0.25 µs a row, 6% of streaming a row through `predict`.
+  const out = new Float64Array(f.length);
+  if (task.kind === 'binary') {
+    const { threshold, positive, negative } = task;
+    for (let i = 0; i < f.length; i++) out[i] = f[i] > threshold ? positive : negative;
+    return out;
+  }
   const b = task.thresholds;
-  return Float64Array.from(f, (v) => {
+  for (let i = 0; i < f.length; i++) {
     let above = 0;
-    for (let j = 0; j < b.length; j++) if (v > b[j]) above++;
-    return task.classes[above];
-  });
+    for (let j = 0; j < b.length; j++) if (f[i] > b[j]) above++;
+    out[i] = task.classes[above];
+  }
+  return out;
 }
 
 /**

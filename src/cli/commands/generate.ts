@@ -32,6 +32,11 @@ the file's size, (d + 1) × 8 bytes a row, is checked against the free disk
 space before anything is written.
 Same options and --seed → same file. For a labeled test set from the same
 distribution, run again with another --seed and --labeled equal to --rows.
+With --labeled-within W, every row is drawn from (seed, row index) alone and
+the labeled rows lie among the first W rows: files that differ only in
+--rows are then prefixes of one another (the first 2M rows of a 20M-row file
+ARE the 2M-row file, labels included); the count of +1 rows is then binomial
+around N × --positive instead of exact (the labeled count stays exact).
 
 Options:
   --out <path>          output file (required; '.arrows' = stream format)
@@ -43,10 +48,13 @@ Options:
   --spread <s>          standard deviation of the blobs (default: 0.12)
   --seed <S>            seed (default: 0)
   --batch-rows <B>      rows per Arrow record batch (default: 65536)
+  --labeled-within <W>  prefix-stable layout, labeled rows among the first W
+                        (--labeled ≤ W ≤ --rows; default: the one-stream layout)
   -h, --help            show this help
 
 Example:
   dsgkit generate --out xor-2m.arrow --rows 2e6 --dim 10 --labeled 1000 --seed 1
+  dsgkit generate --out xor-20m.arrow --rows 2e7 --labeled 200 --labeled-within 2e6 --seed 1
 `;
 
 export const generate: Command = {
@@ -64,6 +72,7 @@ export const generate: Command = {
       spread: { type: 'string' },
       seed: { type: 'string' },
       'batch-rows': { type: 'string' },
+      'labeled-within': { type: 'string' },
     });
     if (positionals.length > 0) throw new UsageError(`generate takes no positional arguments, got: ${positionals.join(' ')}`);
     const out = requireArrowOutput(requireString(values, 'out'), 'out');
@@ -77,6 +86,10 @@ export const generate: Command = {
     const labelNoise = numberOption(values, 'label-noise', { min: 0, max: 0.5, openMax: true, fallback: 0.05 })!;
     const spread = numberOption(values, 'spread', { min: 0, openMin: true, fallback: 0.12 })!;
     const batchRows = intOption(values, 'batch-rows', { min: 1, fallback: 65536 })!;
+    const labeledWithin = intOption(values, 'labeled-within', { min: 0 });
+    if (labeledWithin !== undefined && (labeledWithin < labeled || labeledWithin > rows)) {
+      throw new UsageError(`--labeled-within (${labeledWithin}) must lie between --labeled (${labeled}) and --rows (${rows})`);
+    }
     const seed = typeof values.seed === 'string' ? values.seed : '0';
     // The file's size is known in advance (float64 features and label): refuse, before writing, what the disk cannot hold.
     const bytes = rows * (dim + 1) * 8 + Math.ceil(rows / batchRows) * (1024 + 16 * (dim + 1)) + (rows / 8) * 2;
@@ -84,7 +97,7 @@ export const generate: Command = {
     if (free !== undefined && bytes > free) {
       throw new UsageError(`${out}: ${rows} rows × ${dim} features need ${(bytes / 1e9).toFixed(2)} GB, and ${dirname(resolve(out))} has ${(free / 1e9).toFixed(2)} GB free`);
     }
-    const s = await writeSynthetic(out, { rows, dim, labeled, positiveFraction, labelNoise, spread, batchRows, seed });
+    const s = await writeSynthetic(out, { rows, dim, labeled, positiveFraction, labelNoise, spread, batchRows, seed, ...(labeledWithin !== undefined ? { labeledWithin } : {}) });
     io.stdout.write(
       `wrote ${out}: ${s.rows} rows, ${s.dim} features, ${s.positives} positive (${(100 * s.positives / s.rows).toFixed(1)}%), ` +
         `${s.labeled} labeled (${s.labeledPositives} positive), ${s.rows - s.labeled} unlabeled, ${s.batches} batches\n`,
