@@ -1,0 +1,172 @@
+/**
+ * Dispatch benchmark: what one parallel engine call costs beyond its kernel
+ * work, and what the kernel work costs per block — the constants of the
+ * efficiency model in docs/efficiency.md. Shape of the shuttle-sized runs:
+ * m = 64 random features, d = 9, batches of 192 points.
+ *
+ * 1. Fixed cost of a parallel call: a history of 2 one-block chunks at 4
+ *    points (a few microseconds of kernel work), on the calling thread alone
+ *    and on all cores through the work board (pool.call); the difference is
+ *    the board's fixed cost. For comparison the same call the way the engine
+ *    made it before the board: the worker's share sent as a Piscina task
+ *    (a message round trip) while the calling thread computes its own.
+ * 2. Per-block cost on one thread: `f` at 192 points over histories of
+ *    8 … 512 blocks (chunks of 4, as training uses), fitted as
+ *    `a + b·blocks`; `b / 192` is the time of one point-block.
+ * 3. Per-row cost of the row cache on one thread: one new block added at
+ *    n = 1,000 … 50,000 cached rows, fitted as `a + b·n`.
+ * 4. Parallel calls on all cores over the same histories: fitted as
+ *    `o + b·blocks / p` with `b` from 2, giving the parallel overhead `o`.
+ *
+ * Each time is the median of repeated calls after a warm-up. Writes
+ * bench/results/dispatch.json and dispatch.svg; prints tables.
+ *
+ * @example
+ * // npx tsx bench/dispatch.ts
+ */
+import { availableParallelism, cpus, loadavg } from 'node:os';
+import seedrandom from 'seedrandom';
+import { ChunkRunner, type EvalTask } from '../src/engine/chunk-runner.ts';
+import { Evaluator } from '../src/engine/evaluator.ts';
+import { History } from '../src/engine/history.ts';
+import { EvaluatorPool } from '../src/engine/pool.ts';
+import type { RandomFeatures } from '../src/engine/random-features.ts';
+import { RowCache } from '../src/engine/row-cache.ts';
+import { lineChartSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
+
+const rf: RandomFeatures = { kernel: { kind: 'rbf', sigma: 1 }, seed: 5, d: 9, m: 64 };
+const B = 192;
+const cores = availableParallelism();
+const rng = seedrandom('dispatch');
+const load0 = loadavg();
+const MAX_BLOCKS = 512;
+const full = new History({ m: rf.m, capacity: MAX_BLOCKS });
+for (let i = 0; i < MAX_BLOCKS; i++) full.append(Float64Array.from({ length: 2 * rf.m }, () => rng() - 0.5));
+const X = Float64Array.from({ length: B * rf.d }, () => rng());
+
+/** Median milliseconds of `reps` runs of `f` after `warm` warm-up runs. */
+async function median(f: () => Promise<unknown> | unknown, reps: number, warm = 20): Promise<number> {
+  for (let i = 0; i < warm; i++) await f();
+  const times: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    const t0 = performance.now();
+    await f();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return times[reps >> 1];
+}
+
+/** Least squares `y ≈ a + b·x`. */
+function fit(points: ReadonlyArray<readonly [number, number]>): { a: number; b: number } {
+  const n = points.length;
+  const mx = points.reduce((s, [x]) => s + x, 0) / n;
+  const my = points.reduce((s, [, y]) => s + y, 0) / n;
+  let sxy = 0;
+  let sxx = 0;
+  for (const [x, y] of points) {
+    sxy += (x - mx) * (y - my);
+    sxx += (x - mx) ** 2;
+  }
+  const b = sxy / sxx;
+  return { a: my - b * mx, b };
+}
+
+const pool = new EvaluatorPool(Math.max(1, cores - 1));
+const history = (blocks: number): History => History.restore({ m: rf.m, t: blocks, scale: 1, firstLive: 0, stored: full.stored });
+
+// 1. Fixed cost of a call.
+const tiny = history(2);
+const tinySerial = new Evaluator(tiny, rf, { threads: 1, chunkSize: 1 });
+const tinyBoard = new Evaluator(tiny, rf, { pool, chunkSize: 1, parallelMinWork: 0 });
+const CALLS = 3000;
+const serialMs = await median(() => tinySerial.evaluate(X, 4), CALLS);
+const boardMs = await median(() => tinyBoard.evaluate(X, 4), CALLS);
+// The same call as a message round trip: the worker's chunk as a Piscina task, the calling thread's chunk meanwhile.
+const runner = new ChunkRunner();
+const task: EvalTask = {
+  kind: 'rff', features: rf, frequencies: tinySerial.frequencies.buffer, history: tiny.buffer, points: new SharedArrayBuffer(8 * 4 * rf.d),
+  nPoints: 4, results: new SharedArrayBuffer(8 * 2 * 4), resultBase: 0, chunkSize: 1, chunkFrom: 0, chunkTo: 2, firstBlock: 0, lastBlock: 2,
+};
+const messageMs = await median(async () => {
+  const theirs = pool.run({ ...task, chunkFrom: 1, chunkTo: 2 });
+  runner.run({ ...task, chunkFrom: 0, chunkTo: 1 });
+  await theirs;
+}, 1000);
+const fixed = { serialMs, boardMs, messageMs, boardOverheadMs: boardMs - serialMs, messageOverheadMs: messageMs - serialMs };
+console.log(markdownTable([
+  { call: 'calling thread alone', 'ms/call': serialMs },
+  { call: `work board, ${cores} threads`, 'ms/call': boardMs },
+  { call: `Piscina task per worker (before), ${cores} threads`, 'ms/call': messageMs },
+], { digits: 4 }));
+
+// 2 and 4. Per-block cost, one thread and all cores.
+const BLOCKS = [8, 16, 32, 64, 128, 256, 512];
+const evalRows: Array<{ blocks: number; serialMs: number; parallelMs: number }> = [];
+for (const blocks of BLOCKS) {
+  const h = history(blocks);
+  const serial = new Evaluator(h, rf, { threads: 1, chunkSize: 4 });
+  const parallel = new Evaluator(h, rf, { pool, chunkSize: 4, parallelMinWork: 0 });
+  const reps = Math.max(15, Math.round(4000 / blocks));
+  evalRows.push({ blocks, serialMs: await median(() => serial.evaluate(X, B), reps, 5), parallelMs: await median(() => parallel.evaluate(X, B), reps, 5) });
+}
+const perBlock = fit(evalRows.map((r) => [r.blocks, r.serialMs]));
+const pointBlockMs = perBlock.b / B;
+// Parallel: time − b·blocks/p is the overhead of the call.
+const parallelOverhead = fit(evalRows.map((r) => [r.blocks, r.parallelMs - (perBlock.b * r.blocks) / cores]));
+console.log(markdownTable(evalRows.map((r) => ({ blocks: r.blocks, 'serial ms': r.serialMs, [`${cores} threads ms`]: r.parallelMs, speedup: r.serialMs / r.parallelMs })), { digits: 4 }));
+
+// 3. Per-row cost of the row cache, one new block at n rows, one thread.
+const ROWS = [1000, 5000, 10_000, 25_000, 50_000];
+const rowRows: Array<{ rows: number; serialMs: number; parallelMs: number }> = [];
+for (const n of ROWS) {
+  const Xn = Float64Array.from({ length: n * rf.d }, () => rng());
+  const cache = new RowCache({ d: rf.d, rows: Int32Array.from({ length: n }, (_, i) => i), copyRow: (i, out, at) => out.set(Xn.subarray(i * rf.d, (i + 1) * rf.d), at * rf.d) });
+  const h = new History({ m: rf.m, capacity: 200_000 });
+  const time = async (ev: Evaluator): Promise<number> =>
+    median(async () => {
+      h.append(full.stored.subarray(0, 2 * rf.m));
+      await ev.updateRows(cache);
+    }, Math.max(15, Math.round(2e6 / n)), 5);
+  rowRows.push({ rows: n, serialMs: await time(new Evaluator(h, rf, { threads: 1, chunkSize: 4, cacheBytes: 0 })), parallelMs: 0 });
+  rowRows[rowRows.length - 1].parallelMs = await time(new Evaluator(h, rf, { pool, chunkSize: 4, parallelMinWork: 0, cacheBytes: 0 }));
+}
+const perRow = fit(rowRows.map((r) => [r.rows, r.serialMs]));
+const rowOverhead = fit(rowRows.map((r) => [r.rows, r.parallelMs - (perRow.b * r.rows) / cores]));
+console.log(markdownTable(rowRows.map((r) => ({ rows: r.rows, 'serial ms': r.serialMs, [`${cores} threads ms`]: r.parallelMs, speedup: r.serialMs / r.parallelMs })), { digits: 4 }));
+await pool.close();
+
+const fitted = {
+  boardCallMs: fixed.boardOverheadMs,
+  messageCallMs: fixed.messageOverheadMs,
+  serialCallMs: perBlock.a,
+  pointBlockUs: pointBlockMs * 1000,
+  parallelCallMs: parallelOverhead.a,
+  rowPointBlockUs: (perRow.b * 1000),
+  rowCallMs: perRow.a,
+  rowParallelCallMs: rowOverhead.a,
+};
+console.log(`fixed cost of a parallel call: ${(fitted.boardCallMs * 1000).toFixed(1)} µs (work board), ${(fitted.messageCallMs * 1000).toFixed(1)} µs (a Piscina task per worker)`);
+console.log(`one point-block (m = ${rf.m}, d = ${rf.d}): ${fitted.pointBlockUs.toFixed(3)} µs evaluating the history, ${fitted.rowPointBlockUs.toFixed(3)} µs in the row cache`);
+console.log(`parallel overhead fitted from the timings: ${(fitted.parallelCallMs * 1000).toFixed(1)} µs a call (history), ${(fitted.rowParallelCallMs * 1000).toFixed(1)} µs (row cache)`);
+const svg = lineChartSvg({
+  title: `One engine call, m = ${rf.m}, d = ${rf.d}, ${B} points: 1 thread and ${cores} threads`,
+  xLabel: 'history blocks',
+  yLabel: 'milliseconds per call',
+  logX: true,
+  logY: true,
+  series: [
+    { name: '1 thread', points: evalRows.map((r) => [r.blocks, r.serialMs] as [number, number]) },
+    { name: `${cores} threads (work board)`, points: evalRows.map((r) => [r.blocks, r.parallelMs] as [number, number]) },
+  ],
+});
+const paths = writeBenchOutputs('dispatch', {
+  machine: { cores, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, loadavgBefore: load0, loadavgAfter: loadavg() },
+  shape: { ...rf, points: B },
+  fixed,
+  evaluation: evalRows,
+  rowCache: rowRows,
+  fitted,
+  date: new Date().toISOString(),
+}, svg);
+console.log(`wrote ${paths.json} and ${paths.svg}`);
