@@ -25,8 +25,8 @@ import { MAX_UNITS } from './work-board.ts';
 /**
  * Below this much work (items × points × work per item and point; for blocks
  * m·(d + 8)) a call runs on the calling thread alone: handing a share to the
- * pool costs a message round trip (≈ 0.1–0.3 ms) that the split does not win
- * back. Measured by `bench/crossover.ts` on the 2-core development machine
+ * pool costs waking the workers and waiting for the last unit (≈ 0.1 ms on
+ * the 2-core machine, bench/dispatch.ts) that the split does not win back. Measured by `bench/crossover.ts` on the 2-core development machine
  * (m = 64, d = 28): from 96 points × 16 blocks (work 3.5e6) on, calling thread
  * + pool beat the calling thread alone (0.51 ms against 0.70 ms); below about
  * 2e6 they do not. A call that covers a single chunk always stays on the
@@ -68,9 +68,10 @@ export function rowGrain(n: number, parts: number): number {
 export interface EngineOptions {
   /**
    * Evaluation threads, the calling thread included: a parallel call is split
-   * into `threads` runs of chunks, the calling thread computes the first while
-   * a pool of `threads − 1` workers computes the others. 1 = the calling thread
-   * only. Default: available cores.
+   * into `threads` runs of chunks (work-board.ts), the calling thread computes
+   * the first while a pool of `threads − 1` workers computes the others, and
+   * each thread then takes chunks the others have not reached. 1 = the
+   * calling thread only. Default: available cores.
    */
   threads?: number;
   /** Items (blocks or entries) per chunk. Part of the model's arithmetic (summation order): keep it fixed for reproducible bits. Default: per kind. */
@@ -297,9 +298,11 @@ export class Evaluator extends HistoryEvaluator {
    * blocks or folded its scale into the stored values, or for a fresh cache of
    * a history that already has blocks (a continued run) — rebuilds it from the
    * live blocks. Sums follow this evaluator's chunks, so `cache.read` gives
-   * the bits {@link evaluate} gives at those rows. The rows are split into one
-   * fixed run per thread (the calling thread computes the first); a row's
-   * value is the same bits for any split.
+   * the bits {@link evaluate} gives at those rows. The rows are cut into units
+   * of {@link rowGrain} rows, one run of units per thread (the calling thread
+   * computes the first; each thread keeps its run's rows loaded from call to
+   * call and then takes units the others have not reached); a row's value is
+   * the same bits for any split.
    *
    * @example
    * history.append(alpha);

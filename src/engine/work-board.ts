@@ -57,6 +57,8 @@ const INDEX_BITS = 20;
 export const MAX_UNITS = 2 ** INDEX_BITS - 1;
 const INDEX_MASK = MAX_UNITS;
 const TAG_MASK = 0x7ff;
+/** How long the calling thread checks for the last units before it waits through its event loop (ms). */
+const SPIN_MS = Number(process.env.DSG_SPIN_MS ?? 0.1);
 
 /** A published call as a thread read it. */
 export interface BoardCall {
@@ -330,6 +332,8 @@ export class WorkBoard {
    */
   async whenDone(units: number, failure: Promise<never>): Promise<void> {
     const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
+    const spinUntil = performance.now() + SPIN_MS;
+    while (performance.now() < spinUntil) if (Atomics.load(this.i32, DONE) >= units) return;
     for (;;) {
       const done = Atomics.load(this.i32, DONE);
       if (done >= units) return;
