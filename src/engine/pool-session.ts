@@ -41,6 +41,8 @@ export class PoolSession {
   private failed: Error | undefined;
   private readonly reject: (err: Error) => void;
   private template: { version: number; shape: Record<string, unknown>; keys: string[] } | undefined;
+  /** Calls published so far. */
+  private calls = 0;
   /** Per worker slot, its totals at the end of the last call. */
   private readonly last: Array<{ done: number; busyMs: number }>;
 
@@ -84,7 +86,9 @@ export class PoolSession {
    * Runs one call: publishes `task` cut into units of `grain` (chunks or
    * rows) and split into `runs` runs, computes the calling thread's share
    * with `runner` (then takes units left by slower threads), and resolves when
-   * every unit is done. Rejects if a worker fails; the session is then
+   * every unit is done. In the session's first call every worker computes at
+   * least its first unit; later, a worker that has not started by the time
+   * the calling thread runs out of work is not waited for. Rejects if a worker fails; the session is then
    * unusable (end it).
    *
    * @example
@@ -102,7 +106,8 @@ export class PoolSession {
       for (const port of this.ports) port.postMessage(message);
     }
     const board = this.board;
-    const call = board.publish(this.template!.version, values, taskRange(task), grain, runs);
+    // The session's first call leaves each worker its first unit however late it starts: every worker is then known to serve.
+    const call = board.publish(this.template!.version, values, taskRange(task), grain, runs, this.calls++ === 0);
     const { busyMs: callerMs } = board.work(call, 0, () => runner.begin(task, board.home(call, 0)));
     await board.whenDone(call.units, this.failure);
     if (this.failed) throw this.failed;

@@ -10,9 +10,11 @@
  * RUN per thread (thread 0 is the calling thread, 1 … the workers); a thread
  * takes the units of its own run one at a time, then takes units from the
  * other runs — so a thread that is slow or descheduled no longer holds the
- * call: the others finish its run. Each worker named in the split always
- * computes the first unit of its run itself, so every worker of a parallel
- * call takes part (and none can fall more than one call behind).
+ * call: the others finish its run. Each worker's first unit is offered to it:
+ * the calling thread takes it only when it has nothing else left and the
+ * worker has not started it (the worker is descheduled, or slow to wake), and
+ * never in a session's first call, so every worker of a session is known to
+ * take part.
  *
  * Workers stay in a long-running loop ({@link serveBoard}): between calls they
  * sleep in `Atomics.wait` on the call generation; the calling thread
@@ -28,10 +30,11 @@
  * Float64s: the task's numbers, and per thread the units done and the busy
  * milliseconds since the board was made.
  *
- * Claims are safe across calls: a run's cursor holds the call's tag (its
- * generation) beside the unit index, and a unit is taken by compare-and-swap
- * only under the tag the taker read, so a thread that wakes late can never
- * take a unit of a newer call with an older call's numbers.
+ * Claims are safe across calls: a run's cursor and its first-unit claim hold
+ * the call's tag (its generation) beside the unit index, and a unit is taken
+ * by compare-and-swap only under the tag the taker read, so a thread that
+ * wakes late can never take a unit of a newer call with an older call's
+ * numbers; and a thread prepares a task only once it holds a unit of it.
  */
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import type { ChunkRunner, EngineTask } from './chunk-runner.ts';
@@ -47,7 +50,10 @@ const GRAIN = 6;
 const FROM = 7;
 const TO = 8;
 const SCALARS = 9;
+const STRICT = 10;
 const HEADER = 12;
+/** Int32 slots per run: start, end, cursor, and the claim on its first unit. */
+const RUN_SLOTS = 4;
 
 /** Most numbers a task may carry (its fields that are numbers). */
 export const MAX_TASK_NUMBERS = 24;
@@ -58,7 +64,7 @@ export const MAX_UNITS = 2 ** INDEX_BITS - 1;
 const INDEX_MASK = MAX_UNITS;
 const TAG_MASK = 0x7ff;
 /** How long the calling thread checks for the last units before it waits through its event loop (ms). */
-const SPIN_MS = Number(process.env.DSG_SPIN_MS ?? 0.1);
+const SPIN_MS = 0.1;
 
 /** A published call as a thread read it. */
 export interface BoardCall {
@@ -74,6 +80,8 @@ export interface BoardCall {
   /** Unit runs: run `r` is units `[starts[r], ends[r])`. */
   readonly starts: readonly number[];
   readonly ends: readonly number[];
+  /** Whether each worker's first unit is left to it (see {@link WorkBoard.publish}). */
+  readonly strict: boolean;
   /** The task's numbers, in the template's key order. */
   readonly numbers: Float64Array;
 }
@@ -116,9 +124,8 @@ export function splitTask(task: EngineTask): { shape: Record<string, unknown>; k
  *
  * @example
  * const board = WorkBoard.create(3);             // the calling thread + 2 workers
- * board.publish(1, values, [0, 100], 1, 3);      // 100 chunks, one per unit, 3 runs
- * const call = board.read()!;
- * board.work(call, 0, (from, to) => part(from, to)); // the calling thread's share, then stealing
+ * const call = board.publish(1, values, [0, 100], 1, 3); // 100 chunks, one per unit, 3 runs
+ * board.work(call, 0, () => runner.begin(task, board.home(call, 0))); // the calling thread's share, then stealing
  */
 export class WorkBoard {
   readonly buffer: SharedArrayBuffer;
@@ -137,7 +144,7 @@ export class WorkBoard {
     this.buffer = buffer;
     this.threads = threads;
     this.runBase = HEADER;
-    this.threadBase = HEADER + 3 * threads;
+    this.threadBase = HEADER + RUN_SLOTS * threads;
     const int32s = this.threadBase + threads;
     const f64Start = Math.ceil(int32s / 2);
     this.numberBase = f64Start;
@@ -156,7 +163,7 @@ export class WorkBoard {
    * const board = WorkBoard.create(pool.threads + 1);
    */
   static create(threads: number): WorkBoard {
-    const int32s = HEADER + 4 * threads;
+    const int32s = HEADER + (RUN_SLOTS + 1) * threads;
     const bytes = 8 * (Math.ceil(int32s / 2) + MAX_TASK_NUMBERS + 2 * threads);
     return new WorkBoard(new SharedArrayBuffer(bytes), threads);
   }
@@ -181,12 +188,15 @@ export class WorkBoard {
    * Publishes a call (calling thread): the range `[from, to)` in units of
    * `grain`, split into `runs` runs, with the task's numbers under template
    * `version`; wakes the workers. The previous call must be finished.
-   * Returns the call as the workers will read it.
+   * `strict`: the calling thread leaves each worker's first unit to that
+   * worker however late it comes (a session's first call: every worker is
+   * then known to serve); otherwise it takes a first unit nobody has started
+   * once it has nothing else to do. Returns the call as the workers will read it.
    *
    * @example
    * const call = board.publish(version, values, [0, cache.n], 3128, 2);
    */
-  publish(version: number, values: readonly number[], range: readonly [number, number], grain: number, runs: number): BoardCall {
+  publish(version: number, values: readonly number[], range: readonly [number, number], grain: number, runs: number, strict = false): BoardCall {
     const [from, to] = range;
     if (!(Number.isInteger(grain) && grain >= 1)) throw new RangeError(`work board: grain must be a positive integer, got ${grain}`);
     const units = Math.ceil((to - from) / grain);
@@ -204,6 +214,7 @@ export class WorkBoard {
     i32[FROM] = from;
     i32[TO] = to;
     i32[SCALARS] = values.length;
+    i32[STRICT] = strict ? 1 : 0;
     for (let i = 0; i < values.length; i++) f64[this.numberBase + i] = values[i];
     const split = splitChunks(0, units, runs);
     const starts: number[] = [];
@@ -212,15 +223,17 @@ export class WorkBoard {
       const [s, e] = split[r];
       starts.push(s);
       ends.push(e);
-      i32[this.runBase + 3 * r] = s;
-      i32[this.runBase + 3 * r + 1] = e;
-      // A worker's first unit is its own: the cursor starts after it.
-      Atomics.store(i32, this.runBase + 3 * r + 2, tag | (r === 0 ? s : s + 1));
+      const at = this.runBase + RUN_SLOTS * r;
+      i32[at] = s;
+      i32[at + 1] = e;
+      // A worker's first unit is offered to it: the cursor starts after it, and the unit is claimed apart.
+      Atomics.store(i32, at + 2, tag | (r === 0 ? s : s + 1));
+      Atomics.store(i32, at + 3, tag);
     }
     Atomics.store(i32, DONE, 0);
     Atomics.store(i32, GEN, next);
     Atomics.notify(i32, GEN);
-    return { gen: next, version, units, grain, from, to, starts, ends, numbers: Float64Array.from(values) };
+    return { gen: next, version, units, grain, from, to, starts, ends, strict, numbers: Float64Array.from(values) };
   }
 
   /**
@@ -238,11 +251,11 @@ export class WorkBoard {
     const starts: number[] = [];
     const ends: number[] = [];
     for (let r = 0; r < runs; r++) {
-      starts.push(i32[this.runBase + 3 * r]);
-      ends.push(i32[this.runBase + 3 * r + 1]);
+      starts.push(i32[this.runBase + RUN_SLOTS * r]);
+      ends.push(i32[this.runBase + RUN_SLOTS * r + 1]);
     }
     const numbers = f64.slice(this.numberBase, this.numberBase + i32[SCALARS]);
-    const call: BoardCall = { gen, version: i32[VERSION], units: i32[UNITS], grain: i32[GRAIN], from: i32[FROM], to: i32[TO], starts, ends, numbers };
+    const call: BoardCall = { gen, version: i32[VERSION], units: i32[UNITS], grain: i32[GRAIN], from: i32[FROM], to: i32[TO], starts, ends, strict: i32[STRICT] !== 0, numbers };
     return Atomics.load(i32, GEN) === gen ? call : undefined;
   }
 
@@ -258,12 +271,16 @@ export class WorkBoard {
   }
 
   /**
-   * Thread `k`'s part of a call: a worker named in the split first computes
-   * the first unit of its run, then every thread takes the units left in its
-   * own run and then in the others', until none is left (or the board stops).
-   * `begin()` is called once, before the first unit this thread gets (a
-   * thread that gets none never prepares the task), and returns the function
-   * that computes one unit's range. Returns what this thread did.
+   * Thread `k`'s part of a call: a worker named in the split first claims the
+   * first unit of its run, then every thread takes the units left in its own
+   * run and then in the others', until none is left (or the board stops).
+   * Last, unless the call is strict, the calling thread (k = 0) takes any
+   * worker's first unit that worker has not claimed yet: a worker that has
+   * not even started by then is descheduled or slow to wake, and waiting for
+   * it could only be slower. `begin()` is called once, before the first unit
+   * this thread gets (a thread that gets none never prepares the task), and
+   * returns the function that computes one unit's range. Returns what this
+   * thread did.
    *
    * @example
    * board.work(call, 0, () => runner.begin(task, board.home(call, 0)));
@@ -287,7 +304,7 @@ export class WorkBoard {
       this.f64[this.busyBase + k] += ms;
       if (Atomics.add(this.i32, DONE, 1) + 1 === call.units) Atomics.notify(this.i32, DONE);
     };
-    if (k >= 1 && k < runs) unit(call.starts[k]);
+    if (k >= 1 && k < runs && this.claimFirst(k, tag)) unit(call.starts[k]);
     let victim = k % runs;
     for (let tried = 0; tried < runs && !this.stopped; ) {
       const u = this.take(victim, tag);
@@ -296,14 +313,20 @@ export class WorkBoard {
         tried++;
       } else unit(u);
     }
+    if (k === 0 && !call.strict) for (let r = 1; r < runs; r++) if (this.claimFirst(r, tag)) unit(call.starts[r]);
     return { done, busyMs };
+  }
+
+  /** Claims the first unit of run `r` (≥ 1) under the call's tag; false if someone has, or the call is over. */
+  private claimFirst(r: number, tag: number): boolean {
+    return Atomics.compareExchange(this.i32, this.runBase + RUN_SLOTS * r + 3, tag, tag | 1) === tag;
   }
 
   /** Takes the next unit of run `r` under the call's tag; −1 when the run is empty or the call is over. */
   private take(r: number, tag: number): number {
     const { i32 } = this;
-    const at = this.runBase + 3 * r + 2;
-    const end = i32[this.runBase + 3 * r + 1];
+    const at = this.runBase + RUN_SLOTS * r + 2;
+    const end = i32[this.runBase + RUN_SLOTS * r + 1];
     for (;;) {
       const c = Atomics.load(i32, at);
       if ((c & ~INDEX_MASK) !== tag) return -1;
