@@ -24,7 +24,10 @@
  * a the serial call's fixed cost, c the point-block cost, o the parallel
  * call's fixed cost (one worker), w each further worker's wake-up, u one
  * unit's time (a 4-block chunk at B points, or rowGrain(n, q) rows), U the
- * units and h the cost of claiming one. Speedup = time(1)/time(p) summed over
+ * units and h the cost of claiming one. The table also gives the speedup
+ * with w = 0 (the bound the serial part alone sets): w is the least certain
+ * constant, measured on 2 cores where a woken thread can take the waker's
+ * core. Speedup = time(1)/time(p) summed over
  * the run, efficiency = speedup / p, loop efficiency (what `--profile` reports)
  * = the kernel's share: c·(ΣW + T·B) / (p · Σ time).
  *
@@ -41,8 +44,6 @@ import { markdownTable, writeBenchOutputs } from './lib/index.ts';
 interface Fitted {
   pointBlockUs: number;
   rowPointBlockUs: number;
-  serialCallMs: number;
-  rowCallMs: number;
   boardCallMs: number;
   rowUnitUs: number;
   chunkUnitUs: number;
@@ -55,7 +56,7 @@ interface ScalingFile {
 }
 
 const results = new URL('./results/', import.meta.url);
-const dispatch = JSON.parse(readFileSync(new URL('dispatch.json', results), 'utf8')) as { fitted: Fitted; machine: unknown; date: string };
+const dispatch = JSON.parse(readFileSync(new URL('dispatch.json', results), 'utf8')) as { fitted: Fitted; fixed: { serialMs: number }; machine: unknown; date: string };
 const scalingRuns = ['scaling-shuttle-T400.json', 'scaling-shuttle-T1000.json'].map((f) => JSON.parse(readFileSync(new URL(f, results), 'utf8')) as ScalingFile);
 const f = dispatch.fitted;
 
@@ -75,10 +76,12 @@ function serialMs(strategy: 'history' | 'rows'): { ms: number; from: string } {
 }
 const serial = { history: serialMs('history'), rows: serialMs('rows') };
 
-/** Predicted milliseconds of one run to T on p threads, and its kernel milliseconds. */
-function predict(strategy: 'history' | 'rows', T: number, p: number): { ms: number; kernelMs: number } {
+/** A call's fixed cost on the calling thread alone: the 2-block, 4-point call of bench/dispatch.ts (the fits' intercepts are within their noise of 0). */
+const a = dispatch.fixed.serialMs;
+
+/** Predicted milliseconds of one run to T on p threads (each further woken worker costing `wakeUs`), and its kernel milliseconds. */
+function predict(strategy: 'history' | 'rows', T: number, p: number, wakeUs = f.notifyPerThreadUs): { ms: number; kernelMs: number } {
   const c = (strategy === 'history' ? f.pointBlockUs : f.rowPointBlockUs) / 1000;
-  const a = strategy === 'history' ? f.serialCallMs : f.rowCallMs;
   const s = serial[strategy].ms;
   let ms = 0;
   let kernelMs = 0;
@@ -107,7 +110,7 @@ function predict(strategy: 'history' | 'rows', T: number, p: number): { ms: numb
       claimUs = f.rowUnitUs;
     }
     ms += s + a + (c * W) / q;
-    if (q > 1) ms += f.boardCallMs + (f.notifyPerThreadUs / 1000) * (q - 2) + unitMs / 2 + (Math.max(0, claimUs) / 1000) * (units / q);
+    if (q > 1) ms += f.boardCallMs + (wakeUs / 1000) * (q - 2) + unitMs / 2 + (Math.max(0, claimUs) / 1000) * (units / q);
   }
   return { ms, kernelMs };
 }
@@ -119,7 +122,10 @@ for (const strategy of ['history', 'rows'] as const) {
     for (const p of [1, 2, 32, 56]) {
       const { ms, kernelMs } = predict(strategy, T, p);
       const auto = B * T * (T - 1) / 2 > n * T ? 'rows' : 'history';
-      rows.push({ strategy: strategy + (strategy === auto ? ' (auto)' : ''), T, threads: p, 'predicted s': ms / 1000, speedup: one / ms, efficiency: one / ms / p, 'loop efficiency': kernelMs / (p * ms) });
+      rows.push({
+        strategy: strategy + (strategy === auto ? ' (auto)' : ''), T, threads: p, 'predicted s': ms / 1000, speedup: one / ms, efficiency: one / ms / p, 'loop efficiency': kernelMs / (p * ms),
+        'speedup if w = 0': one / predict(strategy, T, p, 0).ms,
+      });
     }
   }
 }
@@ -130,8 +136,8 @@ const checks = scalingRuns.map((run) => {
   const predicted = predict(strategy, run.iterations, 1).ms / predict(strategy, run.iterations, 2).ms;
   return { T: run.iterations, strategy, 'measured speedup, 2 threads': measured ?? NaN, 'predicted speedup, 2 threads': predicted };
 });
-console.log(`constants: c = ${f.pointBlockUs.toFixed(3)} µs (history) / ${f.rowPointBlockUs.toFixed(3)} µs (rows) a point-block; a = ${f.serialCallMs.toFixed(3)} / ${f.rowCallMs.toFixed(3)} ms; o = ${f.boardCallMs.toFixed(3)} ms; w = ${f.notifyPerThreadUs.toFixed(2)} µs; h = ${f.chunkUnitUs.toFixed(2)} / ${f.rowUnitUs.toFixed(2)} µs; s = ${serial.history.ms.toFixed(3)} ms (history, ${serial.history.from}) / ${serial.rows.ms.toFixed(3)} ms (rows, ${serial.rows.from})`);
+console.log(`constants: c = ${f.pointBlockUs.toFixed(3)} µs (history) / ${f.rowPointBlockUs.toFixed(3)} µs (rows) a point-block; a = ${a.toFixed(3)} ms; o = ${f.boardCallMs.toFixed(3)} ms; w = ${f.notifyPerThreadUs.toFixed(2)} µs; h = ${f.chunkUnitUs.toFixed(2)} / ${f.rowUnitUs.toFixed(2)} µs; s = ${serial.history.ms.toFixed(3)} ms (history, ${serial.history.from}) / ${serial.rows.ms.toFixed(3)} ms (rows, ${serial.rows.from})`);
 console.log(markdownTable(rows, { digits: 3 }));
 console.log(markdownTable(checks, { digits: 3 }));
-const paths = writeBenchOutputs('efficiency-model', { constants: { ...f, serialLoopMs: serial }, dispatchDate: dispatch.date, shape: { n, d, m, B }, predictions: rows, checks, date: new Date().toISOString() });
+const paths = writeBenchOutputs('efficiency-model', { constants: { ...f, serialCallMs: a, serialLoopMs: serial }, dispatchDate: dispatch.date, shape: { n, d, m, B }, predictions: rows, checks, date: new Date().toISOString() });
 console.log(`wrote ${paths.json}`);
