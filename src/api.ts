@@ -380,19 +380,20 @@ export async function train(opts: TrainOptions): Promise<Model> {
     fingerprint = spec.kind === 'loop' ? datasetFingerprint(ds) : undefined;
     rows = ds;
   }
-  const params = withDataDefaults(spec, given, rows);
-  if (init && init.header.resume!.data !== fingerprint) throw new UsageError(`init: the training data differ from the data the model was trained on (continue a run on the same file, rows and labels)`);
-  const validation = opts.validation !== undefined ? await validationFor(opts, classes, scaler, rows) : undefined;
-
-  const engine: EvaluatorOptions = {
-    threads,
-    ...(opts.cacheBytes !== undefined ? { cacheBytes: opts.cacheBytes } : {}),
-    ...(opts.parallelMinWork !== undefined ? { parallelMinWork: opts.parallelMinWork } : {}),
-  };
-  // One pool for the whole call (loop and threshold): its workers start now, while the
-  // first, small iterations run on this thread, and start only once.
+  // One pool for the whole call (loop and threshold), started once: its workers start now,
+  // while this thread computes the defaults (the median heuristic's σ), the validation set
+  // and the first, small iterations — not after the data are read, which would add their
+  // memory to the peak of a large read.
   const pool = threads > 1 ? new EvaluatorPool(threads - 1) : undefined;
   try {
+    const params = withDataDefaults(spec, given, rows);
+    if (init && init.header.resume!.data !== fingerprint) throw new UsageError(`init: the training data differ from the data the model was trained on (continue a run on the same file, rows and labels)`);
+    const validation = opts.validation !== undefined ? await validationFor(opts, classes, scaler, rows) : undefined;
+    const engine: EvaluatorOptions = {
+      threads,
+      ...(opts.cacheBytes !== undefined ? { cacheBytes: opts.cacheBytes } : {}),
+      ...(opts.parallelMinWork !== undefined ? { parallelMinWork: opts.parallelMinWork } : {}),
+    };
     const run: EvaluatorOptions = pool ? { ...engine, pool } : engine;
     const labeled = labeledDataset(trainingRows(rows));
     // The model of a predictor: threshold(s) fitted at the labeled rows, the header assembled.

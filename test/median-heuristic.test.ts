@@ -40,6 +40,15 @@ describe('medianHeuristicSigma', () => {
     }
   });
 
+  it('equals brute force on data with many equal distances (a small integer grid: the median found by selection, not sorting)', () => {
+    for (const [n, d, seed] of [[40, 2, 'grid-a'], [41, 3, 'grid-b'], [64, 1, 'grid-c'], [7, 2, 'grid-d']] as const) {
+      const rng = seedrandom(seed);
+      const X = Float64Array.from({ length: n * d }, () => Math.floor(rng() * 4));
+      // Some pairs coincide (distance 0); the median stays positive for these seeds.
+      expect(medianHeuristicSigma(X, n, d, { sample: n })).toBe(bruteForce(X, n, d));
+    }
+  });
+
   it('with n above the sample size, is the brute-force value on the seeded sample, and the same for the same seed', () => {
     const n = 500;
     const d = 6;

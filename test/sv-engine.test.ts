@@ -188,11 +188,13 @@ describe('SupportVectorEvaluator', () => {
 
   it('a worker that fails (an entry refers to a row that does not exist) rejects the call', async () => {
     const bad = new SupportVectorHistory({ capacity: 200 });
-    for (let e = 0; e < 200; e++) bad.add(e === 199 ? nRows + 5 : e, 1); // the bad row sits in the last chunk: a worker's
+    // 13 chunks of 16 in two runs, [0, 7) and [7, 13): the bad row sits in chunk 7, the first of the worker's run, which
+    // the worker always computes itself (the calling thread may take any other chunk of that run).
+    for (let e = 0; e < 200; e++) bad.add(e === 7 * 16 ? nRows + 5 : e, 1);
     const pool = new EvaluatorPool(1);
     pools.push(pool);
     const ev = new SupportVectorEvaluator(bad, { kernel: { kind: 'rbf', sigma: 1 }, rows }, { pool, chunkSize: 16, parallelMinWork: 0 });
-    await expect(ev.evaluate(X, 29)).rejects.toThrow(/evaluation worker failed: .*row 505, beyond the 500 rows/);
+    await expect(ev.evaluate(X, 29)).rejects.toThrow(/evaluation worker failed: .*entry 112 refers to row 505, beyond the 500 rows/);
     // The pool still works afterwards.
     const good = new SupportVectorEvaluator(history, { kernel: { kind: 'rbf', sigma: 1 }, rows }, { pool, chunkSize: 64, parallelMinWork: 0 });
     expect((await good.evaluate(X, 29)).length).toBe(29);

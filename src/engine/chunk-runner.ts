@@ -181,25 +181,25 @@ class SvItems implements ItemKernel<SvTask> {
 }
 
 /**
- * Blocks into cached rows ({@link RowsTask}). Keeps its kernel's points loaded
- * between tasks: a thread that gets the same rows again (every iteration, on a
- * fixed split) does not copy them again.
+ * Blocks into cached rows ({@link RowsTask}). Keeps the rows of its thread's
+ * home share loaded in one kernel between tasks: a thread that gets the same
+ * rows again (every iteration, on a fixed split) does not copy them again;
+ * rows it takes from another thread's share go through a second kernel.
  */
 class RowBlocks {
-  private readonly kernel = RffKernel.create();
+  private readonly home = new RowKernel();
+  private readonly guest = new RowKernel();
   private store: FrequencyStore | undefined;
   private rows: SharedRows | undefined;
-  /** Which rows the kernel's points hold: `[id, from, to]` of the shared rows. */
-  private loaded: [number, number, number] = [0, 0, 0];
 
-  run(task: RowsTask): number {
+  /** Checks a task and returns a function that adds its blocks at rows `[from, to)` of its range; `home`: the rows this thread keeps loaded. */
+  begin(task: RowsTask, home: readonly [number, number] = [task.rowFrom, task.rowTo]): (from: number, to: number) => void {
     const { features: rf, rowFrom, rowTo } = task;
     const { d, m } = rf;
-    const n = rowTo - rowFrom;
     if (this.rows?.id !== SharedRows.idOf(task.rows)) this.rows = new SharedRows({ memory: task.rows });
     const rows = this.rows;
     if (rows.d !== d) throw new RangeError(`rows task: rows have d = ${rows.d}, features say d = ${d}`);
-    if (!(rowFrom >= 0 && rowTo <= rows.n && n >= 0)) throw new RangeError(`rows task: rows [${rowFrom}, ${rowTo}) are not in [0, ${rows.n})`);
+    if (!(rowFrom >= 0 && rowTo <= rows.n && rowTo - rowFrom >= 0)) throw new RangeError(`rows task: rows [${rowFrom}, ${rowTo}) are not in [0, ${rows.n})`);
     const values = new Float64Array(task.values);
     if (values.length < 2 * rows.n) throw new RangeError(`rows task: values hold ${values.length} doubles, need 2n = ${2 * rows.n}`);
     if (!(Number.isInteger(task.chunkSize) && task.chunkSize >= 1)) throw new RangeError(`rows task: chunkSize must be a positive integer, got ${task.chunkSize}`);
@@ -207,34 +207,66 @@ class RowBlocks {
     const history = new History({ buffer: task.history });
     if (history.m !== m) throw new RangeError(`rows task: history has m = ${history.m}, features say m = ${m}`);
     if (task.lastBlock > history.t) throw new RangeError(`rows task: block range ends at ${task.lastBlock}, history has ${history.t} blocks`);
-    if (n === 0 || task.lastBlock <= task.firstBlock) return n;
     if (this.store?.buffer !== task.frequencies) this.store = new FrequencyStore(rf, task.frequencies);
-    const kernel = this.kernel;
-    const [id, from, to] = this.loaded;
-    if (kernel.d !== d || kernel.m !== m || id !== rows.id || from !== rowFrom || to !== rowTo) {
-      kernel.reserve(n, d, m);
-      kernel.points().set(rows.X.subarray(rowFrom * d, rowTo * d));
-      this.loaded = [rows.id, rowFrom, rowTo];
-    }
-    // out holds P; where block i opens a new chunk, P joins R (R += P, as reduceChunks adds a chunk) and restarts from 0.
-    const R = new Float64Array(task.values, 8 * rowFrom, n);
-    const out = kernel.out().subarray(0, n);
-    out.set(values.subarray(rows.n + rowFrom, rows.n + rowTo));
-    const omega = kernel.omega();
-    const alpha = kernel.alpha();
+    const store = this.store;
+    const [h0, h1] = home;
+    if (h1 > h0) this.home.load(rows, h0, h1, m);
+    // The block each kernel's ω and α hold during this task (the history does not change while it runs).
+    const held = new Map<RowKernel, number>();
     const width = 2 * m;
     const stored = history.stored;
-    for (let i = task.firstBlock; i < task.lastBlock; i++) {
-      if (i % task.chunkSize === 0 && i > task.cacheFirst) {
-        for (let r = 0; r < n; r++) R[r] += out[r];
-        kernel.clearOut(n);
+    return (from, to) => {
+      const n = to - from;
+      if (n <= 0 || task.lastBlock <= task.firstBlock) return;
+      const inHome = from >= h0 && to <= h1;
+      const rk = inHome ? this.home : this.guest;
+      if (!inHome) {
+        rk.load(rows, from, to, m);
+        held.delete(rk);
       }
-      this.store.fill(i, omega);
-      alpha.set(stored.subarray(i * width, (i + 1) * width));
-      kernel.accumulate(n);
-    }
-    values.set(out, rows.n + rowFrom);
-    return n;
+      const kernel = rk.kernel;
+      const first = from - rk.from;
+      // out holds P; where block i opens a new chunk, P joins R (R += P, as reduceChunks adds a chunk) and restarts from 0.
+      const R = values.subarray(from, to);
+      const out = kernel.out().subarray(first, first + n);
+      out.set(values.subarray(rows.n + from, rows.n + to));
+      const omega = kernel.omega();
+      const alpha = kernel.alpha();
+      for (let i = task.firstBlock; i < task.lastBlock; i++) {
+        if (i % task.chunkSize === 0 && i > task.cacheFirst) {
+          for (let r = 0; r < n; r++) R[r] += out[r];
+          out.fill(0);
+        }
+        if (held.get(rk) !== i) {
+          store.fill(i, omega);
+          alpha.set(stored.subarray(i * width, (i + 1) * width));
+          held.set(rk, i);
+        }
+        kernel.accumulate(n, first);
+      }
+      values.set(out, rows.n + from);
+    };
+  }
+}
+
+/** A kernel holding rows `[from, to)` of a {@link SharedRows} as its points. */
+class RowKernel {
+  readonly kernel = RffKernel.create();
+  /** Which rows the kernel's points hold: `[id, from, to]` of the shared rows. */
+  private loaded: [number, number, number] = [0, 0, 0];
+
+  get from(): number {
+    return this.loaded[1];
+  }
+
+  /** Loads rows `[from, to)` (for blocks of `m` features) unless they are the rows it holds. */
+  load(rows: SharedRows, from: number, to: number, m: number): void {
+    const [id, f, t] = this.loaded;
+    const { d } = rows;
+    if (this.kernel.d === d && this.kernel.m === m && id === rows.id && f === from && t === to) return;
+    this.kernel.reserve(to - from, d, m);
+    this.kernel.points().set(rows.X.subarray(from * d, to * d));
+    this.loaded = [rows.id, from, to];
   }
 }
 
@@ -260,13 +292,29 @@ export class ChunkRunner {
    * runner.run({ ...task, chunkFrom: 0, chunkTo: 4 }); // 4
    */
   run(task: EngineTask): number {
-    if (task.kind === 'rows') return (this.rowBlocks ??= new RowBlocks()).run(task);
-    if (task.kind === 'sv') this.runWith((this.svItems ??= new SvItems()), task);
-    else this.runWith((this.rffItems ??= new RffItems()), task);
-    return task.chunkTo - task.chunkFrom;
+    const [from, to] = taskRange(task);
+    this.begin(task)(from, to);
+    return to - from;
   }
 
-  private runWith<T extends EvalTask>(items: ItemKernel<T>, task: T): void {
+  /**
+   * Checks and prepares a task on this thread once (points loaded, buffers
+   * mapped) and returns a function that runs a part `[from, to)` of its range
+   * ({@link taskRange}: chunks, or rows): how a thread that takes a call's
+   * units one at a time (work-board.ts) runs them. `home`, for blocks into
+   * cached rows: the rows this thread takes call after call, kept loaded.
+   *
+   * @example
+   * const part = runner.begin(task);
+   * part(0, 4); part(4, 8); // the same sums as runner.run(task) over chunks [0, 8)
+   */
+  begin(task: EngineTask, home?: readonly [number, number]): (from: number, to: number) => void {
+    if (task.kind === 'rows') return (this.rowBlocks ??= new RowBlocks()).begin(task, home);
+    if (task.kind === 'sv') return this.beginWith((this.svItems ??= new SvItems()), task);
+    return this.beginWith((this.rffItems ??= new RffItems()), task);
+  }
+
+  private beginWith<T extends EvalTask>(items: ItemKernel<T>, task: T): (from: number, to: number) => void {
     const { nPoints, chunkSize } = task;
     const d = items.dimension(task);
     if (!(nPoints >= 0) || task.points.byteLength < 8 * nPoints * d) {
@@ -275,10 +323,23 @@ export class ChunkRunner {
     const results = new Float64Array(task.results);
     if (results.length < (task.chunkTo - task.resultBase) * nPoints) throw new RangeError('evaluation task: results buffer too small');
     const chunkSum = items.prepare(task);
-    for (let c = task.chunkFrom; c < task.chunkTo; c++) {
-      const from = Math.max(c * chunkSize, task.firstBlock);
-      const to = Math.min((c + 1) * chunkSize, task.lastBlock);
-      results.set(chunkSum(from, to), (c - task.resultBase) * nPoints);
-    }
+    return (c0, c1) => {
+      for (let c = c0; c < c1; c++) {
+        const from = Math.max(c * chunkSize, task.firstBlock);
+        const to = Math.min((c + 1) * chunkSize, task.lastBlock);
+        results.set(chunkSum(from, to), (c - task.resultBase) * nPoints);
+      }
+    };
   }
+}
+
+/**
+ * The range a task's work is cut along: its chunks `[chunkFrom, chunkTo)`, or
+ * for blocks into cached rows its rows `[rowFrom, rowTo)`.
+ *
+ * @example
+ * taskRange({ ...evalTask, chunkFrom: 3, chunkTo: 9 }); // [3, 9]
+ */
+export function taskRange(task: EngineTask): [number, number] {
+  return task.kind === 'rows' ? [task.rowFrom, task.rowTo] : [task.chunkFrom, task.chunkTo];
 }

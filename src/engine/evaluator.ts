@@ -13,19 +13,20 @@
  */
 import { ChunkRunner, type EngineTask, type EvalTask, type RffTask, type RowsTask, type SvTask, type TaskCommon } from './chunk-runner.ts';
 import type { RunProfile } from './profile.ts';
-import { chunkSpan, DEFAULT_CHUNK_SIZE, reduceChunks, splitChunks } from './chunks.ts';
+import { chunkSpan, DEFAULT_CHUNK_SIZE, reduceChunks } from './chunks.ts';
 import type { History } from './history.ts';
 import { defaultThreads, EvaluatorPool } from './pool.ts';
 import { FrequencyStore } from './frequency-store.ts';
 import { checkRandomFeatures, type RandomFeatures } from './random-features.ts';
 import type { RowCache } from './row-cache.ts';
 import type { ScaledHistory } from './scaled-history.ts';
+import { MAX_UNITS } from './work-board.ts';
 
 /**
  * Below this much work (items × points × work per item and point; for blocks
  * m·(d + 8)) a call runs on the calling thread alone: handing a share to the
- * pool costs a message round trip (≈ 0.1–0.3 ms) that the split does not win
- * back. Measured by `bench/crossover.ts` on the 2-core development machine
+ * pool costs waking the workers and waiting for the last unit (≈ 0.1 ms on
+ * the 2-core machine, bench/dispatch.ts) that the split does not win back. Measured by `bench/crossover.ts` on the 2-core development machine
  * (m = 64, d = 28): from 96 points × 16 blocks (work 3.5e6) on, calling thread
  * + pool beat the calling thread alone (0.51 ms against 0.70 ms); below about
  * 2e6 they do not. A call that covers a single chunk always stays on the
@@ -41,13 +42,36 @@ export const DEFAULT_PARALLEL_MIN_WORK = 3_000_000;
  */
 export const DEFAULT_CACHE_BYTES = 256 * 2 ** 20;
 
+/** Fewest cached rows in one unit of a parallel row-cache update (a unit is one thread's claim on the work board). */
+export const MIN_ROWS_PER_UNIT = 64;
+
+/** Units per thread a parallel row-cache update is cut into: enough that a thread left behind is caught up by the others. */
+export const ROW_UNITS_PER_THREAD = 16;
+
+/**
+ * Rows per unit of a parallel update of `n` cached rows on `parts` threads:
+ * about {@link ROW_UNITS_PER_THREAD} units per thread, at least
+ * {@link MIN_ROWS_PER_UNIT} rows, a multiple of 4 (the kernel's point tile) —
+ * but never so many that a thread would have no unit of its own. Never
+ * changes a value (a row's sum does not depend on who computes it).
+ *
+ * @example
+ * rowGrain(50_000, 2); // 1564
+ * rowGrain(21, 2);     // 10
+ */
+export function rowGrain(n: number, parts: number): number {
+  const grain = Math.ceil(Math.max(MIN_ROWS_PER_UNIT, Math.ceil(n / (parts * ROW_UNITS_PER_THREAD))) / 4) * 4;
+  return Math.max(1, Math.min(grain, Math.floor(n / parts)));
+}
+
 /** How a history evaluator of either kind runs. None of these options changes a result except `chunkSize`. */
 export interface EngineOptions {
   /**
    * Evaluation threads, the calling thread included: a parallel call is split
-   * into `threads` runs of chunks, the calling thread computes the first while
-   * a pool of `threads − 1` workers computes the others. 1 = the calling thread
-   * only. Default: available cores.
+   * into `threads` runs of chunks (work-board.ts), the calling thread computes
+   * the first while a pool of `threads − 1` workers computes the others, and
+   * each thread then takes chunks the others have not reached. 1 = the
+   * calling thread only. Default: available cores.
    */
   threads?: number;
   /** Items (blocks or entries) per chunk. Part of the model's arithmetic (summation order): keep it fixed for reproducible bits. Default: per kind. */
@@ -139,41 +163,34 @@ export abstract class HistoryEvaluator {
     if (plan === undefined) return out.fill(0, 0, nPoints);
     const { chunkFrom, chunkTo } = plan.task;
     if (this.profile) this.profile.pointBlocks += (plan.task.lastBlock - plan.task.firstBlock) * nPoints;
-    const runs = splitChunks(chunkFrom, chunkTo, this.threadsFor(plan.work, chunkTo - chunkFrom));
-    this.calls.workerChunks += await this.runSplit(runs.map(([from, to]) => ({ ...plan.task, chunkFrom: from, chunkTo: to })));
+    const parts = this.threadsFor(plan.work, chunkTo - chunkFrom);
+    this.calls.workerChunks += await this.runUnits(plan.task, Math.max(1, Math.ceil((chunkTo - chunkFrom) / MAX_UNITS)), parts);
     return this.finish(plan.task, out);
   }
 
   /**
-   * Runs `tasks[0]` on the calling thread and the others on the pool (dispatched
-   * first, so they work while this thread computes its share); returns the
-   * units (chunks or rows) the workers did.
+   * Runs a task on `parts` threads: all of it on the calling thread when
+   * `parts` is 1, else through the pool's work board — its range (chunks or
+   * rows) cut into units of `grain`, one run of units per thread, the calling
+   * thread computing its run while the workers compute theirs, and every
+   * thread then taking the units others have not reached. Returns the units of
+   * range (chunks or rows) the workers did.
    */
-  protected async runSplit(tasks: EngineTask[]): Promise<number> {
-    const [mine, ...theirs] = tasks;
-    if (theirs.length === 0) {
-      this.runner.run(mine);
+  protected async runUnits(task: EngineTask, grain: number, parts: number): Promise<number> {
+    if (parts === 1) {
+      this.runner.run(task);
       return 0;
     }
     const pool = this.ensurePool();
     const profile = this.profile;
     const t0 = profile ? performance.now() : 0;
-    const pending = Promise.all(theirs.map((task) => pool.run(task)));
+    const report = await pool.call(task, grain, parts, this.runner);
     this.calls.parallel++;
-    const t1 = profile ? performance.now() : 0;
-    try {
-      this.runner.run(mine);
-    } catch (err) {
-      await pending.catch(() => undefined);
-      throw err;
-    }
-    const t2 = profile ? performance.now() : 0;
-    const done = await pending;
     if (profile) {
-      profile.add('workers', t1 - t0 + (performance.now() - t2));
-      for (const r of done) profile.worker(r.thread, r.busyMs);
+      profile.add('workers', performance.now() - t0 - report.callerMs);
+      for (const r of report.busy) profile.worker(r.thread, r.busyMs);
     }
-    return done.reduce((a, r) => a + r.units, 0);
+    return report.workerUnits;
   }
 
   /** Threads a call of `work` (in {@link DEFAULT_PARALLEL_MIN_WORK} units) that can be cut into `parts` is split over. */
@@ -281,9 +298,11 @@ export class Evaluator extends HistoryEvaluator {
    * blocks or folded its scale into the stored values, or for a fresh cache of
    * a history that already has blocks (a continued run) — rebuilds it from the
    * live blocks. Sums follow this evaluator's chunks, so `cache.read` gives
-   * the bits {@link evaluate} gives at those rows. The rows are split into one
-   * fixed run per thread (the calling thread computes the first); a row's
-   * value is the same bits for any split.
+   * the bits {@link evaluate} gives at those rows. The rows are cut into units
+   * of {@link rowGrain} rows, one run of units per thread (the calling thread
+   * computes the first; each thread keeps its run's rows loaded from call to
+   * call and then takes units the others have not reached); a row's value is
+   * the same bits for any split.
    *
    * @example
    * history.append(alpha);
@@ -300,11 +319,11 @@ export class Evaluator extends HistoryEvaluator {
     if (lastBlock <= firstBlock) return;
     if (this.profile) this.profile.pointBlocks += (lastBlock - firstBlock) * cache.n;
     const parts = this.threadsFor((lastBlock - firstBlock) * cache.n * this.itemWork(), cache.n);
-    const task = (rowFrom: number, rowTo: number): RowsTask => ({
+    const task: RowsTask = {
       kind: 'rows', history: h.buffer, features: this.features, frequencies: this.frequencies.buffer,
-      rows: cache.shared.memory, values: cache.values, rowFrom, rowTo, chunkSize: this.chunkSize, cacheFirst: cache.firstBlock, firstBlock, lastBlock,
-    });
-    this.calls.workerRows += await this.runSplit(splitChunks(0, cache.n, parts).map(([from, to]) => task(from, to)));
+      rows: cache.shared.memory, values: cache.values, rowFrom: 0, rowTo: cache.n, chunkSize: this.chunkSize, cacheFirst: cache.firstBlock, firstBlock, lastBlock,
+    };
+    this.calls.workerRows += await this.runUnits(task, rowGrain(cache.n, parts), parts);
     cache.covered(lastBlock);
   }
 

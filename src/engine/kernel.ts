@@ -246,19 +246,21 @@ export class RffKernel {
 
   /**
    * `out[p] += Σ_j alpha[j]·cos(z_pj) + alpha[m+j]·sin(z_pj)` for
-   * `p < nPoints`, with `z_pj = ω_j·x_p`, using {@link omega} and {@link alpha}
-   * as they are now. A point's result does not depend on `nPoints` or on the
-   * other points.
+   * `first ≤ p < first + nPoints`, with `z_pj = ω_j·x_p`, using {@link omega}
+   * and {@link alpha} as they are now. A point's result does not depend on
+   * `nPoints`, on `first` or on the other points.
    *
    * @example
-   * kernel.accumulate(n);
+   * kernel.accumulate(n);        // points 0 … n−1
+   * kernel.accumulate(64, 128);  // points 128 … 191 only
    */
-  accumulate(nPoints: number): void {
-    this.checkPoints(nPoints);
+  accumulate(nPoints: number, first = 0): void {
+    if (!Number.isInteger(first) || first < 0) throw new RangeError(`RffKernel: first must be an integer ≥ 0, got ${first}`);
+    this.checkPoints(first + nPoints);
     if (nPoints === 0) return;
     const lay = this.layout();
     this.pad(lay);
-    this.ex.accumulate(lay.points, nPoints, this.dim, lay.omegaPad, lay.alphaPad, this.mp, lay.out);
+    this.ex.accumulate(lay.points + 8 * first * this.dim, nPoints, this.dim, lay.omegaPad, lay.alphaPad, this.mp, lay.out + 8 * first);
   }
 
   /**

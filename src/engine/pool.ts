@@ -2,13 +2,21 @@
  * The worker pool that evaluates history chunks: a thin wrapper over Piscina
  * (entry point found by worker-location.ts, from `dist/` or from TypeScript
  * sources) that turns a dead or throwing worker into a rejected promise, never
- * a hang.
+ * a hang. Engine calls go through a session (pool-session.ts): the workers
+ * stay in a loop on a shared work board between calls, so a call costs no
+ * message round trip; the session ends after {@link SESSION_IDLE_MS} without
+ * a call (idle workers then let the process exit), and a later call starts
+ * another.
  */
 import { availableParallelism } from 'node:os';
 import type { ResourceLimits } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import type { EngineTask, TaskReport } from './chunk-runner.ts';
+import type { ChunkRunner, EngineTask, TaskReport } from './chunk-runner.ts';
+import { PoolSession, type CallReport } from './pool-session.ts';
 import { workerLocation } from './worker-location.ts';
+
+/** A session with no call for this long ends (its workers leave their loop and become idle Piscina workers). */
+export const SESSION_IDLE_MS = 250;
 
 /**
  * Default number of evaluation threads: the cores Node reports as available.
@@ -20,11 +28,12 @@ export function defaultThreads(): number {
   return availableParallelism();
 }
 
-/** Tasks every pool of this thread has completed: how tests prove a run used the workers. */
+/** Tasks every pool of this thread has completed (a worker's part of a call counts as one): how tests prove a run used the workers. */
 let tasksCompleted = 0;
 
 /**
- * Evaluation tasks completed by worker pools created on this thread, since it started.
+ * Evaluation tasks completed by worker pools created on this thread, since it
+ * started: a worker that computed part of a call counts one for that call.
  *
  * @example
  * const before = poolTasksCompleted();
@@ -51,6 +60,13 @@ export class EvaluatorPool {
   private closed = false;
   /** A worker that failed while it had no task (it died starting up, or idle): the next run reports it. */
   private idleFailure: Error | undefined;
+  /** The workers' loop on a shared board, while calls come. */
+  private session: PoolSession | undefined;
+  /** Whether a call is in progress (a failure then goes to it). */
+  private inCall = false;
+  /** Calls and session changes, one after another. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
   /**
    * @param threads worker threads (the evaluator's calling thread comes on top)
@@ -72,8 +88,81 @@ export class EvaluatorPool {
     });
     // Piscina reports such a failure as an 'error' event, which would otherwise be an uncaught exception.
     this.piscina.on('error', (err: unknown) => {
-      this.idleFailure ??= err instanceof Error ? err : new Error(String(err));
+      const error = err instanceof Error ? err : new Error(String(err));
+      // During a call the session may be waiting on a worker that will never come: fail the call.
+      if (this.inCall && this.session) this.session.fail(error);
+      else this.idleFailure ??= error;
     });
+  }
+
+  /** Runs `job` after every call and session change queued before it. */
+  private serial<T>(job: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(job);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Throws (once) the failure of a worker that died without a task. */
+  private reportIdleFailure(): void {
+    const idle = this.idleFailure;
+    if (idle !== undefined) {
+      this.idleFailure = undefined;
+      throw new Error(`evaluation worker failed between tasks: ${idle.message}`, { cause: idle });
+    }
+  }
+
+  /**
+   * One engine call on the calling thread and every worker: `task`'s range
+   * (chunks or rows) cut into units of `grain` and split into `runs` runs (the
+   * calling thread's run computed with `runner`), each thread then taking the
+   * units others have not reached (work-board.ts). Resolves when all are done
+   * with what the workers did; rejects if a worker throws or dies.
+   *
+   * @example
+   * const { workerUnits } = await pool.call(task, 1, pool.threads + 1, runner);
+   */
+  call(task: EngineTask, grain: number, runs: number, runner: ChunkRunner): Promise<CallReport> {
+    return this.serial(async () => {
+      if (this.closed) throw new Error('evaluation pool is closed');
+      this.reportIdleFailure();
+      const session = (this.session ??= this.startSession());
+      this.inCall = true;
+      try {
+        const report = await session.call(task, grain, runs, runner);
+        tasksCompleted += report.workersUsed;
+        this.idleTimer?.refresh();
+        return report;
+      } catch (err) {
+        // The session is unusable after a failure (a worker's or this thread's): end it; the next call starts another.
+        this.session = undefined;
+        await session.end();
+        // This thread's own error (its share of the task failed) is reported as it is.
+        const failed = session.error;
+        if (failed === undefined || err !== failed) throw err;
+        throw new Error(`evaluation worker failed: ${failed.message}`, { cause: failed });
+      } finally {
+        this.inCall = false;
+      }
+    });
+  }
+
+  private startSession(): PoolSession {
+    const session = new PoolSession(this.piscina, this.threads);
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      // A call in progress (e.g. the first, waiting for the workers to start) is not idleness.
+      if (this.inCall) this.idleTimer?.refresh();
+      else void this.serial(() => this.endSession());
+    }, SESSION_IDLE_MS);
+    this.idleTimer.unref();
+    return session;
+  }
+
+  private async endSession(): Promise<void> {
+    clearTimeout(this.idleTimer);
+    const session = this.session;
+    this.session = undefined;
+    await session?.end();
   }
 
   /**
@@ -83,21 +172,21 @@ export class EvaluatorPool {
    * @example
    * const { units } = await pool.run(task); // chunks (or rows) done
    */
-  async run(task: EngineTask): Promise<TaskReport> {
-    if (this.closed) throw new Error('evaluation pool is closed');
-    const idle = this.idleFailure;
-    if (idle !== undefined) {
-      this.idleFailure = undefined;
-      throw new Error(`evaluation worker failed between tasks: ${idle.message}`, { cause: idle });
-    }
-    try {
-      const report = (await this.piscina.run(task)) as TaskReport;
-      tasksCompleted++;
-      return report;
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      throw new Error(`evaluation worker failed: ${message}`, { cause: err });
-    }
+  run(task: EngineTask): Promise<TaskReport> {
+    return this.serial(async () => {
+      if (this.closed) throw new Error('evaluation pool is closed');
+      this.reportIdleFailure();
+      // A session holds every worker: end it first.
+      await this.endSession();
+      try {
+        const report = (await this.piscina.run(task)) as TaskReport;
+        tasksCompleted++;
+        return report;
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        throw new Error(`evaluation worker failed: ${message}`, { cause: err });
+      }
+    });
   }
 
   /**
@@ -109,6 +198,7 @@ export class EvaluatorPool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.serial(() => this.endSession());
     await this.piscina.destroy();
   }
 }
