@@ -21,10 +21,10 @@ the learner's search space (its σ grid centred on the median heuristic σ₀ of
 the data) by the learner's own metric over the out-of-fold scores of all
 folds pooled; a fold's model trains on every row, the fold's own rows with
 their labels hidden (transductive: they stay in as unlabeled rows). The best
-setting is refit on all training rows. Learners on the stochastic loop are searched by
-successive halving over iterations: all settings run a few iterations, the
-best 1/η continue FROM WHERE THEY STOPPED for η times as many, until one is
-left at T. The model file keeps the CV table (see \`dsgkit describe best.dsg\`).
+setting is refit on all training rows. Learners on the stochastic loop are
+searched by successive halving over iterations: all settings run a few
+iterations, the best 1/η continue FROM WHERE THEY STOPPED for η times as
+many, until one is left at T. The model file keeps the CV table (see \`dsgkit describe best.dsg\`).
 Results are the same for any --threads. Ctrl-C stops cleanly: nothing is written.
 
 Options:
@@ -34,8 +34,7 @@ Options:
   --folds <k>          folds over the labeled rows (default 5)
   --metric <name>      rank candidates by this metric instead of the learner's
                        own: auc (binary) or mean-auc (ordinal) ranks a
-                       classifier by its scores alone — steadier than accuracy
-                       on a few dozen labeled rows
+                       classifier by its scores alone, not by its labels
   --grid <spec>        values to search, replacing the learner's for the
                        parameters named: 'sigma=0.5,1,2;lambda=0.001,0.01'
   --eta <η>            halving factor (default 3)
