@@ -195,31 +195,21 @@ export function* syntheticBatches(opts: SyntheticOptions): Generator<SyntheticBa
   let labPosLeft = r.labeledPos;
   let labNegLeft = r.labeledNeg;
   let negLeft = r.rows - r.positives;
-  for (let start = 0; start < r.rows; start += r.batchRows) {
-    const len = Math.min(r.batchRows, r.rows - start);
-    const label = new Float64Array(len);
-    const columns = Array.from({ length: r.dim }, () => new Float64Array(len));
-    let positives = 0;
-    for (let i = 0; i < len; i++) {
-      // Observed class (exact count of positives via selection sampling).
-      const isPos = rng() * (posLeft + negLeft) < posLeft;
-      let keep: boolean;
-      if (isPos) {
-        keep = rng() * posLeft < labPosLeft;
-        posLeft--;
-        positives++;
-        if (keep) labPosLeft--;
-      } else {
-        keep = rng() * negLeft < labNegLeft;
-        negLeft--;
-        if (keep) labNegLeft--;
-      }
-      const y = isPos ? 1 : -1;
-      label[i] = keep ? y : NaN;
-      drawFeatures(rng, y, r, columns, i);
+  yield* batchesOf(r, (_row, label, columns, i) => {
+    // Observed class (exact count of positives via selection sampling).
+    const isPos = rng() * (posLeft + negLeft) < posLeft;
+    let keep: boolean;
+    if (isPos) {
+      keep = rng() * posLeft < labPosLeft;
+      posLeft--;
+      if (keep) labPosLeft--;
+    } else {
+      keep = rng() * negLeft < labNegLeft;
+      negLeft--;
+      if (keep) labNegLeft--;
     }
-    yield { label, columns, positives };
-  }
+    return writeRow(rng, isPos, keep, r, label, columns, i);
+  });
 }
 
 /** The prefix-stable layout: row i from the streams of its keyed block; the labeled rows among the first `within`. */
@@ -231,28 +221,41 @@ function* keyedBatches(r: Resolved, within: number): Generator<SyntheticBatch> {
   const labLeft = [labNeg, labPos];
   const pick = seedrandom.alea(`dsgkit-synthetic-labeled:${r.seed}`);
   let streams = keyedStreams(r.seed, 0);
+  yield* batchesOf(r, (row, label, columns, i) => {
+    if (row % KEY_ROWS === 0 && row > 0) streams = keyedStreams(r.seed, row / KEY_ROWS);
+    const c = streams.cls() < r.positiveFraction ? 1 : 0;
+    let keep = false;
+    if (row < within) {
+      keep = pick() * left[c] < labLeft[c];
+      left[c]--;
+      if (keep) labLeft[c]--;
+    }
+    return writeRow(streams.row, c === 1, keep, r, label, columns, i);
+  });
+}
+
+/**
+ * The batches of either layout: `drawRow(row, label, columns, i)` draws row
+ * `row` (in order) into slot `i` of the batch and returns 1 if its observed
+ * class is +1, else 0.
+ */
+function* batchesOf(r: Resolved, drawRow: (row: number, label: Float64Array, columns: Float64Array[], i: number) => number): Generator<SyntheticBatch> {
   for (let start = 0; start < r.rows; start += r.batchRows) {
     const len = Math.min(r.batchRows, r.rows - start);
     const label = new Float64Array(len);
     const columns = Array.from({ length: r.dim }, () => new Float64Array(len));
     let positives = 0;
-    for (let i = 0; i < len; i++) {
-      const row = start + i;
-      if (row % KEY_ROWS === 0 && row > 0) streams = keyedStreams(r.seed, row / KEY_ROWS);
-      const c = streams.cls() < r.positiveFraction ? 1 : 0;
-      positives += c;
-      let keep = false;
-      if (row < within) {
-        keep = pick() * left[c] < labLeft[c];
-        left[c]--;
-        if (keep) labLeft[c]--;
-      }
-      const y = c === 1 ? 1 : -1;
-      label[i] = keep ? y : NaN;
-      drawFeatures(streams.row, y, r, columns, i);
-    }
+    for (let i = 0; i < len; i++) positives += drawRow(start + i, label, columns, i);
     yield { label, columns, positives };
   }
+}
+
+/** Writes a row whose observed class and label choice are drawn: its label (NaN unless kept) and its features from `rng`; 1 if positive. */
+function writeRow(rng: () => number, isPos: boolean, keep: boolean, r: Resolved, label: Float64Array, columns: Float64Array[], i: number): number {
+  const y = isPos ? 1 : -1;
+  label[i] = keep ? y : NaN;
+  drawFeatures(rng, y, r, columns, i);
+  return isPos ? 1 : 0;
 }
 
 /** Feature names of a generated dataset: `x1 … x<dim>`. */
