@@ -395,10 +395,11 @@ export async function train(opts: TrainOptions): Promise<Model> {
       ...(opts.parallelMinWork !== undefined ? { parallelMinWork: opts.parallelMinWork } : {}),
     };
     const run: EvaluatorOptions = pool ? { ...engine, pool } : engine;
-    const labeled = labeledDataset(trainingRows(rows));
+    const training = trainingRows(rows);
+    const labeled = labeledDataset(training);
     // The model of a predictor: threshold(s) fitted at the labeled rows, the header assembled.
     const modelOf = async (fitted: FitResult & { predictor: Predictor; evaluation?: 'history' | 'rows' }, at: Params, resume: ResumeState | undefined): Promise<Model> => {
-      const task = await fittedTask(fitted.predictor, trainingRows(rows), labeled, classes, spec.threshold, run, at.seed as number);
+      const task = await fittedTask(fitted.predictor, training, labeled, classes, spec.threshold, run, at.seed as number);
       const header: ModelHeader = {
         format: 'dsgkit-model',
         version: 2,
