@@ -10,7 +10,7 @@ import { interruptible } from '../interrupt.ts';
 import { formatDuration } from '../progress.ts';
 import { optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
 import type { Command } from './command.ts';
-import { METRICS, type MetricName } from '../../model/task.ts';
+import type { MetricName } from '../../model/task.ts';
 
 const HELP = `dsgkit tune — choose a learner's hyperparameters by cross-validation, refit, save
 
@@ -144,8 +144,8 @@ export const tuneCommand: Command = {
     const folds = intOption(values, 'folds', { min: 2 });
     const eta = intOption(values, 'eta', { min: 2 });
     const t0 = intOption(values, 't0', { min: 1 });
-    const metric = values.metric as string | undefined;
-    if (metric !== undefined && !(metric in METRICS)) throw new UsageError(`--metric must be one of ${Object.keys(METRICS).join(', ')}, got '${metric}'`);
+    // tune() checks it against the learner (its own metric or the task's ranking metric).
+    const metric = values.metric as MetricName | undefined;
     const { positive, cacheBytes } = settings.run;
 
     const display = tuneDisplay(io, settings.quiet || values.json === true && (io.stderr as { isTTY?: boolean }).isTTY !== true);
@@ -162,7 +162,7 @@ export const tuneCommand: Command = {
           ...(cacheBytes !== undefined ? { cacheBytes } : {}),
           ...(grid ? { grid } : {}),
           ...(folds !== undefined ? { folds } : {}),
-          ...(metric !== undefined ? { metric: metric as MetricName } : {}),
+          ...(metric !== undefined ? { metric } : {}),
           ...(eta !== undefined ? { eta } : {}),
           ...(t0 !== undefined ? { t0 } : {}),
           threads: settings.threads,
