@@ -17,7 +17,7 @@
 import { CancelledError, UsageError } from './errors.ts';
 import type { Dataset } from './data/dataset.ts';
 import { datasetRows, labeledDataset } from './data/training-rows.ts';
-import { labeledFolds } from './data/split.ts';
+import { repeatedLabeledFolds } from './data/split.ts';
 import { MinMaxScaler } from './data/scaler.ts';
 import { TRAINING_CHUNK_SIZE } from './engine/chunks.ts';
 import { EvaluatorPool } from './engine/pool.ts';
@@ -57,6 +57,13 @@ export interface TuneOptions {
   /** Folds k ≥ 2 (default 5). */
   folds?: number;
   /**
+   * Times the k-fold split is drawn, each with its own seeded shuffle
+   * (default 1): a candidate's score is the mean over the repeats of its
+   * pooled out-of-fold score, so with few labels the ranking depends less on
+   * one draw of the folds. Costs `repeats` times the CV.
+   */
+  repeats?: number;
+  /**
    * The metric candidates are ranked by (default: the learner's own). `auc`
    * (binary) or `mean-auc` (ordinal) ranks a classifier by its scores alone,
    * not by its labels — e.g. when the cut is set from the class shares
@@ -94,10 +101,11 @@ export interface TuneRow {
    * the fold model that did not see its label). For AUC this compares every
    * positive with every negative of the labeled rows, not only pairs within a
    * fold of n_l/k rows: a steadier estimate when labels are few. For accuracy
-   * it equals the mean weighted by fold size.
+   * it equals the mean weighted by fold size. With repeats, the mean of that
+   * score over the repeated draws of the folds.
    */
   readonly score: number;
-  /** Mean and sample sd over the folds of the learner's metric, fold by fold. */
+  /** Mean and sample sd over the folds (of every repeat, in repeat order) of the learner's metric, fold by fold. */
   readonly mean: number;
   readonly sd: number;
   readonly folds: readonly number[];
@@ -128,6 +136,8 @@ export interface TuneResult {
   readonly sigma0: number;
   readonly metric: string;
   readonly folds: number;
+  /** Times the k-fold split was drawn (see {@link TuneOptions.repeats}). */
+  readonly repeats: number;
   /**
    * Block evaluations per batch point: spent by the CV (halving, all folds), what a full grid
    * at T over all folds would cost, and the refit (loop learners; zeros for direct ones).
@@ -136,7 +146,7 @@ export interface TuneResult {
 }
 
 /** Keys of {@link TuneOptions} that are not learner parameters. */
-const TUNE_KEYS = new Set(['learner', 'data', 'read', 'positive', 'folds', 'metric', 'grid', 'eta', 't0', 'threads', 'cacheBytes', 'parallelMinWork', 'onProgress', 'onWarning', 'signal']);
+const TUNE_KEYS = new Set(['learner', 'data', 'read', 'positive', 'folds', 'repeats', 'metric', 'grid', 'eta', 't0', 'threads', 'cacheBytes', 'parallelMinWork', 'onProgress', 'onWarning', 'signal']);
 
 /**
  * The candidates of a search space: every combination, the last parameter varying fastest.
@@ -208,6 +218,8 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
   const onWarning = opts.onWarning ?? ((m: string) => process.emitWarning(m));
   const k = opts.folds ?? 5;
   if (!Number.isSafeInteger(k) || k < 2) throw new UsageError(`folds must be a whole number ≥ 2, got ${String(opts.folds)}`);
+  const repeats = opts.repeats ?? 1;
+  if (!Number.isSafeInteger(repeats) || repeats < 1) throw new UsageError(`repeats must be a whole number ≥ 1, got ${String(opts.repeats)}`);
   const eta = opts.eta ?? 3;
   if (!Number.isSafeInteger(eta) || eta < 2) throw new UsageError(`eta must be a whole number ≥ 2, got ${String(opts.eta)}`);
   const fixedGiven: Record<string, unknown> = {};
@@ -236,15 +248,16 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
   }
   const candidates = gridCandidates(space).map((c) => withDataDefaults(spec, { ...fixed, ...c }, ds));
   const steps = candidates.map((c) => resolveStep(spec, c, {}));
-  const folds = labeledFolds(ds, { k, seed: typeof fixed.seed === 'number' ? fixed.seed : 1 });
+  const splits = repeatedLabeledFolds(ds, { k, seed: typeof fixed.seed === 'number' ? fixed.seed : 1, repeats });
+  const folds = splits.flat();
   const T = spec.kind === 'loop' ? (fixed.T as number) : 1;
   const t0 = spec.kind === 'loop' ? (opts.t0 ?? defaultT0(candidates.length, eta, T)) : 1;
   if (!Number.isSafeInteger(t0) || t0 < 1 || t0 > T) throw new UsageError(`t0 must be a whole number in [1, T = ${T}], got ${String(opts.t0)}`);
   const plan: HalvingOptions = { t0, eta, T };
   const rounds = halvingPlan(candidates.length, plan);
-  const planned = rounds.reduce((sum, r, i) => sum + r.count * continuationCost(i === 0 ? 0 : rounds[i - 1].t, r.t), 0) * k;
+  const planned = rounds.reduce((sum, r, i) => sum + r.count * continuationCost(i === 0 ? 0 : rounds[i - 1].t, r.t), 0) * folds.length;
   const refitCost = spec.kind === 'loop' ? continuationCost(0, T) : 0;
-  const total = spec.kind === 'loop' ? planned + refitCost : candidates.length * k + 1;
+  const total = spec.kind === 'loop' ? planned + refitCost : candidates.length * folds.length + 1;
 
   const start = performance.now();
   let done = 0;
@@ -261,8 +274,9 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
   const runs: FoldRun[][] = candidates.map(() => folds.map(() => ({})));
   const lastScores: number[][] = candidates.map(() => []);
   const lastPooled: number[] = candidates.map(() => NaN);
-  // The labeled rows' labels in fold order: what the pooled out-of-fold scores line up with.
-  const pooledY = Float64Array.from(folds.flatMap((f) => Array.from(f.validation.y)));
+  // Per repeat, the labeled rows' labels in fold order: what its pooled out-of-fold scores line up with.
+  const pooledY = splits.map((split) => Float64Array.from(split.flatMap((f) => Array.from(f.validation.y))));
+  const sizes = folds.map((f) => f.validation.n);
   const reached: number[] = candidates.map(() => 0);
   const droppedAfter = new Map<number, number>();
   const history: TuneRound[] = [];
@@ -297,7 +311,10 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
         }
       };
       await Promise.all(Array.from({ length: Math.min(Math.max(1, threads), jobs.length) }, worker));
-      const pooled = scores.map((fs, i) => pooledScore(metricName, classes, folds.map((f) => f.validation.n), fs, pooledY, outOfFold[i]));
+      const pooled = scores.map((fs, i) => mean(pooledY.map((y, r) => {
+        const [a, b] = [r * k, (r + 1) * k];
+        return pooledScore(metricName, classes, sizes.slice(a, b), fs.slice(a, b), y, outOfFold[i].slice(a, b));
+      })));
       current.run.forEach((c, i) => {
         lastScores[c] = scores[i];
         lastPooled[c] = pooled[i];
@@ -327,7 +344,7 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
     status: c === winner ? 'best' : droppedAfter.get(c) === rounds.length - 1 ? 'kept' : (`dropped after round ${droppedAfter.get(c)!}` as const),
   }));
   const halving = spec.kind === 'loop' ? planned : 0;
-  const fullGrid = spec.kind === 'loop' ? candidates.length * k * continuationCost(0, T) : 0;
+  const fullGrid = spec.kind === 'loop' ? candidates.length * folds.length * continuationCost(0, T) : 0;
   const cost = { halving, fullGrid, fraction: fullGrid > 0 ? halving / fullGrid : 1, refit: refitCost };
 
   // The refit: the winner's parameters on all training rows (σ as found, even if it came from σ₀).
@@ -355,6 +372,7 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
   report();
   const tuned = {
     folds: k,
+    repeats,
     metric: metricName,
     sigma0,
     space,
@@ -364,7 +382,7 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
     blockEvaluations: cost,
   };
   const withTable = new Model({ ...model.header, training: { ...model.header.training, tune: tuned } }, model.predictor);
-  return { best, table, rounds: history, model: withTable, sigma0, metric: METRICS[metricName].title, folds: k, cost };
+  return { best, table, rounds: history, model: withTable, sigma0, metric: METRICS[metricName].title, folds: k, repeats, cost };
 }
 
 /**

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { train } from '../src/api.ts';
-import { labeledFolds, readDataset, splitDataset, writeArrow, type Dataset } from '../src/data/index.ts';
+import { labeledFolds, readDataset, repeatedLabeledFolds, splitDataset, writeArrow, type Dataset } from '../src/data/index.ts';
 import { auc } from '../src/metrics/index.ts';
 import { continuationCost } from '../src/coordinator/successive-halving.ts';
 import { poolTasksCompleted } from '../src/engine/pool.ts';
@@ -106,6 +106,32 @@ describe('tune (script API)', () => {
     expect(best.score).toBe(auc(y, f));
   }, 60_000);
 
+  it('with repeats, ranks by the mean over repeated fold draws of the pooled out-of-fold AUC, at repeats times the cost', async () => {
+    const one = await tunedOnOneThread();
+    const r = await tune({ learner: loopLearner, data: await trainSet(), ...SMALL, threads: 1, repeats: 2 });
+    expect(r.repeats).toBe(2);
+    expect(r.cost.halving).toBe(2 * one.cost.halving);
+    expect(r.cost.fullGrid).toBe(2 * one.cost.fullGrid);
+    const best = r.table.find((row) => row.status === 'best')!;
+    expect(best.folds).toHaveLength(2 * SMALL.folds);
+    const splits = repeatedLabeledFolds(await trainSet(), { k: SMALL.folds, seed: SMALL.seed, repeats: 2 });
+    expect(splits[0].map((f) => Array.from(f.validationRows))).toEqual(labeledFolds(await trainSet(), { k: SMALL.folds, seed: SMALL.seed }).map((f) => Array.from(f.validationRows)));
+    expect(splits[1].map((f) => Array.from(f.validationRows))).not.toEqual(splits[0].map((f) => Array.from(f.validationRows)));
+    const pooled: number[] = [];
+    for (const folds of splits) {
+      const y: number[] = [];
+      const f: number[] = [];
+      for (const fold of folds) {
+        const model = await train({ learner: loopLearner, data: fold.train, ...r.best, threads: 1 });
+        y.push(...fold.validation.y);
+        f.push(...(await model.decisionFunction(fold.validation, { threads: 1 })));
+      }
+      pooled.push(auc(y, f));
+    }
+    expect(best.score).toBe((pooled[0] + pooled[1]) / 2);
+    await expect(tune({ learner: loopLearner, data: await trainSet(), ...SMALL, repeats: 0 })).rejects.toThrow(/repeats must be a whole number ≥ 1, got 0/);
+  }, 60_000);
+
   it('saves the winner refit on all training rows: train() with the best settings gives the same bytes', async () => {
     const r = await tunedOnOneThread();
     const direct = await train({ learner: loopLearner, data: await trainSet(), ...r.best, threads: 1 });
@@ -146,15 +172,18 @@ describe('dsgkit tune (CLI)', () => {
     const file = join(dir, 'train.arrow');
     await writeArrow(file, await trainSet());
     const out = join(dir, 'best.dsg');
-    const r = await run(['tune', '--learner', loopLearner, '--data', file, '--out', out, '--iterations', '30', '--random-features', '8', '--batch-size', '8', '--folds', '3', '--grid', 'sigma=0.5,2;lambda=0.01;loss=hinge,square', '--json', '--quiet']);
+    const r = await run(['tune', '--learner', loopLearner, '--data', file, '--out', out, '--iterations', '30', '--random-features', '8', '--batch-size', '8', '--folds', '3', '--repeats', '2', '--grid', 'sigma=0.5,2;lambda=0.01;loss=hinge,square', '--json', '--quiet']);
     expect(r.code, r.err).toBe(0);
-    const j = JSON.parse(r.out) as { best: Record<string, unknown>; table: Array<{ status: string }>; cost: { fraction: number } };
+    const j = JSON.parse(r.out) as { best: Record<string, unknown>; table: Array<{ status: string; folds: number[] }>; cost: { fraction: number }; repeats: number };
     expect(j.table).toHaveLength(4);
+    expect(j.repeats).toBe(2);
+    expect(j.table[0].folds).toHaveLength(6);
     expect(j.table.filter((x) => x.status === 'best')).toHaveLength(1);
     expect(existsSync(out)).toBe(true);
     const d = await run(['describe', out]);
     expect(d.code).toBe(0);
-    expect(d.out).toMatch(/cross-validation \(3 folds over the labeled rows/);
+    expect(d.out).toMatch(/cross-validation \(3 folds over the labeled rows, drawn 2 times/);
+    expect(d.out).toMatch(/2×3-fold mean ± sd/);
     expect(d.out).toMatch(/best \(refit\)/);
     expect(d.out).toMatch(new RegExp(`sigma\\s+${String(j.best.sigma)}`));
   }, 60_000);

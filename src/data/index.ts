@@ -32,7 +32,7 @@ export { readCsv, parseCsv, csvRecords, MAX_CSV_RECORD_CHARS } from './csv.ts';
 export { readLibsvm, parseLibsvm, DEFAULT_MAX_FEATURES, type LibsvmOptions } from './libsvm.ts';
 export { validateDataset, requireLabelColumn, requireClasses, classCounts } from './validate.ts';
 export { MinMaxScaler, type MinMaxScalerJSON } from './scaler.ts';
-export { splitDataset, stratifiedCounts, labeledFolds, type SplitOptions, type Split, type LabeledFold, type LabeledFoldsOptions } from './split.ts';
+export { splitDataset, stratifiedCounts, labeledFolds, repeatedLabeledFolds, type SplitOptions, type Split, type LabeledFold, type LabeledFoldsOptions } from './split.ts';
 export {
   writeSynthetic,
   syntheticBatches,

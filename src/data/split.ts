@@ -239,3 +239,18 @@ export function labeledFolds(ds: Dataset, opts: LabeledFoldsOptions): LabeledFol
     };
   });
 }
+
+/**
+ * Repeated stratified k-fold CV over the labeled rows: `repeats` independent
+ * draws of {@link labeledFolds}, one list of k folds per repeat. The first
+ * repeat is `labeledFolds(ds, { k, seed })` itself; repeat r ≥ 1 shuffles
+ * with its own seed derived from `seed` and r.
+ *
+ * @example
+ * const splits = repeatedLabeledFolds(train, { k: 5, seed: 1, repeats: 3 }); // 3 lists of 5 folds
+ */
+export function repeatedLabeledFolds(ds: Dataset, opts: LabeledFoldsOptions & { repeats: number }): LabeledFold[][] {
+  const { repeats, seed = 0 } = opts;
+  if (!Number.isSafeInteger(repeats) || repeats < 1) throw new RangeError(`repeatedLabeledFolds: repeats must be a whole number ≥ 1, got ${repeats}`);
+  return Array.from({ length: repeats }, (_, r) => labeledFolds(ds, { k: opts.k, seed: r === 0 ? seed : `${seed}:repeat ${r}` }));
+}

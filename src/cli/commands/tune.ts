@@ -32,6 +32,9 @@ Options:
   --data <file>        training data: Arrow, CSV or LIBSVM (required)
   --out <file>         the refit winner's model file (required)
   --folds <k>          folds over the labeled rows (default 5)
+  --repeats <r>        draw the k folds r times, each with its own shuffle, and
+                       rank by the mean score over the draws: steadier with few
+                       labels, r times the cost (default 1)
   --metric <name>      rank candidates by this metric instead of the learner's
                        own: auc (binary) or mean-auc (ordinal) ranks a
                        classifier by its scores alone, not by its labels
@@ -105,11 +108,11 @@ const fmt = (v: unknown) => (typeof v === 'number' ? String(Number(v.toPrecision
  * @example
  * io.stdout.write(formatTuneTable(result));
  */
-export function formatTuneTable(r: Pick<TuneResult, 'table' | 'metric' | 'folds'>): string {
+export function formatTuneTable(r: Pick<TuneResult, 'table' | 'metric' | 'folds'> & { readonly repeats?: number }): string {
   const keys = Object.keys(r.table[0]?.params ?? {});
   const score = (row: TuneRow) => (row as { score?: number }).score ?? row.mean;
   const rows = [...r.table].sort((a, b) => (b.status === 'best' ? 1 : 0) - (a.status === 'best' ? 1 : 0) || (b.t ?? 0) - (a.t ?? 0) || score(b) - score(a) || a.id - b.id);
-  const head = ['#', ...keys, `${r.metric} (out of fold)`, `${r.folds}-fold mean ± sd`, 'iterations', 'status'];
+  const head = ['#', ...keys, `${r.metric} (out of fold)`, `${(r.repeats ?? 1) > 1 ? `${r.repeats}×` : ''}${r.folds}-fold mean ± sd`, 'iterations', 'status'];
   const body = rows.map((row) => [String(row.id), ...keys.map((k) => fmt(row.params[k])), score(row).toFixed(4), `${row.mean.toFixed(4)} ± ${row.sd.toFixed(4)}`, row.t === undefined ? '—' : String(row.t), row.status === 'best' ? 'best (refit)' : row.status]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
@@ -126,6 +129,7 @@ export const tuneCommand: Command = {
       data: { type: 'string' },
       out: { type: 'string' },
       folds: { type: 'string' },
+      repeats: { type: 'string' },
       metric: { type: 'string' },
       grid: { type: 'string' },
       eta: { type: 'string' },
@@ -142,6 +146,7 @@ export const tuneCommand: Command = {
     if (settings.run.validateEvery !== undefined) throw new UsageError('--validate-every does not apply to tune (the folds are the validation)');
     const grid = typeof values.grid === 'string' ? parseGrid(values.grid, spec) : undefined;
     const folds = intOption(values, 'folds', { min: 2 });
+    const repeats = intOption(values, 'repeats', { min: 1 });
     const eta = intOption(values, 'eta', { min: 2 });
     const t0 = intOption(values, 't0', { min: 1 });
     // tune() checks it against the learner (its own metric or the task's ranking metric).
@@ -162,6 +167,7 @@ export const tuneCommand: Command = {
           ...(cacheBytes !== undefined ? { cacheBytes } : {}),
           ...(grid ? { grid } : {}),
           ...(folds !== undefined ? { folds } : {}),
+          ...(repeats !== undefined ? { repeats } : {}),
           ...(metric !== undefined ? { metric } : {}),
           ...(eta !== undefined ? { eta } : {}),
           ...(t0 !== undefined ? { t0 } : {}),
@@ -191,7 +197,7 @@ export const tuneCommand: Command = {
         '',
         `best        ${searched.map((k) => `${k} = ${fmt(result.best[k])}`).join(', ')}`,
         `σ₀          ${fmt(result.sigma0)} (median heuristic)`,
-        ...(cost.fullGrid > 0 ? [`cost        ${cost.halving.toLocaleString('en')} block evaluations per batch point over ${result.folds} folds, ${(100 * cost.fraction).toFixed(1)}% of a full grid at T (${cost.fullGrid.toLocaleString('en')}); refit ${cost.refit.toLocaleString('en')}`] : []),
+        ...(cost.fullGrid > 0 ? [`cost        ${cost.halving.toLocaleString('en')} block evaluations per batch point over ${result.repeats > 1 ? `${result.repeats} × ` : ''}${result.folds} folds, ${(100 * cost.fraction).toFixed(1)}% of a full grid at T (${cost.fullGrid.toLocaleString('en')}); refit ${cost.refit.toLocaleString('en')}`] : []),
         `wall time   ${formatDuration(wallMs)}`,
         `model       ${out}`,
       ].join('\n') + '\n',
