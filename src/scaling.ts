@@ -9,8 +9,12 @@
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { createHash } from 'node:crypto';
+import seedrandom from 'seedrandom';
 import { UsageError } from './errors.ts';
 import { toDataset, train, type ProfileReport, type RunOptions } from './api.ts';
+import { Evaluator } from './engine/evaluator.ts';
+import { History } from './engine/history.ts';
+import { EvaluatorPool } from './engine/pool.ts';
 import { learnerSpec } from './learners/registry.ts';
 import { lineChartSvg } from './report/line-chart.ts';
 import { markdownTable } from './report/markdown-table.ts';
@@ -23,6 +27,8 @@ export type ScalingOptions = Omit<RunOptions, 'threads' | 'init' | 'checkpointEv
   readonly repeats?: number;
   /** Profile each run of a loop learner (see `train`'s `onProfile`): each row then has the fastest run's profile. */
   readonly profile?: boolean;
+  /** Measure the machine's ceiling at each count too (see {@link ScalingRow.ceiling}; default true). */
+  readonly ceiling?: boolean;
   /** Called after each thread count's runs, with its row. */
   readonly onRow?: (row: ScalingRow) => void;
   /** Learner parameters by name (`T`, `m`, `seed`, …), as `train` takes them. */
@@ -40,6 +46,14 @@ export interface ScalingRow {
   readonly speedup: number;
   /** Speedup over the ideal one (threads / smallest count). */
   readonly efficiency: number;
+  /**
+   * The machine's ceiling at this count: the speedup of one long evaluation
+   * (a synthetic history of the run's d and m at many points, so the threads
+   * never wait for each other), measured just before the run. What the cores,
+   * shared caches and neighbours on the machine allow the kernel; a training
+   * run pays, on top, each iteration's synchronisation and serial steps.
+   */
+  readonly ceiling?: number;
   /** SHA-256 of the model file's bytes. */
   readonly sha256: string;
   /** Where the fastest run's loop time went, when profiled. */
@@ -75,7 +89,7 @@ export interface ScalingResult {
  * if (!r.identical) throw new Error('models differ across thread counts');
  */
 export async function scaling(opts: ScalingOptions): Promise<ScalingResult> {
-  const { threads: requested, repeats = 1, onRow, profile, ...trainOptions } = opts;
+  const { threads: requested, repeats = 1, onRow, profile, ceiling = true, ...trainOptions } = opts;
   if (!Array.isArray(requested) || requested.length === 0) throw new UsageError('threads must be a non-empty list of thread counts');
   for (const k of requested) if (!(Number.isSafeInteger(k) && k >= 1)) throw new UsageError(`threads: every count must be a whole number ≥ 1, got ${String(k)}`);
   if (!(Number.isSafeInteger(repeats) && repeats >= 1)) throw new UsageError(`repeats must be a whole number ≥ 1, got ${String(repeats)}`);
@@ -97,7 +111,9 @@ export async function scaling(opts: ScalingOptions): Promise<ScalingResult> {
   const rows: ScalingRow[] = [];
   let first: { wallMs: number; threads: number; hash: string; header: Record<string, unknown> } | undefined;
   let identical = true;
+  const probe = ceiling ? new CeilingProbe(data.d, typeof trainOptions.m === 'number' ? trainOptions.m : undefined) : undefined;
   for (const threads of counts) {
+    const ceilingMs = await probe?.measure(threads);
     let wallMs = Infinity;
     let hash = '';
     let header: Record<string, unknown> = {};
@@ -126,6 +142,7 @@ export async function scaling(opts: ScalingOptions): Promise<ScalingResult> {
       ...(typeof T === 'number' ? { iterationsPerSecond: T / (wallMs / 1000) } : {}),
       speedup,
       efficiency: speedup / (threads / first.threads),
+      ...(ceilingMs !== undefined ? { ceiling: probe!.baseMs / ceilingMs } : {}),
       sha256: hash,
       ...(kept ? { profile: kept } : {}),
     };
@@ -162,9 +179,57 @@ export function scalingTable(result: ScalingResult): string {
       ...(r.iterationsPerSecond !== undefined ? { 'it/s': r.iterationsPerSecond } : {}),
       speedup: r.speedup,
       efficiency: r.efficiency,
+      ...(r.ceiling !== undefined ? { 'machine ceiling': r.ceiling, 'of ceiling': r.speedup / r.ceiling } : {}),
     })),
     { digits: 3 },
   );
+}
+
+/** Blocks and points of the ceiling probe's evaluation: about 0.1–0.3 s on one thread at m = 64. */
+const PROBE_BLOCKS = 256;
+const PROBE_POINTS = 2048;
+
+/**
+ * Measures {@link ScalingRow.ceiling}: one evaluation of a seeded synthetic
+ * history (PROBE_BLOCKS blocks, d and m of the run) at PROBE_POINTS points,
+ * best of 3 after a warm-up, on a pool of its own.
+ */
+class CeilingProbe {
+  private readonly history: History;
+  private readonly X: Float64Array;
+  private readonly m: number;
+  /** Milliseconds at the smallest count measured (the speedups' base). */
+  baseMs = NaN;
+
+  constructor(
+    private readonly d: number,
+    m = 64,
+  ) {
+    this.m = m;
+    const rng = seedrandom('scaling ceiling');
+    this.history = new History({ m, capacity: PROBE_BLOCKS });
+    for (let i = 0; i < PROBE_BLOCKS; i++) this.history.append(Float64Array.from({ length: 2 * m }, () => rng() - 0.5));
+    this.X = Float64Array.from({ length: PROBE_POINTS * d }, () => rng());
+  }
+
+  async measure(threads: number): Promise<number> {
+    const pool = threads > 1 ? new EvaluatorPool(threads - 1) : undefined;
+    const ev = new Evaluator(this.history, { kernel: { kind: 'rbf', sigma: 1 }, seed: 1, d: this.d, m: this.m }, { threads, parallelMinWork: 0, ...(pool ? { pool } : {}) });
+    try {
+      await ev.evaluate(this.X, PROBE_POINTS);
+      let best = Infinity;
+      for (let r = 0; r < 3; r++) {
+        const t0 = performance.now();
+        await ev.evaluate(this.X, PROBE_POINTS);
+        best = Math.min(best, performance.now() - t0);
+      }
+      if (Number.isNaN(this.baseMs)) this.baseMs = best;
+      return best;
+    } finally {
+      await ev.close();
+      await pool?.close();
+    }
+  }
 }
 
 /**
@@ -181,7 +246,10 @@ export function scalingChart(result: ScalingResult): string {
     xLabel: 'threads',
     yLabel: base === 1 ? 'speedup over 1 thread' : `speedup over ${base} threads`,
     xIntegers: true,
-    series: [{ name: 'measured', points: result.rows.map((r) => [r.threads, r.speedup] as const) }],
+    series: [
+      { name: 'measured', points: result.rows.map((r) => [r.threads, r.speedup] as const) },
+      ...(result.rows.every((r) => r.ceiling !== undefined) ? [{ name: 'machine ceiling (one long evaluation)', points: result.rows.map((r) => [r.threads, r.ceiling!] as const) }] : []),
+    ],
     referenceLine: { name: 'ideal', points: result.rows.map((r) => [r.threads, r.threads / base] as const) },
   });
 }

@@ -34,7 +34,7 @@ async function dataFor(task: LearnerSpec['task']): Promise<Dataset> {
 describe('scaling', () => {
   it.each(LEARNERS.map((l) => [l.name, l]))('%s: one row per thread count, the same model bytes at each', async (_, spec) => {
     const seen: number[] = [];
-    const r = await scaling({ learner: spec.name, data: await dataFor(spec.task), threads: [2, 1], parallelMinWork: 0, ...tiny(spec), onRow: (row) => seen.push(row.threads) });
+    const r = await scaling({ learner: spec.name, data: await dataFor(spec.task), threads: [2, 1], parallelMinWork: 0, ceiling: false, ...tiny(spec), onRow: (row) => seen.push(row.threads) });
     expect(r.identical).toBe(true);
     expect(r.rows.map((row) => row.threads)).toEqual([1, 2]);
     expect(seen).toEqual([1, 2]);
@@ -48,14 +48,18 @@ describe('scaling', () => {
     expect(r.evaluation !== undefined).toBe(spec.kind === 'loop');
   });
 
-  it('draws speedup against threads with the ideal line, and tabulates each count', async () => {
+  it('draws speedup against threads with the ideal line and the machine ceiling, and tabulates each count', async () => {
     const r = await scaling({ learner: 'dsg', data: await dataFor('binary'), threads: [1, 2], ...tiny(LEARNERS.find((l) => l.name === 'dsg')!) });
+    expect(r.rows[0].ceiling).toBe(1);
+    expect(r.rows[1].ceiling).toBeGreaterThan(0);
+    expect(Number.isFinite(r.rows[1].ceiling)).toBe(true);
     const svg = scalingChart(r);
     checkWellFormed(svg);
     expect(svg).toContain('ideal');
+    expect(svg).toContain('machine ceiling');
     expect(svg).toContain('speedup over 1 thread');
     const table = scalingTable(r).trim().split('\n');
-    expect(table[0]).toMatch(/threads \|\s+wall s \|\s+it\/s \|\s+speedup \|\s+efficiency/);
+    expect(table[0]).toMatch(/threads \|\s+wall s \|\s+it\/s \|\s+speedup \|\s+efficiency \|\s+machine ceiling \|\s+of ceiling/);
     expect(table).toHaveLength(2 + 2);
   });
 

@@ -18,9 +18,14 @@ Trains the same model once per thread count (with the same data, settings
 and seed), checks that every count produced the same model bytes, and prints
 a table: threads, wall time of the whole training call, iterations per
 second, speedup over the smallest count, and efficiency (speedup over the
-ideal). With --out it also writes <report>.json (every figure, the machine,
-the settings) and <report>.svg (speedup against threads, with the ideal line).
-Counts above the machine's cores are measured at the core count.
+ideal). Beside them, the machine ceiling: the speedup one long evaluation of
+the random-feature kernel (the run's d and m, no waiting between threads)
+reaches at that count, measured just before the run — what the cores, shared
+caches and neighbours allow — and the run's speedup as a share of it. A
+training run pays, on top, each iteration's synchronisation and serial steps.
+With --out it also writes <report>.json (every figure, the machine, the
+settings) and <report>.svg (speedup against threads, with the ideal line and
+the ceiling). Counts above the machine's cores are measured at the core count.
 
 Options:
   --data <file>         training data: Arrow, CSV or LIBSVM (required)
