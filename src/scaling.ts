@@ -47,9 +47,10 @@ export interface ScalingRow {
   /** Speedup over the ideal one (threads / smallest count). */
   readonly efficiency: number;
   /**
-   * The machine's ceiling at this count: the speedup of one long evaluation
-   * (a synthetic history of the run's d and m at many points, so the threads
-   * never wait for each other), measured just before the run. What the cores,
+   * The machine's ceiling at this count: the speedup over the smallest count
+   * of one long evaluation (a synthetic history of the run's d and m at many
+   * points, so the threads never wait for each other), measured just before
+   * the run, the two counts in alternating pairs. What the cores,
    * shared caches and neighbours on the machine allow the kernel; a training
    * run pays, on top, each iteration's synchronisation and serial steps.
    */
@@ -113,7 +114,7 @@ export async function scaling(opts: ScalingOptions): Promise<ScalingResult> {
   let identical = true;
   const probe = ceiling ? new CeilingProbe(data.d, typeof trainOptions.m === 'number' ? trainOptions.m : undefined) : undefined;
   for (const threads of counts) {
-    const ceilingMs = await probe?.measure(threads);
+    const machineCeiling = threads === counts[0] ? (probe ? 1 : undefined) : await probe?.speedup(counts[0], threads);
     let wallMs = Infinity;
     let hash = '';
     let header: Record<string, unknown> = {};
@@ -142,7 +143,7 @@ export async function scaling(opts: ScalingOptions): Promise<ScalingResult> {
       ...(typeof T === 'number' ? { iterationsPerSecond: T / (wallMs / 1000) } : {}),
       speedup,
       efficiency: speedup / (threads / first.threads),
-      ...(ceilingMs !== undefined ? { ceiling: probe!.baseMs / ceilingMs } : {}),
+      ...(machineCeiling !== undefined ? { ceiling: machineCeiling } : {}),
       sha256: hash,
       ...(kept ? { profile: kept } : {}),
     };
@@ -188,18 +189,20 @@ export function scalingTable(result: ScalingResult): string {
 /** Blocks and points of the ceiling probe's evaluation: about 0.1–0.3 s on one thread at m = 64. */
 const PROBE_BLOCKS = 256;
 const PROBE_POINTS = 2048;
+/** Paired rounds of the probe; the median ratio is kept. */
+const PROBE_ROUNDS = 5;
 
 /**
  * Measures {@link ScalingRow.ceiling}: one evaluation of a seeded synthetic
- * history (PROBE_BLOCKS blocks, d and m of the run) at PROBE_POINTS points,
- * best of 3 after a warm-up, on a pool of its own.
+ * history (PROBE_BLOCKS blocks, d and m of the run) at PROBE_POINTS points.
+ * The base count and the count measured run back to back, round after round,
+ * and the median of the rounds' time ratios is kept: a machine whose speed
+ * drifts over seconds (a shared VM, turbo) moves both sides of a pair alike.
  */
 class CeilingProbe {
   private readonly history: History;
   private readonly X: Float64Array;
   private readonly m: number;
-  /** Milliseconds at the smallest count measured (the speedups' base). */
-  baseMs = NaN;
 
   constructor(
     private readonly d: number,
@@ -212,22 +215,24 @@ class CeilingProbe {
     this.X = Float64Array.from({ length: PROBE_POINTS * d }, () => rng());
   }
 
-  async measure(threads: number): Promise<number> {
-    const pool = threads > 1 ? new EvaluatorPool(threads - 1) : undefined;
-    const ev = new Evaluator(this.history, { kernel: { kind: 'rbf', sigma: 1 }, seed: 1, d: this.d, m: this.m }, { threads, parallelMinWork: 0, ...(pool ? { pool } : {}) });
+  /** Speedup of `threads` over `base` threads on the probe's evaluation (median of paired rounds). */
+  async speedup(base: number, threads: number): Promise<number> {
+    const rf = { kernel: { kind: 'rbf' as const, sigma: 1 }, seed: 1, d: this.d, m: this.m };
+    const pools = [base, threads].map((k) => (k > 1 ? new EvaluatorPool(k - 1) : undefined));
+    const evaluators = [base, threads].map((k, i) => new Evaluator(this.history, rf, { threads: k, parallelMinWork: 0, ...(pools[i] ? { pool: pools[i] } : {}) }));
     try {
-      await ev.evaluate(this.X, PROBE_POINTS);
-      let best = Infinity;
-      for (let r = 0; r < 3; r++) {
+      const time = async (ev: Evaluator) => {
         const t0 = performance.now();
         await ev.evaluate(this.X, PROBE_POINTS);
-        best = Math.min(best, performance.now() - t0);
-      }
-      if (Number.isNaN(this.baseMs)) this.baseMs = best;
-      return best;
+        return performance.now() - t0;
+      };
+      for (const ev of evaluators) await time(ev); // warm-up: workers started, frequencies stored
+      const ratios: number[] = [];
+      for (let r = 0; r < PROBE_ROUNDS; r++) ratios.push((await time(evaluators[0])) / (await time(evaluators[1])));
+      return ratios.sort((a, b) => a - b)[PROBE_ROUNDS >> 1];
     } finally {
-      await ev.close();
-      await pool?.close();
+      for (const ev of evaluators) await ev.close();
+      for (const pool of pools) await pool?.close();
     }
   }
 }
