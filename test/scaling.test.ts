@@ -88,6 +88,10 @@ describe('dsgkit scaling', () => {
     expect(json).toMatchObject({ learner: 'qsg-s2auc', iterations: 15, identical: true, data: 'data/breast_cancer.arrow' });
     expect(json.rows.map((row: { threads: number }) => row.threads)).toEqual([1, 2]);
     checkWellFormed(readFileSync(`${report}.svg`, 'utf8'));
+    expect(r.out).toMatch(/\| machine ceiling \|\s+of ceiling \|/);
+    const bare = await run(['scaling', '--data', 'data/breast_cancer.arrow', '--learner', 'dsg', '--threads', '1,2', '--iterations', '15', '--random-features', '8', '--batch-size', '8', '--no-ceiling']);
+    expect(bare.code, bare.err).toBe(0);
+    expect(bare.out).not.toMatch(/ceiling/);
   });
 
   it('refuses a malformed --threads and a missing one (exit 2)', async () => {

@@ -35,6 +35,8 @@ Options:
   --repeats <k>         runs per thread count, the fastest kept (default: 1)
   --profile             learners on the loop: where each count's loop time went
                         (as train --profile shows it), in the table's order
+  --no-ceiling          skip the machine-ceiling measurement (a few seconds
+                        per count)
   -h, --help            show this help
 
 ${trainingOptionsHelp()}
@@ -72,6 +74,7 @@ export const scalingCommand: Command = {
       out: { type: 'string' },
       repeats: { type: 'string' },
       profile: { type: 'boolean' },
+      'no-ceiling': { type: 'boolean' },
       ...TRAINING_OPTION_SPECS,
     });
     const spec = learnerSpec(requireString(values, 'learner'), '--learner');
@@ -94,6 +97,7 @@ export const scalingCommand: Command = {
       threads,
       repeats,
       ...(values.profile === true ? { profile: true } : {}),
+      ...(values['no-ceiling'] === true ? { ceiling: false } : {}),
       onWarning: (message) => io.stderr.write(`dsgkit: warning: ${message}\n`),
       onRow: (row) => {
         if (!settings.quiet) io.stderr.write(`  ${row.threads} thread${row.threads === 1 ? '' : 's'}: ${(row.wallMs / 1000).toFixed(2)} s\n`);
