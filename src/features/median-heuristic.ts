@@ -23,18 +23,17 @@ export interface MedianHeuristicOptions {
 export const MEDIAN_HEURISTIC_SAMPLE = 1000;
 
 /**
- * `count` distinct row indices out of `n`, drawn by a seeded partial Fisher–Yates
- * shuffle and returned ascending; all of `0 … n−1` when `count ≥ n`.
+ * `count` distinct indices out of `0 … n−1` drawn from `rng` by a partial
+ * Fisher–Yates shuffle, returned ascending; all of them when `count ≥ n`.
+ * Only the displaced positions are stored: O(count) memory, not O(n). The
+ * one sampler behind {@link sampleRowIndices} and the learners' class-balance
+ * samples (`sampleSource` in learners/sources.ts), each with its own stream.
  *
  * @example
- * sampleRowIndices(10, 3, 7); // e.g. Uint32Array [1, 4, 8], the same for seed 7 every time
+ * sampleIndices(10, 3, seedrandom('x')); // e.g. Uint32Array [1, 4, 8], the same for the same stream
  */
-export function sampleRowIndices(n: number, count: number, seed: number | string = 0): Uint32Array {
-  if (!Number.isInteger(n) || n < 0) throw new RangeError(`sampleRowIndices: n must be a whole number ≥ 0, got ${n}`);
-  if (!Number.isInteger(count) || count < 0) throw new RangeError(`sampleRowIndices: count must be a whole number ≥ 0, got ${count}`);
+export function sampleIndices(n: number, count: number, rng: () => number): Uint32Array {
   if (count >= n) return Uint32Array.from({ length: n }, (_, i) => i);
-  const rng = seedrandom(`median-heuristic:${seed}`);
-  // The shuffle of 0 … n−1 with only the displaced positions stored: O(count) memory, not O(n).
   const moved = new Map<number, number>();
   const at = (p: number): number => moved.get(p) ?? p;
   const picked = new Uint32Array(count);
@@ -44,6 +43,19 @@ export function sampleRowIndices(n: number, count: number, seed: number | string
     moved.set(j, at(i));
   }
   return picked.sort();
+}
+
+/**
+ * `count` distinct row indices out of `n`, drawn by a seeded partial Fisher–Yates
+ * shuffle ({@link sampleIndices}) and returned ascending; all of `0 … n−1` when `count ≥ n`.
+ *
+ * @example
+ * sampleRowIndices(10, 3, 7); // e.g. Uint32Array [1, 4, 8], the same for seed 7 every time
+ */
+export function sampleRowIndices(n: number, count: number, seed: number | string = 0): Uint32Array {
+  if (!Number.isInteger(n) || n < 0) throw new RangeError(`sampleRowIndices: n must be a whole number ≥ 0, got ${n}`);
+  if (!Number.isInteger(count) || count < 0) throw new RangeError(`sampleRowIndices: count must be a whole number ≥ 0, got ${count}`);
+  return sampleIndices(n, count, seedrandom(`median-heuristic:${seed}`));
 }
 
 /**

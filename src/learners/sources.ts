@@ -15,6 +15,7 @@ import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import type { Rng } from '../coordinator/learner.ts';
+import { sampleIndices } from '../features/median-heuristic.ts';
 
 /**
  * Most unlabeled rows a class-balance computation reads (a seeded sample
@@ -33,18 +34,8 @@ export const BALANCE_ROWS = 4096;
  */
 export function sampleSource(source: Source, count: number, stream: string): Int32Array {
   if (source.size <= count) return Int32Array.from(source.indices());
-  const rng = seedrandom.alea(stream);
-  // A partial Fisher–Yates shuffle of positions 0 … size−1, the displaced ones kept in a map.
-  const moved = new Map<number, number>();
-  const at = (p: number): number => moved.get(p) ?? p;
-  const picked = new Int32Array(count);
-  for (let k = 0; k < count; k++) {
-    const j = k + Math.floor(rng() * (source.size - k));
-    const pj = at(j);
-    moved.set(j, at(k));
-    picked[k] = source.row(pj);
-  }
-  return picked.sort();
+  // Positions in the source, ascending; its rows are ascending too, so the rows come out in row order.
+  return Int32Array.from(sampleIndices(source.size, count, seedrandom.alea(stream)), (k) => source.row(k));
 }
 
 /** Rows a learner draws from: `size` dataset row indices, ascending, the k-th being `row(k)`. */
