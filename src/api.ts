@@ -13,7 +13,7 @@ import { availableParallelism } from 'node:os';
 import { Table } from 'apache-arrow';
 import { DataError, UsageError } from './errors.ts';
 import { MEDIAN_HEURISTIC_SAMPLE, medianHeuristicSigma, sampleRowIndices } from './features/median-heuristic.ts';
-import { isDataset, labeledDataset, trainingRows, type TrainingRows } from './data/training-rows.ts';
+import { gatherRows, isDataset, labeledDataset, trainingRows, type TrainingRows } from './data/training-rows.ts';
 import { chooseSampleOnRead, readPlannedRows } from './sample-plan.ts';
 import { reservoirSample, type ReadProgress } from './data/sample-on-read.ts';
 import { isByteStream, openArrowStream, type ByteStream } from './data/arrow.ts';
@@ -174,9 +174,7 @@ export async function fittedTask(
   const fL = await predictor.evaluate(labeled.X, labeled.n, new Float64Array(labeled.n), engine);
   if (rule !== 'prior') return fitTask(classes, fL, labeled.y, rule);
   const U = sampleSource(complementSource(rows.n, rows.labeledRows), BALANCE_ROWS, `dsgkit-prior:${seed}`);
-  const XU = new Float64Array(U.length * rows.d);
-  U.forEach((i, r) => rows.copyRow(i, XU, r));
-  const fU = await predictor.evaluate(XU, U.length, new Float64Array(U.length), engine);
+  const fU = await predictor.evaluate(gatherRows(rows, U), U.length, new Float64Array(U.length), engine);
   return fitTask(classes, fL, labeled.y, rule, fU);
 }
 
@@ -193,10 +191,8 @@ export function kernelScale0(data: Dataset | TrainingRows): number {
   const rows = trainingRows(data);
   // The sample's rows, in ascending order, are what the heuristic sees of the data.
   const picked = sampleRowIndices(rows.n, MEDIAN_HEURISTIC_SAMPLE, 0);
-  const X = new Float64Array(picked.length * rows.d);
-  picked.forEach((i, r) => rows.copyRow(i, X, r));
   try {
-    return medianHeuristicSigma(X, picked.length, rows.d, { sample: MEDIAN_HEURISTIC_SAMPLE, seed: 0 });
+    return medianHeuristicSigma(gatherRows(rows, picked), picked.length, rows.d, { sample: MEDIAN_HEURISTIC_SAMPLE, seed: 0 });
   } catch (err) {
     throw new DataError(`cannot take the median heuristic for σ (${(err as Error).message}); give sigma`, rows.source !== undefined ? { file: rows.source } : {});
   }

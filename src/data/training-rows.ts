@@ -79,6 +79,20 @@ export function trainingRows(x: Dataset | TrainingRows): TrainingRows {
 }
 
 /**
+ * The features of the dataset rows `indices`, in the order given, as one
+ * row-major array (`d` values a row): the rows a computation reads at once
+ * (a sample, the labeled rows).
+ *
+ * @example
+ * const XU = gatherRows(rows, sample); // sample.length × rows.d
+ */
+export function gatherRows(rows: TrainingRows, indices: ArrayLike<number>): Float64Array {
+  const X = new Float64Array(indices.length * rows.d);
+  for (let r = 0; r < indices.length; r++) rows.copyRow(indices[r], X, r);
+  return X;
+}
+
+/**
  * The labeled rows as a Dataset of their own (features as the rows hold them,
  * e.g. scaled), in row order: what thresholds are fitted on.
  *
@@ -87,16 +101,10 @@ export function trainingRows(x: Dataset | TrainingRows): TrainingRows {
  */
 export function labeledDataset(rows: TrainingRows): Dataset {
   const { labeledRows, d } = rows;
-  const X = new Float64Array(labeledRows.length * d);
-  const y = new Float64Array(labeledRows.length);
-  labeledRows.forEach((i, r) => {
-    rows.copyRow(i, X, r);
-    y[r] = rows.label(i);
-  });
   return makeDataset({
-    X,
+    X: gatherRows(rows, labeledRows),
     d,
-    y,
+    y: Float64Array.from(labeledRows, (i) => rows.label(i)),
     featureNames: rows.featureNames,
     labelName: rows.labelName,
     ...(rows.source !== undefined ? { source: rows.source } : {}),

@@ -26,7 +26,7 @@
  */
 import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
-import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
+import { gatherRows, trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import type { Batch, DsgLearner, LearnerBias, Rng, SampledRows } from '../coordinator/learner.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import { marginLoss, marginLossDerivative } from './margin-losses.ts';
@@ -342,8 +342,7 @@ export class S3vmObjective implements DsgLearner {
       };
     }
     const rows = sampleSource(this.unlabeledRows, BALANCE_ROWS, `dsgkit-balance:${seed}`);
-    const X = new Float64Array(rows.length * this.d);
-    rows.forEach((i, r) => this.rows.copyRow(i, X, r));
+    const X = gatherRows(this.rows, rows);
     return {
       get value() {
         return value;
