@@ -120,6 +120,21 @@ export function splitTask(task: EngineTask): { shape: Record<string, unknown>; k
 }
 
 /**
+ * Where a board for `threads` threads keeps what (see the module comment):
+ * Int32 slots `[0, threadBase)` the header and the runs, then the thread ids;
+ * Float64 slots from `numberBase` the task's numbers, from `doneBase` the
+ * units done and from `busyBase` the busy ms per thread; `bytes` in all.
+ */
+function boardLayout(threads: number): { threadBase: number; numberBase: number; doneBase: number; busyBase: number; bytes: number } {
+  if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`work board: threads must be a positive integer, got ${threads}`);
+  const threadBase = HEADER + RUN_SLOTS * threads;
+  const numberBase = Math.ceil((threadBase + threads) / 2);
+  const doneBase = numberBase + MAX_TASK_NUMBERS;
+  const busyBase = doneBase + threads;
+  return { threadBase, numberBase, doneBase, busyBase, bytes: 8 * (busyBase + threads) };
+}
+
+/**
  * The shared control block of one pool session (see the module comment).
  *
  * @example
@@ -140,20 +155,17 @@ export class WorkBoard {
   private readonly busyBase: number;
 
   constructor(buffer: SharedArrayBuffer, threads: number) {
-    if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`work board: threads must be a positive integer, got ${threads}`);
+    const lay = boardLayout(threads);
+    if (buffer.byteLength < lay.bytes) throw new RangeError(`work board: a board for ${threads} threads needs ${lay.bytes} bytes, got ${buffer.byteLength}`);
     this.buffer = buffer;
     this.threads = threads;
     this.runBase = HEADER;
-    this.threadBase = HEADER + RUN_SLOTS * threads;
-    const int32s = this.threadBase + threads;
-    const f64Start = Math.ceil(int32s / 2);
-    this.numberBase = f64Start;
-    this.doneBase = f64Start + MAX_TASK_NUMBERS;
-    this.busyBase = this.doneBase + threads;
-    const bytes = 8 * (this.busyBase + threads);
-    if (buffer.byteLength < bytes) throw new RangeError(`work board: a board for ${threads} threads needs ${bytes} bytes, got ${buffer.byteLength}`);
-    this.i32 = new Int32Array(buffer, 0, 2 * f64Start);
-    this.f64 = new Float64Array(buffer, 0, this.busyBase + threads);
+    this.threadBase = lay.threadBase;
+    this.numberBase = lay.numberBase;
+    this.doneBase = lay.doneBase;
+    this.busyBase = lay.busyBase;
+    this.i32 = new Int32Array(buffer, 0, 2 * lay.numberBase);
+    this.f64 = new Float64Array(buffer, 0, lay.bytes / 8);
   }
 
   /**
@@ -163,9 +175,7 @@ export class WorkBoard {
    * const board = WorkBoard.create(pool.threads + 1);
    */
   static create(threads: number): WorkBoard {
-    const int32s = HEADER + (RUN_SLOTS + 1) * threads;
-    const bytes = 8 * (Math.ceil(int32s / 2) + MAX_TASK_NUMBERS + 2 * threads);
-    return new WorkBoard(new SharedArrayBuffer(bytes), threads);
+    return new WorkBoard(new SharedArrayBuffer(boardLayout(threads).bytes), threads);
   }
 
   /** Whether the board has been told to stop. */
