@@ -26,8 +26,7 @@ const POINTS = [96, 768];
 const REPS = 7;
 const cores = availableParallelism();
 const rng = seedrandom('crossover');
-const history = new History({ m: rf.m, capacity: 256 });
-for (let i = 0; i < 256; i++) history.append(Float64Array.from({ length: 2 * rf.m }, () => rng() - 0.5));
+const history = History.synthetic(rf.m, 256, rng);
 const pool = new EvaluatorPool(Math.max(1, cores - 1)); // with the calling thread: `cores` threads
 
 /** Median seconds of one call with `blocks` live blocks. */

@@ -56,8 +56,7 @@ const load0 = loadavg();
 const MAX_BLOCKS = 512;
 /** Which quantile of repeated timings is reported (0.5 = the median; lower filters out other jobs' preemptions). */
 const QUANTILE = Number(process.env.DISPATCH_QUANTILE ?? 0.2);
-const full = new History({ m: rf.m, capacity: MAX_BLOCKS });
-for (let i = 0; i < MAX_BLOCKS; i++) full.append(Float64Array.from({ length: 2 * rf.m }, () => rng() - 0.5));
+const full = History.synthetic(rf.m, MAX_BLOCKS, rng);
 const X = Float64Array.from({ length: B * rf.d }, () => rng());
 
 /**

@@ -30,8 +30,7 @@ const REPS = 3;
 const rf: RandomFeatures = { kernel: { kind: 'rbf', sigma: 1 }, seed: 7, d: 28, m: 128 };
 
 const rng = seedrandom('scaling');
-const history = new History({ m: rf.m, capacity: BLOCKS });
-for (let i = 0; i < BLOCKS; i++) history.append(Float64Array.from({ length: 2 * rf.m }, () => rng() - 0.5));
+const history = History.synthetic(rf.m, BLOCKS, rng);
 const X = Float64Array.from({ length: POINTS * rf.d }, () => rng());
 const cores = availableParallelism();
 const threadCounts = [...Array.from({ length: cores }, (_, i) => i + 1), cores + 1];

@@ -210,8 +210,7 @@ class CeilingProbe {
   ) {
     this.m = m;
     const rng = seedrandom('scaling ceiling');
-    this.history = new History({ m, capacity: PROBE_BLOCKS });
-    for (let i = 0; i < PROBE_BLOCKS; i++) this.history.append(Float64Array.from({ length: 2 * m }, () => rng() - 0.5));
+    this.history = History.synthetic(m, PROBE_BLOCKS, rng);
     this.X = Float64Array.from({ length: PROBE_POINTS * d }, () => rng());
   }
 

@@ -5,19 +5,11 @@ import { History } from '../src/engine/history.ts';
 import { EvaluatorPool } from '../src/engine/pool.ts';
 import { referenceEvaluate } from '../src/engine/reference-evaluator.ts';
 import type { RandomFeatures } from '../src/engine/random-features.ts';
+import { shrunkHistory } from './support/history.ts';
 
 const rf: RandomFeatures = { kernel: { kind: 'rbf', sigma: 2 }, seed: 1234, d: 9, m: 24 };
 
-/** A history of `t` random blocks with shrinking applied the way the training loop does. */
-function randomHistory(t: number, seed: string): History {
-  const rng = seedrandom(seed);
-  const h = new History({ m: rf.m, capacity: t });
-  for (let i = 1; i <= t; i++) {
-    h.append(Float64Array.from({ length: 2 * rf.m }, () => rng() - 0.5));
-    h.shrink(1 - 0.9 / (i + 1));
-  }
-  return h;
-}
+const randomHistory = (t: number, seed: string, capacity = t): History => shrunkHistory(rf.m, t, seed, capacity);
 
 function randomPoints(n: number, d: number, seed: string): Float64Array {
   const rng = seedrandom(seed);

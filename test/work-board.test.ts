@@ -14,21 +14,14 @@ import { Evaluator, rowGrain } from '../src/engine/evaluator.ts';
 import { History } from '../src/engine/history.ts';
 import { EvaluatorPool } from '../src/engine/pool.ts';
 import type { RandomFeatures } from '../src/engine/random-features.ts';
+import { shrunkHistory } from './support/history.ts';
 import { RowCache } from '../src/engine/row-cache.ts';
 import { splitTask, WorkBoard } from '../src/engine/work-board.ts';
 
 const rf: RandomFeatures = { kernel: { kind: 'rbf', sigma: 2 }, seed: 99, d: 7, m: 20 };
 const bits = (a: Float64Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
-function randomHistory(t: number, seed: string, capacity = t): History {
-  const rng = seedrandom(seed);
-  const h = new History({ m: rf.m, capacity });
-  for (let i = 1; i <= t; i++) {
-    h.append(Float64Array.from({ length: 2 * rf.m }, () => rng() - 0.5));
-    h.shrink(1 - 0.9 / (i + 1));
-  }
-  return h;
-}
+const randomHistory = (t: number, seed: string, capacity = t): History => shrunkHistory(rf.m, t, seed, capacity);
 
 const points = (n: number, seed: string) => {
   const rng = seedrandom(seed);

@@ -100,4 +100,18 @@ export class History extends ScaledHistory {
     h.setState(state.t, state.scale, state.firstLive);
     return h;
   }
+
+  /**
+   * A history of `blocks` blocks of `m` features whose coefficients are
+   * uniform in [−0.5, 0.5), drawn from `rng` block by block: a workload for
+   * measuring the kernel (the ceiling of `scaling`, the benchmarks), not a model.
+   *
+   * @example
+   * const h = History.synthetic(64, 256, seedrandom('probe'));
+   */
+  static synthetic(m: number, blocks: number, rng: () => number): History {
+    const h = new History({ m, capacity: blocks });
+    for (let i = 0; i < blocks; i++) h.append(Float64Array.from({ length: 2 * m }, () => rng() - 0.5));
+    return h;
+  }
 }
