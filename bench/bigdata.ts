@@ -48,6 +48,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, statSync } fr
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { mean, median, sampleSd as sd } from '../src/metrics/index.ts';
 import { availableMemory } from '../src/sample-plan.ts';
 import { dotPlotSvg, markdownTable, writeBenchOutputs, type DotGroup } from './lib/index.ts';
 
@@ -130,13 +131,6 @@ const note = (step: string, m: Measured, extra: Record<string, string | number> 
   console.error(`${step}: ${Math.round(m.maxRssMB)} MB, ${m.wallS} s wall, ${m.cpuS} s CPU, load ${m.load} ${JSON.stringify(extra)}`);
 };
 
-const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-/** Sample standard deviation (n − 1); 0 for one value. */
-const sd = (xs: readonly number[]) => (xs.length < 2 ? 0 : Math.sqrt(xs.reduce((a, x) => a + (x - mean(xs)) ** 2, 0) / (xs.length - 1)));
-const median = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const r4 = (x: number) => +x.toFixed(4);
 
 /**

@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util';
 import { train } from '../src/api.ts';
 import { tune } from '../src/tune.ts';
 import { readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
-import { accuracy } from '../src/metrics/index.ts';
+import { accuracy, mean, sampleSd as sd } from '../src/metrics/index.ts';
 import { lineChartSvg, markdownTable, writeBenchOutputs, type Series } from './lib/index.ts';
 import { runPythonPeers } from './peers/python-peers.ts';
 
@@ -63,8 +63,6 @@ interface PeerRecord {
 }
 
 
-const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
-const sd = (v: number[]) => (v.length > 1 ? Math.sqrt(v.reduce((a, x) => a + (x - mean(v)) ** 2, 0) / (v.length - 1)) : 0);
 
 const entries: unknown[] = [];
 const series: Series[] = [];

@@ -36,7 +36,7 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
-import { accuracy, auc, meanAbsoluteError, ordinalMeanAuc } from '../src/metrics/index.ts';
+import { accuracy, auc, mean, meanAbsoluteError, ordinalMeanAuc, sampleSd } from '../src/metrics/index.ts';
 import { dotPlotSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
 import { runPythonPeers } from './peers/python-peers.ts';
 import { DSGKIT_METHODS, methodByName, type DsgkitMethod, type MethodResult, type Task } from './peers/dsgkit-methods.ts';
@@ -107,9 +107,7 @@ interface DatasetEntry {
 }
 
 function stat(values: number[]): Stat {
-  const mean = values.reduce((a, b) => a + b, 0) / values.length;
-  const sd = values.length > 1 ? Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / (values.length - 1)) : 0;
-  return { mean, sd };
+  return { mean: mean(values), sd: sampleSd(values) };
 }
 
 /** Labeled training rows under the protocol: `--labeled` or, with `--hide f`, (1 − f) of those left after the test hold-out. */

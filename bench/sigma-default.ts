@@ -14,6 +14,7 @@
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { kernelScale0, LEARNERS, train } from '../src/api.ts';
 import { MinMaxScaler, readDataset, splitDataset } from '../src/data/index.ts';
+import { mean, sampleSd as sd } from '../src/metrics/index.ts';
 import { dotPlotSvg, markdownTable, writeBenchOutputs, type DotGroup } from './lib/index.ts';
 
 const DATASETS = ['spam', 'breast_cancer'];
@@ -23,8 +24,6 @@ const only = process.argv[2]?.split(',');
 const learners = LEARNERS.filter((l) => l.kind === 'loop' && l.task === 'binary' && (only === undefined || only.includes(l.name)));
 const threads = availableParallelism();
 
-const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
-const sd = (v: number[]) => Math.sqrt(v.reduce((a, b) => a + (b - mean(v)) ** 2, 0) / Math.max(1, v.length - 1));
 
 const rows: Array<Record<string, string | number>> = [];
 const groups: DotGroup[] = [];

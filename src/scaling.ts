@@ -15,6 +15,7 @@ import { toDataset, train, type ProfileReport, type RunOptions } from './api.ts'
 import { Evaluator } from './engine/evaluator.ts';
 import { History } from './engine/history.ts';
 import { EvaluatorPool } from './engine/pool.ts';
+import { median } from './metrics/summary.ts';
 import { learnerSpec } from './learners/registry.ts';
 import { lineChartSvg } from './report/line-chart.ts';
 import { markdownTable } from './report/markdown-table.ts';
@@ -228,7 +229,7 @@ class CeilingProbe {
       for (const ev of evaluators) await time(ev); // warm-up: workers started, frequencies stored
       const ratios: number[] = [];
       for (let r = 0; r < PROBE_ROUNDS; r++) ratios.push((await time(evaluators[0])) / (await time(evaluators[1])));
-      return ratios.sort((a, b) => a - b)[PROBE_ROUNDS >> 1];
+      return median(ratios);
     } finally {
       for (const ev of evaluators) await ev.close();
       for (const pool of pools) await pool?.close();

@@ -32,6 +32,7 @@ import type { LearnerSpec, Params } from './learners/spec.ts';
 import { Model } from './model/model.ts';
 import { RandomFeaturePredictor, type Predictor } from './model/predictor.ts';
 import { metricValue, METRICS, rankingMetric, taskClasses, type MetricName, type TaskClasses } from './model/task.ts';
+import { mean, sampleSd } from './metrics/summary.ts';
 import { fittedTask, kernelScale0, resolveParams, resolveStep, resolveThreads, toDataset, train, withDataDefaults, type TrainData } from './api.ts';
 import type { ReadDatasetOptions } from './data/index.ts';
 
@@ -187,8 +188,6 @@ function checkGridValues(spec: LearnerSpec, key: string, values: readonly unknow
   return values.map((v) => checkParam(`${prefix}${key}`, decl, v));
 }
 
-const mean = (v: readonly number[]) => v.reduce((a, b) => a + b, 0) / v.length;
-const sdOf = (v: readonly number[]) => (v.length < 2 ? 0 : Math.sqrt(v.reduce((a, b) => a + (b - mean(v)) ** 2, 0) / (v.length - 1)));
 
 /** The first round's iterations: T/η^r, r = the rounds halving needs to reach one candidate, at least 10 (and at most T). */
 function defaultT0(n: number, eta: number, T: number): number {
@@ -338,7 +337,7 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
     params: Object.fromEntries(Object.keys(space).map((key) => [key, candidates[c][key]])),
     score: lastPooled[c],
     mean: mean(lastScores[c]),
-    sd: sdOf(lastScores[c]),
+    sd: sampleSd(lastScores[c]),
     folds: lastScores[c],
     ...(spec.kind === 'loop' ? { t: reached[c] } : {}),
     status: c === winner ? 'best' : droppedAfter.get(c) === rounds.length - 1 ? 'kept' : (`dropped after round ${droppedAfter.get(c)!}` as const),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import seedrandom from 'seedrandom';
-import { accuracy, confusionCounts, f1Score } from '../src/metrics/index.ts';
+import { accuracy, confusionCounts, f1Score, mean, median, sampleSd } from '../src/metrics/index.ts';
 
 describe('confusionCounts', () => {
   it('counts a hand-worked case and skips unlabeled rows', () => {
@@ -81,5 +81,17 @@ describe('f1Score', () => {
 
   it('throws when nothing is labeled', () => {
     expect(() => f1Score([NaN], [1])).toThrow(/f1Score: no labeled rows/);
+  });
+});
+
+describe('summaries over folds and seeds', () => {
+  it('mean, sample sd (n − 1; 0 for one value) and median on hand-worked lists', () => {
+    expect(mean([1, 2, 6])).toBe(3);
+    expect(sampleSd([1, 2, 6])).toBeCloseTo(Math.sqrt((4 + 1 + 9) / 2), 15);
+    expect(sampleSd([0.7])).toBe(0);
+    const odd = [5, 1, 3];
+    expect(median(odd)).toBe(3);
+    expect(odd).toEqual([5, 1, 3]);
+    expect(median([3, 1, 2, 10])).toBe(2.5);
   });
 });

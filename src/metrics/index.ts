@@ -1,5 +1,6 @@
 /**
- * Evaluation metrics: AUC, ordinal mean AUC, MAE, accuracy, F1.
+ * Evaluation metrics: AUC, ordinal mean AUC, MAE, accuracy, F1; and the
+ * mean, sample sd and median that summarise them over folds or seeds.
  * Every metric ignores rows whose label is NaN (unlabeled).
  */
 export { auc, sortedWins, type AucOptions } from './auc.ts';
@@ -13,4 +14,5 @@ export {
   type F1Options,
 } from './classification.ts';
 export { positivePredicate, type PositiveClass } from './labels.ts';
+export { mean, median, sampleSd } from './summary.ts';
 export { meanAbsoluteError, ordinalMeanAuc, type OrdinalAucOptions, type OrdinalAucResult } from './ordinal.ts';
