@@ -203,13 +203,11 @@ const PROBE_ROUNDS = 5;
 class CeilingProbe {
   private readonly history: History;
   private readonly X: Float64Array;
-  private readonly m: number;
 
   constructor(
     private readonly d: number,
-    m = 64,
+    private readonly m = 64,
   ) {
-    this.m = m;
     const rng = seedrandom('scaling ceiling');
     this.history = History.synthetic(m, PROBE_BLOCKS, rng);
     this.X = Float64Array.from({ length: PROBE_POINTS * d }, () => rng());

@@ -188,7 +188,6 @@ function checkGridValues(spec: LearnerSpec, key: string, values: readonly unknow
   return values.map((v) => checkParam(`${prefix}${key}`, decl, v));
 }
 
-
 /** The first round's iterations: T/η^r, r = the rounds halving needs to reach one candidate, at least 10 (and at most T). */
 function defaultT0(n: number, eta: number, T: number): number {
   let rounds = 0;
