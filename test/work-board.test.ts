@@ -84,6 +84,21 @@ describe('WorkBoard', () => {
     expect(board.finished(next.units)).toBe(true);
   });
 
+  it('a spinning board (every thread on a core of its own) checks before it sleeps, and still leaves at once when stopped', () => {
+    expect(WorkBoard.create(2).spins).toBe(false);
+    const board = WorkBoard.create(2, true);
+    expect(board.spins).toBe(true);
+    // A worker whose call is already superseded returns without sleeping; so does one on a stopped board (no hang here).
+    const call = board.publish(1, [], [0, 4], 1, 2);
+    let t0 = performance.now();
+    board.sleep(call.gen - 2);
+    expect(performance.now() - t0).toBeLessThan(50);
+    board.stop();
+    t0 = performance.now();
+    board.sleep(call.gen);
+    expect(performance.now() - t0).toBeLessThan(50);
+  });
+
   it('a call is read back as published, and a task splits into its template and its numbers', () => {
     const board = WorkBoard.create(2);
     const history = randomHistory(8, 'tmpl');

@@ -46,8 +46,9 @@ export class PoolSession {
   /** Per worker slot, its totals at the end of the last call. */
   private readonly last: Array<{ done: number; busyMs: number }>;
 
-  constructor(piscina: Piscina, workers: number) {
-    this.board = WorkBoard.create(workers + 1);
+  /** `spin`: the board's threads check for a while before they sleep (see `WorkBoard.create`). */
+  constructor(piscina: Piscina, workers: number, spin = false) {
+    this.board = WorkBoard.create(workers + 1, spin);
     this.last = Array.from({ length: workers + 1 }, () => ({ done: 0, busyMs: 0 }));
     let reject: (err: Error) => void = () => undefined;
     this.failure = new Promise<never>((_, r) => (reject = r));

@@ -147,7 +147,8 @@ export class EvaluatorPool {
   }
 
   private startSession(): PoolSession {
-    const session = new PoolSession(this.piscina, this.threads);
+    // Spinning pays where every thread (the calling one too) has a core of its own; elsewhere it would steal one.
+    const session = new PoolSession(this.piscina, this.threads, this.threads + 1 <= availableParallelism());
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
       // A call in progress (e.g. the first, waiting for the workers to start) is not idleness.

@@ -51,6 +51,8 @@ const FROM = 7;
 const TO = 8;
 const SCALARS = 9;
 const STRICT = 10;
+/** Microseconds a worker checks for the next call before it sleeps (0: it sleeps at once). */
+const SPIN_US = 11;
 const HEADER = 12;
 /** Int32 slots per run: start, end, cursor, and the claim on its first unit. */
 const RUN_SLOTS = 4;
@@ -63,8 +65,18 @@ const INDEX_BITS = 20;
 export const MAX_UNITS = 2 ** INDEX_BITS - 1;
 const INDEX_MASK = MAX_UNITS;
 const TAG_MASK = 0x7ff;
-/** How long the calling thread checks for the last units before it waits through its event loop (ms). */
+/** How long the calling thread checks for the last units before it waits through its event loop (ms), when the board does not spin. */
 const SPIN_MS = 0.1;
+/**
+ * How long a thread of a spinning board checks for what it waits on before it
+ * sleeps (ms): a worker, for the next call; the calling thread, for the last
+ * units. It covers the calling thread's serial work between two calls of a
+ * training loop (about 0.4 ms an iteration, docs/efficiency.md), so in a run
+ * the workers are running when a call is published and no wake-up is paid
+ * (`w` per worker, the cost that grows with the threads), and it bounds what
+ * an idle worker burns to 1 ms a call.
+ */
+export const SPIN_BUDGET_MS = 1;
 
 /** A published call as a thread read it. */
 export interface BoardCall {
@@ -170,12 +182,23 @@ export class WorkBoard {
 
   /**
    * A fresh board for `threads` threads (the calling thread and the workers).
+   * `spin`: its threads check for what they wait on for up to
+   * {@link SPIN_BUDGET_MS} before they sleep — for a board whose threads each
+   * have a core of their own; where threads outnumber cores a spinning thread
+   * would take the core of one with work, so the default is to sleep at once.
    *
    * @example
-   * const board = WorkBoard.create(pool.threads + 1);
+   * const board = WorkBoard.create(pool.threads + 1, pool.threads + 1 <= availableParallelism());
    */
-  static create(threads: number): WorkBoard {
-    return new WorkBoard(new SharedArrayBuffer(boardLayout(threads).bytes), threads);
+  static create(threads: number, spin = false): WorkBoard {
+    const board = new WorkBoard(new SharedArrayBuffer(boardLayout(threads).bytes), threads);
+    board.i32[SPIN_US] = spin ? Math.round(SPIN_BUDGET_MS * 1000) : 0;
+    return board;
+  }
+
+  /** Whether the board's threads check for a while before they sleep (see {@link WorkBoard.create}). */
+  get spins(): boolean {
+    return this.i32[SPIN_US] > 0;
   }
 
   /** Whether the board has been told to stop. */
@@ -365,7 +388,7 @@ export class WorkBoard {
    */
   async whenDone(units: number, failure: Promise<never>): Promise<void> {
     const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
-    const spinUntil = performance.now() + SPIN_MS;
+    const spinUntil = performance.now() + (this.spins ? SPIN_BUDGET_MS : SPIN_MS);
     while (performance.now() < spinUntil) if (Atomics.load(this.i32, DONE) >= units) return;
     for (;;) {
       const done = Atomics.load(this.i32, DONE);
@@ -396,13 +419,21 @@ export class WorkBoard {
   }
 
   /**
-   * Sleeps (worker threads only) until the generation is no longer `gen` or the board stops.
+   * Waits (worker threads only) until the generation is no longer `gen` or
+   * the board stops: on a spinning board it checks for up to
+   * {@link SPIN_BUDGET_MS} first, then it sleeps.
    *
    * @example
    * board.sleep(call.gen);
    */
   sleep(gen: number): void {
-    if (!this.stopped) Atomics.wait(this.i32, GEN, gen);
+    const { i32 } = this;
+    const spinUs = i32[SPIN_US];
+    if (spinUs > 0) {
+      const until = performance.now() + spinUs / 1000;
+      while (Atomics.load(i32, GEN) === gen && !this.stopped && performance.now() < until);
+    }
+    if (!this.stopped) Atomics.wait(i32, GEN, gen);
   }
 
   /** The generation as it stands. */
