@@ -28,7 +28,7 @@ import { EvaluatorPool } from './engine/pool.ts';
 export { defaultThreads } from './engine/pool.ts';
 import { checkRandomFeatures, type RandomFeatures } from './engine/random-features.ts';
 import type { KernelSpec } from './features/kernel-spec.ts';
-import { EVALUATIONS, modelBias, resolveEvaluation, runLoop, type Evaluation, type LoopStart, type LoopState, type Progress, type SamplingRng, type Validation } from './coordinator/loop.ts';
+import { EVALUATIONS, modelBias, resolveEvaluation, runLoop, type Evaluation, type LoopStart, type LoopState, type Progress, type SamplingState, type Validation } from './coordinator/loop.ts';
 import type { LearnerBias } from './coordinator/learner.ts';
 import { History } from './engine/history.ts';
 import type { ProfileReport } from './engine/profile.ts';
@@ -527,10 +527,10 @@ async function fit(
     evaluation,
     ...(opts.onProfile ? { profile: true } : {}),
     ...hooks,
-    ...(checkpoint ? { onIteration: async (t: number, history: History, evaluator: Evaluator, rng: SamplingRng, bias: LearnerBias | undefined) => {
+    ...(checkpoint ? { onIteration: async (t: number, history: History, evaluator: Evaluator, rng: SamplingState, bias: LearnerBias | undefined) => {
       if (t % checkpoint.every !== 0 || t >= T) return;
       const predictor = new RandomFeaturePredictor(history, features, chunkSize, await modelBias(bias, evaluator));
-      await checkpoint.save(predictor, { rng: rng.state(), ...(bias ? { bias: bias.value } : {}) }, evaluation);
+      await checkpoint.save(predictor, { rng, ...(bias ? { bias: bias.value } : {}) }, evaluation);
     } } : {}),
     ...(run.validation ? { validation: { ...run.validation, every: opts.validateEvery ?? Math.max(1, Math.floor(T / 20)) } } : {}),
   });

@@ -12,7 +12,7 @@ import { History } from '../engine/history.ts';
 import { measureKernelRate, RunProfile, type ProfileReport } from '../engine/profile.ts';
 import { RowCache } from '../engine/row-cache.ts';
 import type { RandomFeatures } from '../engine/random-features.ts';
-import type { DsgLearner, LearnerBias } from './learner.ts';
+import type { Batch, DsgLearner, LearnerBias } from './learner.ts';
 import { stepAt } from './step-size.ts';
 
 /** Progress of a run, reported after every iteration (callers throttle as they like). */
@@ -113,8 +113,13 @@ export interface LoopOptions {
   readonly start?: LoopStart;
   readonly engine?: EvaluatorOptions;
   readonly onProgress?: (p: Progress) => void;
-  /** Called after iteration t with the history as it stands (convergence studies, checkpoints; `bias` is the learner's). */
-  readonly onIteration?: (t: number, history: History, evaluator: Evaluator, rng: SamplingRng, bias: LearnerBias | undefined) => void | Promise<void>;
+  /**
+   * Called after iteration t with the history as it stands and the sampling
+   * stream's state after iteration t (what continuing from t needs: a run
+   * that keeps f at its rows has already drawn batch t + 1 by then);
+   * convergence studies, checkpoints. `bias` is the learner's.
+   */
+  readonly onIteration?: (t: number, history: History, evaluator: Evaluator, rng: SamplingState, bias: LearnerBias | undefined) => void | Promise<void>;
   readonly signal?: AbortSignal;
   readonly validation?: Validation;
   /** How f at each batch is obtained (default `auto`, see {@link resolveEvaluation}); never changes the model. */
@@ -233,6 +238,9 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
   let w = new Float64Array(0);
   let metric: Progress['metric'];
   const breathe = eventLoopYielder();
+  /** Batch t + 1, drawn while the workers added block t − 1 to the row cache, and the stream's state before it was drawn. */
+  let next: Batch | undefined;
+  let stateBeforeNext: SamplingState | undefined;
   try {
     // A continued run's validation values start from f over the blocks it already has.
     if (val && fVal && history.t > 0) await evaluator.evaluate(val.X, val.nPoints, fVal);
@@ -242,7 +250,8 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
       await breathe();
       if (opts.signal?.aborted) throw new CancelledError(`training cancelled after ${t - 1} of ${T} iterations`);
       let t0 = now();
-      const batch = learner.sample(rng, t);
+      const batch = next ?? learner.sample(rng, t);
+      next = undefined;
       if (f.length < batch.nPoints) {
         f = new Float64Array(batch.nPoints);
         w = new Float64Array(batch.nPoints);
@@ -272,33 +281,46 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
       history.append(alpha);
       t1 = now();
       profile?.add('shrinkAppend', t1 - t0);
+      // The rest of iteration t needs neither the row cache nor the history. With a row cache the calling
+      // thread does it, and draws batch t + 1, while the workers add block t − 1 at every row.
+      let alongsideMs = 0;
+      const alongside = (): void => {
+        const a0 = now();
+        bias?.update(eta, f, w, batch.nPoints);
+        let t0 = now();
+        profile?.add('weights', t0 - a0);
+        if (val && fVal) {
+          for (let p = 0; p < val.nPoints; p++) fVal[p] *= factor;
+          ops.accumulate(rf, t - 1, alpha, val.X, val.nPoints, fVal, evaluator.frequencies);
+          if (t % val.every === 0 || t === T) {
+            let values = fVal;
+            if (bias && fValBiased) {
+              for (let p = 0; p < val.nPoints; p++) fValBiased[p] = fVal[p] + bias.value;
+              values = fValBiased;
+            }
+            const value = val.metric(values);
+            trace.push([t, value]);
+            metric = { name: val.name, value, t };
+          }
+          if (profile) profile.pointBlocks += val.nPoints;
+          const t1 = now();
+          profile?.add('validation', t1 - t0);
+          t0 = t1;
+        }
+        // Batch t's points and weights are used up; the draw depends on the stream and t + 1 alone.
+        if (cache && t < T) {
+          stateBeforeNext = opts.onIteration ? rng.state() : undefined;
+          next = learner.sample(rng, t + 1);
+          profile?.add('sampling', now() - t0);
+        }
+        alongsideMs = now() - a0;
+      };
       if (cache) {
         waited = profile?.phase('workers') ?? 0;
-        await evaluator.updateRows(cache);
-        t0 = now();
-        profile?.add('evaluation', t0 - t1 - (profile.phase('workers') - waited));
-        t1 = t0;
-      }
-      bias?.update(eta, f, w, batch.nPoints);
-      t0 = now();
-      profile?.add('weights', t0 - t1);
-      if (val && fVal) {
-        for (let p = 0; p < val.nPoints; p++) fVal[p] *= factor;
-        ops.accumulate(rf, t - 1, alpha, val.X, val.nPoints, fVal, evaluator.frequencies);
-        if (t % val.every === 0 || t === T) {
-          let values = fVal;
-          if (bias && fValBiased) {
-            for (let p = 0; p < val.nPoints; p++) fValBiased[p] = fVal[p] + bias.value;
-            values = fValBiased;
-          }
-          const value = val.metric(values);
-          trace.push([t, value]);
-          metric = { name: val.name, value, t };
-        }
-        if (profile) profile.pointBlocks += val.nPoints;
-        profile?.add('validation', now() - t0);
-      }
-      if (opts.onIteration) await opts.onIteration(t, history, evaluator, rng, bias);
+        await evaluator.updateRows(cache, alongside);
+        profile?.add('evaluation', now() - t1 - (profile.phase('workers') - waited) - alongsideMs);
+      } else alongside();
+      if (opts.onIteration) await opts.onIteration(t, history, evaluator, next ? stateBeforeNext! : rng.state(), bias);
       opts.onProgress?.({ t, T, elapsedMs: performance.now() - start, ...(metric ? { metric } : {}) });
     }
     const loopMs = performance.now() - start;

@@ -173,21 +173,24 @@ export abstract class HistoryEvaluator {
    * `parts` is 1, else through the pool's work board — its range (chunks or
    * rows) cut into units of `grain`, one run of units per thread, the calling
    * thread computing its run while the workers compute theirs, and every
-   * thread then taking the units others have not reached. Returns the units of
-   * range (chunks or rows) the workers did.
+   * thread then taking the units others have not reached. `meanwhile` (the
+   * calling thread's own work, independent of the task) runs once: after the
+   * task on one thread, or while the workers start on it. Returns the units
+   * of range (chunks or rows) the workers did.
    */
-  protected async runUnits(task: EngineTask, grain: number, parts: number): Promise<number> {
+  protected async runUnits(task: EngineTask, grain: number, parts: number, meanwhile?: () => void): Promise<number> {
     if (parts === 1) {
       this.runner.run(task);
+      meanwhile?.();
       return 0;
     }
     const pool = this.ensurePool();
     const profile = this.profile;
     const t0 = profile ? performance.now() : 0;
-    const report = await pool.call(task, grain, parts, this.runner);
+    const report = await pool.call(task, grain, parts, this.runner, meanwhile);
     this.calls.parallel++;
     if (profile) {
-      profile.add('workers', performance.now() - t0 - report.callerMs);
+      profile.add('workers', performance.now() - t0 - report.callerMs - report.meanwhileMs);
       for (const r of report.busy) profile.worker(r.thread, r.busyMs);
     }
     return report.workerUnits;
@@ -302,13 +305,16 @@ export class Evaluator extends HistoryEvaluator {
    * of {@link rowGrain} rows, one run of units per thread (the calling thread
    * computes the first; each thread keeps its run's rows loaded from call to
    * call and then takes units the others have not reached); a row's value is
-   * the same bits for any split.
+   * the same bits for any split. `meanwhile`: the calling thread's own work,
+   * which must not touch the cache or the history; it runs exactly once,
+   * while the workers add the blocks when the pool takes part (see
+   * `PoolSession.call`), else after.
    *
    * @example
    * history.append(alpha);
-   * await ev.updateRows(cache); // cache now covers block t − 1 too
+   * await ev.updateRows(cache, () => learner.sample(rng, t + 1)); // cache now covers block t − 1 too
    */
-  async updateRows(cache: RowCache): Promise<void> {
+  async updateRows(cache: RowCache, meanwhile?: () => void): Promise<void> {
     const h = this.history;
     if (cache.shared.d !== this.features.d) throw new RangeError(`row cache has d = ${cache.shared.d}, features have d = ${this.features.d}`);
     if (cache.firstBlock !== h.firstLive || cache.renormalisations !== h.renormalisations || cache.blocks > h.t || cache.blocks < h.firstLive) {
@@ -316,14 +322,17 @@ export class Evaluator extends HistoryEvaluator {
     }
     const firstBlock = cache.blocks;
     const lastBlock = h.t;
-    if (lastBlock <= firstBlock) return;
+    if (lastBlock <= firstBlock) {
+      meanwhile?.();
+      return;
+    }
     if (this.profile) this.profile.pointBlocks += (lastBlock - firstBlock) * cache.n;
     const parts = this.threadsFor((lastBlock - firstBlock) * cache.n * this.itemWork(), cache.n);
     const task: RowsTask = {
       kind: 'rows', history: h.buffer, features: this.features, frequencies: this.frequencies.buffer,
       rows: cache.shared.memory, values: cache.values, rowFrom: 0, rowTo: cache.n, chunkSize: this.chunkSize, cacheFirst: cache.firstBlock, firstBlock, lastBlock,
     };
-    this.calls.workerRows += await this.runUnits(task, rowGrain(cache.n, parts), parts);
+    this.calls.workerRows += await this.runUnits(task, rowGrain(cache.n, parts), parts, meanwhile);
     cache.covered(lastBlock);
   }
 

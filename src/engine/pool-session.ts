@@ -20,6 +20,8 @@ export interface CallReport {
   readonly workersUsed: number;
   /** Milliseconds the calling thread computed in this call (its run and the units it took from others). */
   readonly callerMs: number;
+  /** Milliseconds the calling thread spent on its own work while the workers had the call (`meanwhile`). */
+  readonly meanwhileMs: number;
   /** Per worker: its thread id and the milliseconds it computed in this call. */
   readonly busy: ReadonlyArray<{ readonly thread: number; readonly busyMs: number }>;
 }
@@ -89,13 +91,16 @@ export class PoolSession {
    * with `runner` (then takes units left by slower threads), and resolves when
    * every unit is done. In the session's first call every worker computes at
    * least its first unit; later, a worker that has not started by the time
-   * the calling thread runs out of work is not waited for. Rejects if a worker fails; the session is then
-   * unusable (end it).
+   * the calling thread runs out of work is not waited for. `meanwhile`: the
+   * calling thread's own work that needs nothing of this call, run after the
+   * call is published and before the calling thread takes units (the workers
+   * start without it, and take its run's units if it is slow). Rejects if a
+   * worker fails; the session is then unusable (end it).
    *
    * @example
-   * const { workerUnits } = await session.call(task, 1, 2, runner);
+   * const { workerUnits } = await session.call(task, 1, 2, runner, () => sampleNextBatch());
    */
-  async call(task: EngineTask, grain: number, runs: number, runner: ChunkRunner): Promise<CallReport> {
+  async call(task: EngineTask, grain: number, runs: number, runner: ChunkRunner, meanwhile?: () => void): Promise<CallReport> {
     if (this.failed) throw this.failed;
     const { shape, keys, values } = splitTask(task);
     const prev = this.template;
@@ -109,6 +114,9 @@ export class PoolSession {
     const board = this.board;
     // The session's first call leaves each worker its first unit however late it starts: every worker is then known to serve.
     const call = board.publish(this.template!.version, values, taskRange(task), grain, runs, this.calls++ === 0);
+    const m0 = performance.now();
+    meanwhile?.();
+    const meanwhileMs = performance.now() - m0;
     const { busyMs: callerMs } = board.work(call, 0, () => runner.begin(task, board.home(call, 0)));
     await board.whenDone(call.units, this.failure);
     if (this.failed) throw this.failed;
@@ -124,7 +132,7 @@ export class PoolSession {
       if (done > 0) workersUsed++;
       if (done > 0 || busyMs > 0) busy.push({ thread: now.thread, busyMs });
     }
-    return { workerUnits, workersUsed, callerMs, busy };
+    return { workerUnits, workersUsed, callerMs, meanwhileMs, busy };
   }
 
   /**

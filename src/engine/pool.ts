@@ -115,20 +115,22 @@ export class EvaluatorPool {
    * One engine call on the calling thread and every worker: `task`'s range
    * (chunks or rows) cut into units of `grain` and split into `runs` runs (the
    * calling thread's run computed with `runner`), each thread then taking the
-   * units others have not reached (work-board.ts). Resolves when all are done
-   * with what the workers did; rejects if a worker throws or dies.
+   * units others have not reached (work-board.ts); `meanwhile`, the calling
+   * thread's own work, runs once the workers have the call (see
+   * `PoolSession.call`). Resolves when all are done with what the workers
+   * did; rejects if a worker throws or dies.
    *
    * @example
    * const { workerUnits } = await pool.call(task, 1, pool.threads + 1, runner);
    */
-  call(task: EngineTask, grain: number, runs: number, runner: ChunkRunner): Promise<CallReport> {
+  call(task: EngineTask, grain: number, runs: number, runner: ChunkRunner, meanwhile?: () => void): Promise<CallReport> {
     return this.serial(async () => {
       if (this.closed) throw new Error('evaluation pool is closed');
       this.reportIdleFailure();
       const session = (this.session ??= this.startSession());
       this.inCall = true;
       try {
-        const report = await session.call(task, grain, runs, runner);
+        const report = await session.call(task, grain, runs, runner, meanwhile);
         tasksCompleted += report.workersUsed;
         this.idleTimer?.refresh();
         return report;
