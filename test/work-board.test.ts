@@ -94,6 +94,10 @@ describe('WorkBoard', () => {
     board.sleep(call.gen - 2);
     expect(performance.now() - t0).toBeLessThan(50);
     board.stop();
+    // stop() moves the generation on: a worker that saw the board running just before it went to sleep on the
+    // generation it had seen cannot sleep through the stop (Atomics.wait compares as it sleeps).
+    expect(board.generation).not.toBe(call.gen);
+    expect(Atomics.wait(new Int32Array(board.buffer), 0, call.gen, 0)).toBe('not-equal');
     t0 = performance.now();
     board.sleep(call.gen);
     expect(performance.now() - t0).toBeLessThan(50);

@@ -214,6 +214,9 @@ export class WorkBoard {
    */
   stop(): void {
     Atomics.store(this.i32, STOP, 1);
+    // Move the generation on too: a worker that found the board running just before it waits compares the
+    // generation as it goes to sleep (Atomics.wait), so it cannot sleep through the stop (the flag alone can be missed).
+    Atomics.add(this.i32, GEN, 2);
     Atomics.notify(this.i32, GEN);
   }
 
