@@ -10,6 +10,9 @@
  *    the board's fixed cost. For comparison the same call the way the engine
  *    made it before the board: the worker's share sent as a Piscina task
  *    (a message round trip) while the calling thread computes its own.
+ *    The board call again after 0.3 ms and 2 ms of work on the calling
+ *    thread, as the training loop makes its calls: within the workers' spin
+ *    (work-board.ts) they are still running, after it they sleep.
  * 2. Per-block cost on one thread: `f` at 192 points over histories of
  *    8 … 512 blocks (chunks of 4, as training uses), fitted as
  *    `a + b·blocks`; `b / 192` is the time of one point-block.
@@ -115,10 +118,28 @@ const messageMs = await median(async () => {
   runner.run({ ...task, chunkFrom: 0, chunkTo: 1 });
   await theirs;
 }, 1000);
-const fixed = { serialMs, boardMs, messageMs, boardOverheadMs: boardMs - serialMs, messageOverheadMs: messageMs - serialMs };
+// The same board call after `pause` ms of work on the calling thread, as the training loop makes its calls: within the
+// workers' spin (SPIN_BUDGET_MS, where each thread has a core) they are still running; after a longer pause they sleep.
+const afterPause = async (pause: number): Promise<number> => {
+  const times: number[] = [];
+  for (let i = 0; i < 2000; i++) {
+    const p0 = performance.now();
+    while (performance.now() - p0 < pause);
+    const t0 = performance.now();
+    await tinyBoard.evaluate(X, 4);
+    if (i >= 100) times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length * QUANTILE)];
+};
+const PAUSES = [0.3, 2];
+const pausedMs: Record<string, number> = {};
+for (const pause of PAUSES) pausedMs[`${pause} ms`] = await afterPause(pause);
+const fixed = { serialMs, boardMs, messageMs, boardOverheadMs: boardMs - serialMs, messageOverheadMs: messageMs - serialMs, boardAfterPauseMs: pausedMs };
 console.log(markdownTable([
   { call: 'calling thread alone', 'ms/call': serialMs },
   { call: `work board, ${cores} threads`, 'ms/call': boardMs },
+  ...PAUSES.map((pause) => ({ call: `work board, ${cores} threads, after ${pause} ms of work on the calling thread`, 'ms/call': pausedMs[`${pause} ms`] })),
   { call: `Piscina task per worker (before), ${cores} threads`, 'ms/call': messageMs },
 ], { digits: 4 }));
 

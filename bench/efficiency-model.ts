@@ -17,17 +17,25 @@
  * Per iteration on p threads, with W the point-blocks of its engine call
  * ((t − 1)·B evaluating the history, n adding the block to the row cache):
  *
- *   time = s + a + c·W / q + [q > 1]·(o + w·(q − 1) + u/2 + h·U/q)
+ *   q = 1:  time = s + a + c·W
+ *   q > 1:  time = (s − s∥) + a + (c·W + s∥)/q + o + w·(q − 2) + u/2 + h·U/q
  *
  * where q = the threads the engine uses for that call (evaluator.ts:
  * min(p, units), 1 below DEFAULT_PARALLEL_MIN_WORK), s the serial loop time,
- * a the serial call's fixed cost, c the point-block cost, o the parallel
- * call's fixed cost (one worker), w each further worker's wake-up, u one
- * unit's time (a 4-block chunk at B points, or rowGrain(n, q) rows), U the
- * units and h the cost of claiming one. The table also gives the speedup
- * with w = 0 (the bound the serial part alone sets): w is the least certain
- * constant, measured on 2 cores where a woken thread can take the waker's
- * core. Speedup = time(1)/time(p) summed over
+ * s∥ the part of it the calling thread does while the workers have the call
+ * (with the row cache: drawing the next batch and validation; 0 evaluating
+ * the history), a the serial call's fixed cost, c the point-block cost, o the
+ * parallel call's fixed cost (one worker; measured after a pause on the
+ * calling thread, with the worker still spinning or asleep), w each further
+ * worker's wake-up,
+ * u one unit's time (a 4-block chunk at B points, or rowGrain(n, q) rows), U
+ * the units and h the cost of claiming one. Where every thread has a core the
+ * workers check for the next call for up to SPIN_BUDGET_MS before they sleep
+ * (work-board.ts), longer than the loop's serial time between calls, so
+ * w = 0: that is the main prediction. The table also gives the speedup with
+ * workers asleep between calls (w as measured: more threads than cores),
+ * w being the least certain constant, measured on 2 cores where a woken
+ * thread can take the waker's core. Speedup = time(1)/time(p) summed over
  * the run, efficiency = speedup / p, loop efficiency (what `--profile` reports)
  * = the kernel's share: c·(ΣW + T·B) / (p · Σ time).
  *
@@ -39,6 +47,7 @@
 import { readFileSync } from 'node:fs';
 import { DEFAULT_PARALLEL_MIN_WORK, rowGrain } from '../src/engine/evaluator.ts';
 import { TRAINING_CHUNK_SIZE } from '../src/engine/chunks.ts';
+import { SPIN_BUDGET_MS } from '../src/engine/work-board.ts';
 import { markdownTable, writeBenchOutputs } from './lib/index.ts';
 
 interface Fitted {
@@ -56,33 +65,73 @@ interface ScalingFile {
 }
 
 const results = new URL('./results/', import.meta.url);
-const dispatch = JSON.parse(readFileSync(new URL('dispatch.json', results), 'utf8')) as { fitted: Fitted; fixed: { serialMs: number }; machine: unknown; date: string };
+const dispatch = JSON.parse(readFileSync(new URL('dispatch.json', results), 'utf8')) as {
+  fitted: Fitted;
+  fixed: { serialMs: number; boardAfterPauseMs?: Record<string, number> };
+  machine: unknown;
+  date: string;
+};
 const scalingRuns = ['scaling-shuttle-T400.json', 'scaling-shuttle-T1000.json'].map((f) => JSON.parse(readFileSync(new URL(f, results), 'utf8')) as ScalingFile);
 const f = dispatch.fitted;
 
-const n = 50_000;
-const d = 9;
+/** Rows and dimension of a run's data. */
+interface Shape {
+  readonly n: number;
+  readonly d: number;
+}
+/** The shuttle-sized runs the constants were measured on. */
+const SHUTTLE: Shape = { n: 50_000, d: 9 };
+const { n, d } = SHUTTLE;
 const m = 64;
 const B = 192;
 const itemWork = m * (d + 8);
 
-/** Serial loop time per iteration (ms) at 1 thread for a strategy, from the profiled scaling run that used it. */
-function serialMs(strategy: 'history' | 'rows'): { ms: number; from: string } {
+/**
+ * Serial loop time per iteration (ms) at 1 thread for a strategy, from the
+ * profiled scaling run that used it, and the part of it done while the
+ * workers have the call (`alongsideMs`: with the row cache, the next batch's
+ * draw and validation, see coordinator/loop.ts).
+ */
+function serialMs(strategy: 'history' | 'rows'): { ms: number; alongsideMs: number; from: string } {
   const run = scalingRuns.find((r) => r.evaluation === strategy);
   const one = run?.rows.find((r) => r.threads === 1)?.profile;
   if (!run || !one) throw new Error(`no profiled 1-thread scaling run with evaluation ${strategy} in bench/results`);
-  const { sampling, weights, newBlock, shrinkAppend, other } = one.phases;
-  return { ms: (sampling + weights + newBlock + shrinkAppend + other) / one.iterations, from: `scaling-shuttle-T${run.iterations}.json` };
+  const { sampling, weights, newBlock, shrinkAppend, validation, other } = one.phases;
+  const alongside = strategy === 'rows' ? sampling + (validation ?? 0) : 0;
+  return { ms: (sampling + weights + newBlock + shrinkAppend + (validation ?? 0) + other) / one.iterations, alongsideMs: alongside / one.iterations, from: `scaling-shuttle-T${run.iterations}.json` };
 }
 const serial = { history: serialMs('history'), rows: serialMs('rows') };
 
 /** A call's fixed cost on the calling thread alone: the 2-block, 4-point call of bench/dispatch.ts (the fits' intercepts are within their noise of 0). */
 const a = dispatch.fixed.serialMs;
+/**
+ * A parallel call's fixed cost beyond `a`, as the loop makes its calls (after
+ * serial work on the calling thread): with the worker still spinning (a
+ * 0.3 ms pause) or asleep (2 ms); back-to-back calls where bench/dispatch.ts
+ * has no paused figures.
+ */
+const paused = dispatch.fixed.boardAfterPauseMs;
+const o = { spinning: (paused?.['0.3 ms'] ?? a + f.boardCallMs) - a, asleep: (paused?.['2 ms'] ?? a + f.boardCallMs) - a };
 
-/** Predicted milliseconds of one run to T on p threads (each further woken worker costing `wakeUs`), and its kernel milliseconds. */
-function predict(strategy: 'history' | 'rows', T: number, p: number, wakeUs = f.notifyPerThreadUs): { ms: number; kernelMs: number } {
-  const c = (strategy === 'history' ? f.pointBlockUs : f.rowPointBlockUs) / 1000;
+/**
+ * Predicted milliseconds of one run to T on p threads, and its kernel
+ * milliseconds. Each further worker costs the wake-up `w` when the workers
+ * are `asleep` between calls, or when the calling thread's serial time between
+ * two calls outlasts the workers' spin; else nothing. Without `overlap` the
+ * calling thread does all its serial work before the call (the loop before
+ * 2026-11-24), so s∥ = 0.
+ */
+function predict(strategy: 'history' | 'rows', T: number, p: number, opts: { asleep?: boolean; overlap?: boolean; shape?: Shape } = {}): { ms: number; kernelMs: number } {
+  const { asleep = false, overlap = true, shape = SHUTTLE } = opts;
+  const { n } = shape;
+  // A point-block's cost grows with m·(d + 8) (d multiply-adds for ω·x, about 8 flops for the sincos and the sums).
+  const work = m * (shape.d + 8);
+  const c = ((strategy === 'history' ? f.pointBlockUs : f.rowPointBlockUs) / 1000) * (work / itemWork);
   const s = serial[strategy].ms;
+  const sAlong = overlap ? serial[strategy].alongsideMs : 0;
+  const sleeps = asleep || s - sAlong + a >= SPIN_BUDGET_MS;
+  const wakeUs = sleeps ? f.notifyPerThreadUs : 0;
+  const oMs = sleeps ? o.asleep : o.spinning;
   let ms = 0;
   let kernelMs = 0;
   for (let t = 1; t <= T; t++) {
@@ -98,19 +147,19 @@ function predict(strategy: 'history' | 'rows', T: number, p: number, wakeUs = f.
     let claimUs: number;
     if (strategy === 'history') {
       const chunks = Math.ceil((t - 1) / TRAINING_CHUNK_SIZE);
-      q = chunks < 2 || (t - 1) * B * itemWork < DEFAULT_PARALLEL_MIN_WORK ? 1 : Math.min(p, chunks);
+      q = chunks < 2 || (t - 1) * B * work < DEFAULT_PARALLEL_MIN_WORK ? 1 : Math.min(p, chunks);
       unitMs = TRAINING_CHUNK_SIZE * B * c;
       units = chunks;
       claimUs = f.chunkUnitUs;
     } else {
-      q = n * itemWork < DEFAULT_PARALLEL_MIN_WORK ? 1 : Math.min(p, n);
+      q = n * work < DEFAULT_PARALLEL_MIN_WORK ? 1 : Math.min(p, n);
       const g = rowGrain(n, q);
       unitMs = g * c;
       units = Math.ceil(n / g);
       claimUs = f.rowUnitUs;
     }
-    ms += s + a + (c * W) / q;
-    if (q > 1) ms += f.boardCallMs + (wakeUs / 1000) * (q - 2) + unitMs / 2 + (Math.max(0, claimUs) / 1000) * (units / q);
+    if (q === 1) ms += s + a + c * W;
+    else ms += s - sAlong + a + (c * W + sAlong) / q + oMs + (wakeUs / 1000) * (q - 2) + unitMs / 2 + (Math.max(0, claimUs) / 1000) * (units / q);
   }
   return { ms, kernelMs };
 }
@@ -124,11 +173,21 @@ for (const strategy of ['history', 'rows'] as const) {
       const auto = B * T * (T - 1) / 2 > n * T ? 'rows' : 'history';
       rows.push({
         strategy: strategy + (strategy === auto ? ' (auto)' : ''), T, threads: p, 'predicted s': ms / 1000, speedup: one / ms, efficiency: one / ms / p, 'loop efficiency': kernelMs / (p * ms),
-        'speedup if w = 0': one / predict(strategy, T, p, 0).ms,
+        'speedup, workers asleep': one / predict(strategy, T, p, { asleep: true }).ms,
+        'speedup, asleep and no overlap (the design before)': one / predict(strategy, T, p, { asleep: true, overlap: false }).ms,
       });
     }
   }
 }
+// The issue's 16-core run: 1M × 18 generated rows, T = 1,000 (auto: the history), at 16 and 56 threads.
+const BIG: Shape = { n: 1_000_000, d: 18 };
+const bigOne = predict('history', 1000, 1, { shape: BIG }).ms;
+const big = [16, 56].map((p) => ({
+  run: '1M × 18, T = 1,000, history', threads: p,
+  'predicted s': predict('history', 1000, p, { shape: BIG }).ms / 1000,
+  speedup: bigOne / predict('history', 1000, p, { shape: BIG }).ms,
+  'speedup, asleep and no overlap (the design before)': bigOne / predict('history', 1000, p, { shape: BIG, asleep: true, overlap: false }).ms,
+}));
 // The check this machine allows: the 2-thread predictions against the measured scaling runs.
 const checks = scalingRuns.map((run) => {
   const strategy = run.evaluation as 'history' | 'rows';
@@ -136,8 +195,9 @@ const checks = scalingRuns.map((run) => {
   const predicted = predict(strategy, run.iterations, 1).ms / predict(strategy, run.iterations, 2).ms;
   return { T: run.iterations, strategy, 'measured speedup, 2 threads': measured ?? NaN, 'predicted speedup, 2 threads': predicted };
 });
-console.log(`constants: c = ${f.pointBlockUs.toFixed(3)} µs (history) / ${f.rowPointBlockUs.toFixed(3)} µs (rows) a point-block; a = ${a.toFixed(3)} ms; o = ${f.boardCallMs.toFixed(3)} ms; w = ${f.notifyPerThreadUs.toFixed(2)} µs; h = ${f.chunkUnitUs.toFixed(2)} / ${f.rowUnitUs.toFixed(2)} µs; s = ${serial.history.ms.toFixed(3)} ms (history, ${serial.history.from}) / ${serial.rows.ms.toFixed(3)} ms (rows, ${serial.rows.from})`);
+console.log(`constants: c = ${f.pointBlockUs.toFixed(3)} µs (history) / ${f.rowPointBlockUs.toFixed(3)} µs (rows) a point-block; a = ${a.toFixed(3)} ms; o = ${o.spinning.toFixed(3)} ms (workers spinning) / ${o.asleep.toFixed(3)} ms (asleep); w = ${f.notifyPerThreadUs.toFixed(2)} µs (0 while the workers spin, up to ${SPIN_BUDGET_MS} ms between calls); h = ${f.chunkUnitUs.toFixed(2)} / ${f.rowUnitUs.toFixed(2)} µs; s = ${serial.history.ms.toFixed(3)} ms (history, ${serial.history.from}) / ${serial.rows.ms.toFixed(3)} ms (rows, ${serial.rows.from}, of which s∥ = ${serial.rows.alongsideMs.toFixed(3)} ms alongside the workers)`);
 console.log(markdownTable(rows, { digits: 3 }));
+console.log(markdownTable(big, { digits: 3 }));
 console.log(markdownTable(checks, { digits: 3 }));
-const paths = writeBenchOutputs('efficiency-model', { constants: { ...f, serialCallMs: a, serialLoopMs: serial }, dispatchDate: dispatch.date, shape: { n, d, m, B }, predictions: rows, checks, date: new Date().toISOString() });
+const paths = writeBenchOutputs('efficiency-model', { constants: { ...f, serialCallMs: a, parallelCallMs: o, serialLoopMs: serial }, dispatchDate: dispatch.date, shape: { n, d, m, B }, predictions: rows, bigRun: big, checks, date: new Date().toISOString() });
 console.log(`wrote ${paths.json}`);
