@@ -287,8 +287,8 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
       const alongside = (): void => {
         const a0 = now();
         bias?.update(eta, f, w, batch.nPoints);
-        let t0 = now();
-        profile?.add('weights', t0 - a0);
+        let mark = now();
+        profile?.add('weights', mark - a0);
         if (val && fVal) {
           for (let p = 0; p < val.nPoints; p++) fVal[p] *= factor;
           ops.accumulate(rf, t - 1, alpha, val.X, val.nPoints, fVal, evaluator.frequencies);
@@ -303,15 +303,14 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
             metric = { name: val.name, value, t };
           }
           if (profile) profile.pointBlocks += val.nPoints;
-          const t1 = now();
-          profile?.add('validation', t1 - t0);
-          t0 = t1;
+          profile?.add('validation', now() - mark);
+          mark = now();
         }
         // Batch t's points and weights are used up; the draw depends on the stream and t + 1 alone.
         if (cache && t < T) {
           stateBeforeNext = opts.onIteration ? rng.state() : undefined;
           next = learner.sample(rng, t + 1);
-          profile?.add('sampling', now() - t0);
+          profile?.add('sampling', now() - mark);
         }
         alongsideMs = now() - a0;
       };

@@ -17,16 +17,17 @@
  * take part.
  *
  * Workers stay in a long-running loop ({@link serveBoard}): between calls they
- * sleep in `Atomics.wait` on the call generation; the calling thread
- * publishes a call by writing its numbers here and bumping the generation
- * (`Atomics.notify`). The parts of a task that are not numbers (buffers,
+ * wait on the call generation — on a spinning board (every thread on a core
+ * of its own) checking it for up to {@link SPIN_BUDGET_MS} first, then asleep
+ * in `Atomics.wait`; the calling thread publishes a call by writing its
+ * numbers here and bumping the generation (`Atomics.notify`). The parts of a task that are not numbers (buffers,
  * feature and kernel specs) change rarely; they travel as a message on the
  * worker's own port, read synchronously (`receiveMessageOnPort`) only when the
  * call's template version says they changed.
  *
  * Layout of the board's SharedArrayBuffer: an Int32 header (generation, stop
  * flag, template version, units done, units, runs, grain, range start and
- * end), per run its start, end and cursor, per thread its thread id; then
+ * end, task numbers, strict flag, spin budget), per run its start, end and cursor, per thread its thread id; then
  * Float64s: the task's numbers, and per thread the units done and the busy
  * milliseconds since the board was made.
  *
