@@ -32,7 +32,10 @@ Options:
   --learner <name>      ${LEARNER_NAMES.join(' | ')} (required)
   --threads <list>      comma-separated thread counts, e.g. 1,2,4,8 (required)
   --out <report>        write <report>.json and <report>.svg
-  --repeats <k>         runs per thread count, the fastest kept (default: 1)
+  --repeats <k>         runs per thread count, the fastest kept (default: 1);
+                        on a machine shared with other jobs, 3 keeps a run
+                        that no other job slowed (on the 2-core development
+                        VM, single runs of the same build differ by ±0.15×)
   --profile             learners on the loop: where each count's loop time went
                         (as train --profile shows it), in the table's order
   --no-ceiling          skip the machine-ceiling measurement (a few seconds
