@@ -15,6 +15,7 @@ import { RffKernel } from './kernel.ts';
 import { FrequencyStore } from './frequency-store.ts';
 import { History } from './history.ts';
 import type { RandomFeatures } from './random-features.ts';
+import { RowViews } from './row-views.ts';
 import { SharedRows } from './shared-rows.ts';
 import { SvKernel } from './sv-kernel.ts';
 import { SupportVectorHistory } from './sv-history.ts';
@@ -111,10 +112,29 @@ interface ItemKernel<T extends EvalTask> {
   prepare(task: T): ChunkSum;
 }
 
+/**
+ * Per-block views of a history's stored coefficients ({@link RowViews}), kept
+ * while tasks name the same shared buffer: a thread copies one block's
+ * coefficients into its kernel per block, and the views are made once.
+ */
+class StoredBlocks {
+  private buffer: SharedArrayBuffer | undefined;
+  private views: RowViews | undefined;
+
+  of(history: History): RowViews {
+    if (this.views === undefined || this.buffer !== history.buffer) {
+      this.buffer = history.buffer;
+      this.views = new RowViews(history.stored, history.width);
+    }
+    return this.views;
+  }
+}
+
 /** Blocks of random features: regenerate (or read) `ω_i`, accumulate `α̃_i·φ_i`. */
 class RffItems implements ItemKernel<RffTask> {
   private readonly kernel = RffKernel.create();
   private store: FrequencyStore | undefined;
+  private readonly blocks = new StoredBlocks();
 
   dimension(task: RffTask): number {
     return task.features.d;
@@ -134,13 +154,12 @@ class RffItems implements ItemKernel<RffTask> {
     const omega = kernel.omega();
     const alpha = kernel.alpha();
     const out = kernel.out().subarray(0, nPoints);
-    const width = 2 * m;
-    const stored = history.stored;
+    const blocks = this.blocks.of(history);
     return (from, to) => {
       kernel.clearOut(nPoints);
       for (let i = from; i < to; i++) {
         store.fill(i, omega);
-        alpha.set(stored.subarray(i * width, (i + 1) * width));
+        alpha.set(blocks.row(i));
         kernel.accumulate(nPoints);
       }
       return out;
@@ -191,6 +210,7 @@ class RowBlocks {
   private readonly guest = new RowKernel();
   private store: FrequencyStore | undefined;
   private rows: SharedRows | undefined;
+  private readonly blocks = new StoredBlocks();
 
   /** Checks a task and returns a function that adds its blocks at rows `[from, to)` of its range; `home`: the rows this thread keeps loaded. */
   begin(task: RowsTask, home: readonly [number, number] = [task.rowFrom, task.rowTo]): (from: number, to: number) => void {
@@ -213,8 +233,7 @@ class RowBlocks {
     if (h1 > h0) this.home.load(rows, h0, h1, m);
     // The block each kernel's ω and α hold during this task (the history does not change while it runs).
     const held = new Map<RowKernel, number>();
-    const width = 2 * m;
-    const stored = history.stored;
+    const blocks = this.blocks.of(history);
     return (from, to) => {
       const n = to - from;
       if (n <= 0 || task.lastBlock <= task.firstBlock) return;
@@ -239,7 +258,7 @@ class RowBlocks {
         }
         if (held.get(rk) !== i) {
           store.fill(i, omega);
-          alpha.set(stored.subarray(i * width, (i + 1) * width));
+          alpha.set(blocks.row(i));
           held.set(rk, i);
         }
         kernel.accumulate(n, first);

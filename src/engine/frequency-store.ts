@@ -10,6 +10,7 @@
  */
 import { sampleBlockOmega } from '../features/spectral.ts';
 import type { RandomFeatures } from './random-features.ts';
+import { RowViews } from './row-views.ts';
 
 /**
  * Frequencies of blocks `0 … capacity−1` in a SharedArrayBuffer, filled on first use.
@@ -29,6 +30,7 @@ export class FrequencyStore {
   private readonly flags: Int32Array;
   private readonly values: Float64Array;
   private readonly width: number;
+  private readonly rows: RowViews;
 
   constructor(features: RandomFeatures, buffer: SharedArrayBuffer) {
     this.features = features;
@@ -41,6 +43,7 @@ export class FrequencyStore {
     this.capacity = capacity;
     this.flags = new Int32Array(buffer, 0, capacity);
     this.values = new Float64Array(buffer, flagBytes(capacity), capacity * this.width);
+    this.rows = new RowViews(this.values, this.width);
   }
 
   /**
@@ -67,7 +70,7 @@ export class FrequencyStore {
   fill(i: number, target: Float64Array): void {
     const { width } = this;
     if (i < this.capacity) {
-      const row = this.values.subarray(i * width, (i + 1) * width);
+      const row = this.rows.row(i);
       if (Atomics.load(this.flags, i) === 1) {
         target.set(row);
         return;

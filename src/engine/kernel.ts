@@ -93,6 +93,8 @@ export class RffKernel {
   private readonly ex: RffExports;
   private readonly base: number;
   private lay: Layout | undefined;
+  /** The accumulators' view {@link clearOut} reuses (undefined after a new layout). */
+  private outs: Float64Array | undefined;
   private cap = 0;
   private dim = 0;
   private feats = 0;
@@ -148,6 +150,7 @@ export class RffKernel {
     const lay = layout(this.base, cap, d, m, mp);
     memoryEnsure(this.ex.memory, lay.end, () => `RffKernel: ${cap} points × d=${d}, m=${m}`);
     this.lay = lay;
+    this.outs = undefined;
     this.cap = cap;
     this.dim = d;
     this.feats = m;
@@ -241,7 +244,9 @@ export class RffKernel {
    */
   clearOut(nPoints: number): void {
     this.checkPoints(nPoints);
-    this.view(this.layout().out, nPoints).fill(0);
+    // One view of the accumulators, kept until the layout or the memory changes: called once per chunk.
+    if (this.outs === undefined || this.outs.buffer !== this.ex.memory.buffer) this.outs = this.out();
+    this.outs.fill(0, 0, nPoints);
   }
 
   /**

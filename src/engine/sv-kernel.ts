@@ -65,6 +65,8 @@ export class SvKernel {
   private readonly ex: SvExports;
   private readonly memory: WasmMemory;
   private lay: Layout | undefined;
+  /** The views of the chunk being summed (see `chunk()`); undefined after a new layout. */
+  private chunkViews: { index: Uint32Array; beta: Float64Array; out: Float64Array } | undefined;
   private cap = 0;
   private stride = 0;
 
@@ -130,6 +132,17 @@ export class SvKernel {
     this.lay = { points: take(cap * this.d), index: take(stride / 2), beta: take(stride), out: take(cap) };
     this.cap = cap;
     this.stride = stride;
+    this.chunkViews = undefined;
+  }
+
+  /**
+   * The views every chunk uses (index, coefficients, accumulators), made once
+   * per layout: a chunk is loaded and cleared many times a call, and fresh
+   * views each time are garbage (see row-views.ts). The memory is shared, so
+   * a view stays valid when it grows.
+   */
+  private chunk(): { index: Uint32Array; beta: Float64Array; out: Float64Array } {
+    return (this.chunkViews ??= { index: this.index(), beta: this.beta(), out: this.out() });
   }
 
   private layout(): Layout {
@@ -196,7 +209,7 @@ export class SvKernel {
    */
   clearOut(nPoints: number): void {
     this.checkPoints(nPoints);
-    this.view(this.layout().out, nPoints).fill(0);
+    this.chunk().out.fill(0, 0, nPoints);
   }
 
   /**
@@ -209,14 +222,14 @@ export class SvKernel {
   load(rowOf: Uint32Array, coef: Float64Array, from: number, to: number): void {
     const count = to - from;
     if (!(count >= 0) || count > this.stride) throw new RangeError(`SvKernel: chunk of ${count} entries does not fit ${this.stride}`);
-    const index = this.index();
+    const { index, beta } = this.chunk();
     const n = this.rows.n;
     for (let i = 0; i < count; i++) {
       const r = rowOf[from + i];
       if (r >= n) throw new RangeError(`SvKernel: entry ${from + i} refers to row ${r}, beyond the ${n} rows`);
       index[i] = r;
+      beta[i] = coef[from + i];
     }
-    this.beta().set(coef.subarray(from, to));
   }
 
   /**
@@ -236,8 +249,9 @@ export class SvKernel {
     // Pad to a multiple of 4 entries: zero coefficients on row 0 add exactly 0.
     const E = Math.ceil(nEntries / LANES) * LANES;
     if (E > nEntries) {
-      this.index().fill(0, nEntries, E);
-      this.beta().fill(0, nEntries, E);
+      const { index, beta } = this.chunk();
+      index.fill(0, nEntries, E);
+      beta.fill(0, nEntries, E);
     }
     const run = kernel.kind === 'rbf' ? this.ex.accumulateRbf : this.ex.accumulateLaplacian;
     run(lay.points, nPoints, this.d, this.rows.offset, lay.index, lay.beta, E, -kernel.sigma, lay.out);

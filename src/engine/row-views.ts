@@ -1,0 +1,31 @@
+/**
+ * Views of the fixed-width rows of a Float64Array — a history's stored
+ * blocks, a frequency store's blocks — each made once and then reused. The
+ * engine's hot loops copy one row per block into a kernel; a fresh
+ * `subarray` per block per call is garbage that grows with the history, and
+ * the scavenges it causes stall whichever call the thread is in (on many
+ * threads, nearly every call has a worker in one).
+ */
+export class RowViews {
+  private readonly views: Float64Array[] = [];
+
+  /**
+   * @example
+   * const rows = new RowViews(history.stored, 2 * m);
+   * kernel.alpha().set(rows.row(i)); // block i's coefficients
+   */
+  constructor(
+    readonly source: Float64Array,
+    readonly width: number,
+  ) {}
+
+  /**
+   * Row `i`: `source[i·width, (i + 1)·width)`, the same view every time.
+   *
+   * @example
+   * target.set(rows.row(12));
+   */
+  row(i: number): Float64Array {
+    return (this.views[i] ??= this.source.subarray(i * this.width, (i + 1) * this.width));
+  }
+}
