@@ -155,7 +155,7 @@ describe('pool sessions', () => {
     for (const r of results.slice(1)) r.forEach((f, i) => expect(bits(f).equals(bits(results[0][i])), `call ${i}`).toBe(true));
   });
 
-  it('row cache: the same bits on 1, 2 and 3 threads, in units of rowGrain rows, each worker computing a unit or more in the first call', async () => {
+  it('row cache: the same bits on 1, 2 and 3 threads, in units of rowGrain rows, each worker computing a unit or more in the first call; the work alongside runs once a call', async () => {
     const n = 1003;
     const Xn = points(n, 'rows');
     const rows = Int32Array.from({ length: n }, (_, i) => i);
@@ -171,8 +171,16 @@ describe('pool sessions', () => {
         history.shrink(1 - 0.5 / (t + 3));
         history.append(Float64Array.from({ length: 2 * rf.m }, () => rng() - 0.5));
         const before = ev.workerRows;
-        await ev.updateRows(cache);
+        // The calling thread's own work alongside the call (the loop draws the next batch there) runs exactly once.
+        let alongside = 0;
+        await ev.updateRows(cache, () => alongside++);
+        expect(alongside).toBe(1);
         if (threads > 1 && t === 1) expect(ev.workerRows - before).toBeGreaterThanOrEqual((threads - 1) * rowGrain(n, threads));
+        if (t === 30) {
+          // Nothing new to add: it still runs, once.
+          await ev.updateRows(cache, () => alongside++);
+          expect(alongside).toBe(2);
+        }
         mine.push(cache.read(rows, n, ev.rowFactor(), new Float64Array(n)));
       }
       // And the history's own evaluation agrees, bit for bit.
