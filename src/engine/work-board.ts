@@ -20,14 +20,16 @@
  * wait on the call generation — on a spinning board (every thread on a core
  * of its own) checking it for up to {@link SPIN_BUDGET_MS} first, then asleep
  * in `Atomics.wait`; the calling thread publishes a call by writing its
- * numbers here and bumping the generation (`Atomics.notify`). The parts of a task that are not numbers (buffers,
- * feature and kernel specs) change rarely; they travel as a message on the
- * worker's own port, read synchronously (`receiveMessageOnPort`) only when the
- * call's template version says they changed.
+ * numbers here and bumping the generation (`Atomics.notify`). The parts of a
+ * task that are not numbers (buffers, feature and kernel specs) change
+ * rarely; they travel as a message on the worker's own port, read
+ * synchronously (`receiveMessageOnPort`) only when the call's template
+ * version says they changed.
  *
  * Layout of the board's SharedArrayBuffer: an Int32 header (generation, stop
  * flag, template version, units done, units, runs, grain, range start and
- * end, task numbers, strict flag, spin budget), per run its start, end and cursor, per thread its thread id; then
+ * end, count of task numbers, strict flag, spin budget), per run its start,
+ * end and cursor, per thread its thread id; then
  * Float64s: the task's numbers, and per thread the units done and the busy
  * milliseconds since the board was made.
  *
@@ -80,13 +82,24 @@ const SPIN_MS = 0.1;
 export const SPIN_BUDGET_MS = 1;
 /**
  * Checks of what a spinning thread waits on between two readings of the
- * clock (a power of 2). Each `performance.now()` allocates: a spin that read
- * it on every check filled a worker's young generation every few calls, and
- * the scavenge that followed stalled the call that worker was in (twice the
- * worker's scavenges of a non-spinning board in a 400-call probe). At about
- * 20 ns a check, 1,024 of them are about 20 µs between readings.
+ * clock. Each `performance.now()` allocates: a spin that read it on every
+ * check filled a worker's young generation every few calls, and the scavenge
+ * that followed stalled the call that worker was in (15–16 scavenges of the
+ * evaluation worker in a 400-call probe, against 4 for a board that does not
+ * spin; docs/efficiency.md). At about 20 ns a check, 1,024 of them are about
+ * 20 µs between readings.
  */
 const CHECKS_PER_CLOCK = 1024;
+
+/**
+ * Checks `waiting()` until it is false or `ms` have passed, reading the clock
+ * only every {@link CHECKS_PER_CLOCK} checks; true if it stopped waiting.
+ */
+function spinWhile(ms: number, waiting: () => boolean): boolean {
+  const until = performance.now() + ms;
+  for (let n = 1; waiting(); n++) if (n % CHECKS_PER_CLOCK === 0 && performance.now() >= until) return false;
+  return true;
+}
 
 /** A published call as a thread read it. */
 export interface BoardCall {
@@ -209,6 +222,11 @@ export class WorkBoard {
   /** Whether the board's threads check for a while before they sleep (see {@link WorkBoard.create}). */
   get spins(): boolean {
     return this.i32[SPIN_US] > 0;
+  }
+
+  /** How long the board's threads check before they sleep, ms (0: they sleep at once). */
+  private get spinMs(): number {
+    return this.i32[SPIN_US] / 1000;
   }
 
   /** Whether the board has been told to stop. */
@@ -401,8 +419,7 @@ export class WorkBoard {
    */
   async whenDone(units: number, failure: Promise<never>): Promise<void> {
     const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
-    const spinUntil = performance.now() + (this.spins ? SPIN_BUDGET_MS : SPIN_MS);
-    for (let n = 1; Atomics.load(this.i32, DONE) < units; n++) if (n % CHECKS_PER_CLOCK === 0 && performance.now() >= spinUntil) break;
+    if (spinWhile(this.spinMs || SPIN_MS, () => Atomics.load(this.i32, DONE) < units)) return;
     for (;;) {
       const done = Atomics.load(this.i32, DONE);
       if (done >= units) return;
@@ -441,11 +458,8 @@ export class WorkBoard {
    */
   sleep(gen: number): void {
     const { i32 } = this;
-    const spinUs = i32[SPIN_US];
-    if (spinUs > 0) {
-      const until = performance.now() + spinUs / 1000;
-      for (let n = 1; Atomics.load(i32, GEN) === gen && !this.stopped; n++) if (n % CHECKS_PER_CLOCK === 0 && performance.now() >= until) break;
-    }
+    const spinMs = this.spinMs;
+    if (spinMs > 0 && spinWhile(spinMs, () => Atomics.load(i32, GEN) === gen && !this.stopped)) return;
     if (!this.stopped) Atomics.wait(i32, GEN, gen);
   }
 
