@@ -244,9 +244,8 @@ export class RffKernel {
    */
   clearOut(nPoints: number): void {
     this.checkPoints(nPoints);
-    // One view of the accumulators, kept until the layout or the memory changes: called once per chunk.
-    if (this.outs === undefined || this.outs.buffer !== this.ex.memory.buffer) this.outs = this.out();
-    this.outs.fill(0, 0, nPoints);
+    // One view of the accumulators per layout (the memory grows only in reserve(), which drops it): called once per chunk.
+    (this.outs ??= this.out()).fill(0, 0, nPoints);
   }
 
   /**
