@@ -68,12 +68,17 @@ const X = Float64Array.from({ length: B * rf.d }, () => rng());
  * another job held the core says nothing about the code, so work done by the
  * calling thread alone is timed by its fastest run (q = 0, as the profile's
  * kernel rate is), and what involves another thread's wake-up by a low
- * quantile ({@link QUANTILE}).
+ * quantile ({@link QUANTILE}). `before`, untimed, runs before every run
+ * (e.g. the calling thread's work between two calls of a training loop).
  */
-async function median(f: () => Promise<unknown> | unknown, reps: number, warm = 20, q = QUANTILE): Promise<number> {
-  for (let i = 0; i < warm; i++) await f();
+async function median(f: () => Promise<unknown> | unknown, reps: number, warm = 20, q = QUANTILE, before?: () => void): Promise<number> {
+  for (let i = 0; i < warm; i++) {
+    before?.();
+    await f();
+  }
   const times: number[] = [];
   for (let i = 0; i < reps; i++) {
+    before?.();
     const t0 = performance.now();
     await f();
     times.push(performance.now() - t0);
@@ -120,21 +125,15 @@ const messageMs = await median(async () => {
 }, 1000);
 // The same board call after `pause` ms of work on the calling thread, as the training loop makes its calls: within the
 // workers' spin (SPIN_BUDGET_MS, where each thread has a core) they are still running; after a longer pause they sleep.
-const afterPause = async (pause: number): Promise<number> => {
-  const times: number[] = [];
-  for (let i = 0; i < 2000; i++) {
-    const p0 = performance.now();
-    while (performance.now() - p0 < pause);
-    const t0 = performance.now();
-    await tinyBoard.evaluate(X, 4);
-    if (i >= 100) times.push(performance.now() - t0);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length * QUANTILE)];
-};
 const PAUSES = [0.3, 2];
 const pausedMs: Record<string, number> = {};
-for (const pause of PAUSES) pausedMs[`${pause} ms`] = await afterPause(pause);
+for (const pause of PAUSES) {
+  const work = (): void => {
+    const p0 = performance.now();
+    while (performance.now() - p0 < pause);
+  };
+  pausedMs[`${pause} ms`] = await median(() => tinyBoard.evaluate(X, 4), 1900, 100, QUANTILE, work);
+}
 const fixed = { serialMs, boardMs, messageMs, boardOverheadMs: boardMs - serialMs, messageOverheadMs: messageMs - serialMs, boardAfterPauseMs: pausedMs };
 console.log(markdownTable([
   { call: 'calling thread alone', 'ms/call': serialMs },
