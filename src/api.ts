@@ -77,7 +77,7 @@ export interface RunOptions {
   init?: Model | string;
   /** Loop learners: every `checkpointEvery` iterations (before T) hand a resumable model to `onCheckpoint`. */
   checkpointEvery?: number;
-  /** Receives each checkpoint (e.g. `(m) => m.save('run.dsg')`); the loop waits for it. */
+  /** Receives each checkpoint (e.g. `(m) => m.save('run.dsg')`), a model of its own that later iterations leave as it is; the loop waits for it. */
   onCheckpoint?: (model: Model) => void | Promise<void>;
   /**
    * Sample on read (loop learners, `data` an Arrow file path): read the file in
@@ -529,7 +529,8 @@ async function fit(
     ...hooks,
     ...(checkpoint ? { onIteration: async (t: number, history: History, evaluator: Evaluator, rng: SamplingState, bias: LearnerBias | undefined) => {
       if (t % checkpoint.every !== 0 || t >= T) return;
-      const predictor = new RandomFeaturePredictor(history, features, chunkSize, await modelBias(bias, evaluator));
+      // A copy of the blocks so far: the run goes on appending to its history after the callback.
+      const predictor = new RandomFeaturePredictor(History.restore(history), features, chunkSize, await modelBias(bias, evaluator));
       await checkpoint.save(predictor, { rng, ...(bias ? { bias: bias.value } : {}) }, evaluation);
     } } : {}),
     ...(run.validation ? { validation: { ...run.validation, every: opts.validateEvery ?? Math.max(1, Math.floor(T / 20)) } } : {}),

@@ -46,6 +46,17 @@ describe('train({ init, T }) continues a saved run', () => {
     expect(bytesOf(fromFile).equals(bytesOf(direct))).toBe(true);
   });
 
+  it('a checkpoint taken while the next batch is already drawn and being evaluated (history, 2 threads) continues to the bytes of 0 → 40', async () => {
+    const spec = loop[0];
+    const ds = await trainSet();
+    const opts = { learner: spec.name, data: ds, ...small, evaluation: 'history' as const, threads: 2, parallelMinWork: 0 };
+    const direct = await train({ ...opts, T: 40 });
+    const checkpoints: Model[] = [];
+    await train({ ...opts, T: 40, checkpointEvery: 14, onCheckpoint: (m) => void checkpoints.push(m) });
+    expect(checkpoints.map((m) => m.header.resume?.t)).toEqual([14, 28]);
+    for (const from of checkpoints) expect(bytesOf(await train({ init: from, data: ds, T: 40, evaluation: 'history', threads: 2, parallelMinWork: 0 })).equals(bytesOf(direct))).toBe(true);
+  });
+
   it("says so when the first run's default step depended on T (TSGS3VM's θ/T^{3/4}), and keeps it", async () => {
     const ds = await trainSet();
     const first = await train({ learner: 'tsgs3vm', data: ds, ...small, T: 10 });
