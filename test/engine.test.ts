@@ -66,6 +66,52 @@ describe('Evaluator', () => {
     expect(single[0]).toBe(all[20]);
   });
 
+  it('evaluateAppending gives the bits evaluate gives after the append, on 1, 2 and 3 threads, the workers summing meanwhile', async () => {
+    const alpha = Float64Array.from({ length: 2 * rf.m }, (_, j) => Math.sin(j + 1));
+    for (const threads of [1, 2, 3]) {
+      const pool = threads > 1 ? new EvaluatorPool(threads - 1) : undefined;
+      if (pool) pools.push(pool);
+      for (const chunkSize of [4, 16]) {
+        // Around chunk boundaries: the new block opens a chunk, fills one, or lands mid-chunk; and an empty history.
+        for (const t of [0, 3, 4, 5, 31, 32, 33, 202]) {
+          const opts = { threads, parallelMinWork: 0, chunkSize, ...(pool ? { pool } : {}) };
+          const after = randomHistory(t, 'grow', t + 1);
+          after.shrink(0.97);
+          after.append(alpha);
+          const expected = await new Evaluator(after, rf, opts).evaluate(X, 37);
+          const h = randomHistory(t, 'grow', t + 1);
+          const ev = new Evaluator(h, rf, opts);
+          let appends = 0;
+          const got = await ev.evaluateAppending(X, 37, new Float64Array(37), 1, () => {
+            appends++;
+            h.shrink(0.97);
+            h.append(alpha);
+          });
+          expect(appends).toBe(1);
+          expect(bits(got).equals(bits(expected)), `threads ${threads}, chunk ${chunkSize}, t ${t}`).toBe(true);
+          if (threads > 1 && t === 202) expect(ev.workerChunks).toBeGreaterThan(0);
+        }
+      }
+    }
+  });
+
+  it('evaluateAppending rejects an append that changes stored values or throws, after the workers finish, and the engine goes on working', async () => {
+    const pool = new EvaluatorPool(1);
+    pools.push(pool);
+    const h = randomHistory(100, 'grow', 110);
+    const ev = new Evaluator(h, rf, { pool, parallelMinWork: 0, chunkSize: 4 });
+    const block = new Float64Array(2 * rf.m).fill(0.1);
+    // Two blocks where one was announced; a shrink that folds the scale into the stored blocks; an error.
+    await expect(ev.evaluateAppending(X, 37, new Float64Array(37), 1, () => { h.append(block); h.append(block); })).rejects.toThrow(/append must add 1 item/);
+    await expect(ev.evaluateAppending(X, 37, new Float64Array(37), 1, () => { h.shrink(1e-120); h.append(block); })).rejects.toThrow(/renormalisations 0 → 1/);
+    await expect(ev.evaluateAppending(X, 37, new Float64Array(37), 1, () => { throw new Error('no block today'); })).rejects.toThrow('no block today');
+    expect(h.shrinkIsLazy(1e-120)).toBe(false);
+    expect(h.shrinkIsLazy(0)).toBe(false);
+    expect(h.shrinkIsLazy(0.5)).toBe(true);
+    const direct = await new Evaluator(h, rf, { threads: 1, chunkSize: 4 }).evaluate(X, 37);
+    expect(bits(await ev.evaluate(X, 37)).equals(bits(direct))).toBe(true);
+  });
+
   it('a failing worker rejects the call with a clear error instead of hanging', async () => {
     const pool = new EvaluatorPool(2);
     pools.push(pool);

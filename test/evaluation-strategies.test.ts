@@ -106,6 +106,9 @@ describe('evaluation strategies in training', () => {
     const before = poolTasksCompleted();
     const rows2 = await train({ learner: name, data: ds, evaluation: 'rows', threads: 2, parallelMinWork: 0, ...params });
     expect(poolTasksCompleted()).toBeGreaterThan(before);
+    // On 2 threads the history run evaluates batch t + 1 while the calling thread builds block t − 1.
+    const history2 = await train({ learner: name, data: ds, evaluation: 'history', threads: 2, parallelMinWork: 0, ...params });
+    expect(Buffer.from(history2.toBytes()).equals(Buffer.from(history.toBytes()))).toBe(true);
     expect(history.header.training.evaluation).toBe('history');
     expect(rows1.header.training.evaluation).toBe('rows');
     const [h, r1, r2] = await Promise.all([history, rows1, rows2].map((m) => heldOut(m, test)));

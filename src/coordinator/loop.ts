@@ -2,7 +2,11 @@
  * The shared training loop of every random-feature learner (ALGORITHMS.md):
  * sample → evaluate f on the engine → weights → new block → shrink the past.
  * Learner-agnostic; runs on the calling thread (the coordinator) while the
- * engine's workers evaluate the history.
+ * engine's workers evaluate the history. Batch t + 1 is drawn during
+ * iteration t (a draw depends on the stream and t alone), so that the
+ * workers evaluate it over the older blocks — or add block t − 1 to the row
+ * cache — while the calling thread builds block t − 1 and finishes
+ * iteration t: the same bits as the steps one after another.
  */
 import seedrandom from 'seedrandom';
 import { CancelledError } from '../errors.ts';
@@ -115,9 +119,10 @@ export interface LoopOptions {
   readonly onProgress?: (p: Progress) => void;
   /**
    * Called after iteration t with the history as it stands and the sampling
-   * stream's state after iteration t (what continuing from t needs: a run
-   * that keeps f at its rows has already drawn batch t + 1 by then);
-   * convergence studies, checkpoints. `bias` is the learner's.
+   * stream's state after iteration t (what continuing from t needs: the
+   * run has usually drawn batch t + 1 by then); convergence studies,
+   * checkpoints. The history is the run's own, which goes on growing: copy
+   * what must outlive the call. `bias` is the learner's.
    */
   readonly onIteration?: (t: number, history: History, evaluator: Evaluator, rng: SamplingState, bias: LearnerBias | undefined) => void | Promise<void>;
   readonly signal?: AbortSignal;
@@ -238,9 +243,18 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
   let w = new Float64Array(0);
   let metric: Progress['metric'];
   const breathe = eventLoopYielder();
-  /** Batch t + 1, drawn while the workers added block t − 1 to the row cache, and the stream's state before it was drawn. */
+  /**
+   * Batch t + 1, drawn during iteration t (while the workers add block t − 1 to the row cache, or
+   * before the call that evaluates it over the history while block t − 1 is built), and the
+   * stream's state before it was drawn.
+   */
   let next: Batch | undefined;
   let stateBeforeNext: SamplingState | undefined;
+  /** f at batch t + 1, and whether `f` already holds f at batch t (evaluated during iteration t − 1). */
+  let fNext = new Float64Array(0);
+  let ready = false;
+  /** Batch t's points, kept while batch t + 1 is drawn into the learner's buffer. */
+  let xNow = new Float64Array(0);
   try {
     // A continued run's validation values start from f over the blocks it already has.
     if (val && fVal && history.t > 0) await evaluator.evaluate(val.X, val.nPoints, fVal);
@@ -252,38 +266,38 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
       let t0 = now();
       const batch = next ?? learner.sample(rng, t);
       next = undefined;
-      if (f.length < batch.nPoints) {
-        f = new Float64Array(batch.nPoints);
-        w = new Float64Array(batch.nPoints);
-      }
+      if (f.length < batch.nPoints) f = new Float64Array(batch.nPoints);
+      if (w.length < batch.nPoints) w = new Float64Array(batch.nPoints);
       let t1 = now();
       profile?.add('sampling', t1 - t0);
       let waited = profile?.phase('workers') ?? 0;
       if (cache) {
         if (batch.rows === undefined) throw new RangeError(`${learner.name} declares sampled rows but its batch carries no rows`);
         cache.read(batch.rows, batch.nPoints, evaluator.rowFactor(), f);
-      } else await evaluator.evaluate(batch.X, batch.nPoints, f);
+      } else if (!ready) await evaluator.evaluate(batch.X, batch.nPoints, f);
+      ready = false;
       if (bias) for (let p = 0; p < batch.nPoints; p++) f[p] += bias.value;
       t0 = now();
       // The evaluator records its waits on the pool; the rest of the step is the calling thread's.
       profile?.add('evaluation', t0 - t1 - (profile.phase('workers') - waited));
       learner.weights(f, w);
       const eta = stepAt(learner.step, t);
-      t1 = now();
-      profile?.add('weights', t1 - t0);
-      const alpha = ops.project(rf, t - 1, batch.X, batch.nPoints, w, evaluator.frequencies);
-      for (let j = 0; j < alpha.length; j++) alpha[j] *= -eta;
-      if (profile) profile.pointBlocks += batch.nPoints;
-      t0 = now();
-      profile?.add('newBlock', t0 - t1);
       const factor = 1 - eta * learner.lambda;
-      history.shrink(factor);
-      history.append(alpha);
-      t1 = now();
-      profile?.add('shrinkAppend', t1 - t0);
-      // The rest of iteration t needs neither the row cache nor the history. With a row cache the calling
-      // thread does it, and draws batch t + 1, while the workers add block t − 1 at every row.
-      let alongsideMs = 0;
+      profile?.add('weights', now() - t0);
+      let alpha: Float64Array = new Float64Array(0);
+      /** Block t − 1 from batch t's points `X` and weights, then the past shrunk and the block appended. */
+      const addBlock = (X: Float64Array): void => {
+        const b0 = now();
+        alpha = ops.project(rf, t - 1, X, batch.nPoints, w, evaluator.frequencies);
+        for (let j = 0; j < alpha.length; j++) alpha[j] *= -eta;
+        if (profile) profile.pointBlocks += batch.nPoints;
+        const b1 = now();
+        profile?.add('newBlock', b1 - b0);
+        history.shrink(factor);
+        history.append(alpha);
+        profile?.add('shrinkAppend', now() - b1);
+      };
+      /** The rest of iteration t: it needs neither the row cache nor the history's stored blocks. */
       const alongside = (): void => {
         const a0 = now();
         bias?.update(eta, f, w, batch.nPoints);
@@ -312,13 +326,45 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
           next = learner.sample(rng, t + 1);
           profile?.add('sampling', now() - mark);
         }
-        alongsideMs = now() - a0;
+      };
+      /** Runs `work` on the calling thread during an engine call and books that call's own time as evaluation. */
+      const during = async (call: (work: () => void) => Promise<unknown>, work: () => void): Promise<void> => {
+        const c0 = now();
+        waited = profile?.phase('workers') ?? 0;
+        let workMs = 0;
+        await call(() => {
+          const w0 = now();
+          work();
+          workMs = now() - w0;
+        });
+        profile?.add('evaluation', now() - c0 - (profile.phase('workers') - waited) - workMs);
       };
       if (cache) {
-        waited = profile?.phase('workers') ?? 0;
-        await evaluator.updateRows(cache, alongside);
-        profile?.add('evaluation', now() - t1 - (profile.phase('workers') - waited) - alongsideMs);
-      } else alongside();
+        // The calling thread finishes iteration t, and draws batch t + 1, while the workers add block t − 1 at every row.
+        addBlock(batch.X);
+        await during((work) => evaluator.updateRows(cache, work), alongside);
+      } else if (t < T && history.shrinkIsLazy(factor)) {
+        // Batch t + 1 is drawn now (the draw depends on the stream and t + 1 alone), and the workers
+        // evaluate it over the blocks before t − 1 while the calling thread builds block t − 1 from
+        // batch t (kept in xNow) and finishes iteration t; then it adds the chunk block t − 1 falls in.
+        if (xNow.length < batch.nPoints * rf.d) xNow = new Float64Array(batch.nPoints * rf.d);
+        xNow.set(batch.X.subarray(0, batch.nPoints * rf.d));
+        t0 = now();
+        stateBeforeNext = opts.onIteration ? rng.state() : undefined;
+        const drawn = learner.sample(rng, t + 1);
+        profile?.add('sampling', now() - t0);
+        if (fNext.length < drawn.nPoints) fNext = new Float64Array(drawn.nPoints);
+        await during((work) => evaluator.evaluateAppending(drawn.X, drawn.nPoints, fNext, 1, work), () => {
+          addBlock(xNow);
+          alongside();
+        });
+        [f, fNext] = [fNext, f];
+        next = drawn;
+        ready = true;
+      } else {
+        addBlock(batch.X);
+        alongside();
+      }
       if (opts.onIteration) await opts.onIteration(t, history, evaluator, next ? stateBeforeNext! : rng.state(), bias);
       opts.onProgress?.({ t, T, elapsedMs: performance.now() - start, ...(metric ? { metric } : {}) });
     }

@@ -169,6 +169,64 @@ export abstract class HistoryEvaluator {
   }
 
   /**
+   * `f` at `nPoints` rows of `X` over the history as it will stand after
+   * `append()` adds `items` more items: the bits {@link evaluate} gives when
+   * called after `append()`. `append` runs exactly once on the calling thread
+   * — while the pool's workers sum the chunks no new item falls in, when the
+   * pool takes part, and then the calling thread sums the chunks it changed
+   * — so a training loop builds its newest block while the workers evaluate
+   * the next batch over the rest. `append` must add exactly `items` items and
+   * change no stored value (no dropped items, no renormalisation: see
+   * `ScaledHistory.shrinkIsLazy`); the call throws, after the workers finish,
+   * if it did not or if it threw.
+   *
+   * @example
+   * await ev.evaluateAppending(next.X, next.nPoints, fNext, 1, () => { history.shrink(factor); history.append(alpha); });
+   */
+  async evaluateAppending(X: Float64Array, nPoints: number, out: Float64Array, items: number, append: () => void): Promise<Float64Array> {
+    const h = this.evaluated;
+    const { t, firstLive } = h;
+    const renormalisations = h.renormalisations;
+    if (!(Number.isInteger(items) && items >= 1)) throw new RangeError(`items must be a whole number ≥ 1, got ${items}`);
+    let failure: { error: unknown } | undefined;
+    const appendChecked = (): void => {
+      try {
+        append();
+        if (h.t !== t + items || h.firstLive !== firstLive || h.renormalisations !== renormalisations) {
+          throw new Error(`evaluateAppending: append must add ${items} item(s) and change no stored value (t ${t} → ${h.t}, first live ${firstLive} → ${h.firstLive}, renormalisations ${renormalisations} → ${h.renormalisations})`);
+        }
+      } catch (error) {
+        failure = { error };
+      }
+    };
+    const plan = this.plan(X, nPoints, t + items);
+    if (plan === undefined) {
+      appendChecked();
+      if (failure) throw failure.error;
+      return out.fill(0, 0, nPoints);
+    }
+    const { task } = plan;
+    if (this.profile) this.profile.pointBlocks += (task.lastBlock - task.firstBlock) * nPoints;
+    // Chunks before `changed` hold none of the new items: the workers sum them while append runs.
+    const changed = Math.max(task.chunkFrom, Math.floor(t / this.chunkSize));
+    const parts = this.threadsFor(plan.work, changed - task.chunkFrom);
+    if (parts === 1) {
+      appendChecked();
+      if (failure) throw failure.error;
+      this.runner.run(task);
+    } else {
+      const settled: EvalTask = { ...task, chunkTo: changed, lastBlock: Math.min(task.lastBlock, changed * this.chunkSize) };
+      const grain = Math.max(1, Math.ceil((changed - task.chunkFrom) / MAX_UNITS));
+      this.calls.workerChunks += await this.runUnits(settled, grain, parts, () => {
+        appendChecked();
+        if (!failure) this.runner.run({ ...task, chunkFrom: changed });
+      });
+      if (failure) throw failure.error;
+    }
+    return this.finish(task, out);
+  }
+
+  /**
    * Runs a task on `parts` threads: all of it on the calling thread when
    * `parts` is 1, else through the pool's work board — its range (chunks or
    * rows) cut into units of `grain`, one run of units per thread, the calling
@@ -217,13 +275,12 @@ export abstract class HistoryEvaluator {
     return this.pool;
   }
 
-  /** Copies the points into shared memory and describes the whole call as one task. */
-  private plan(X: Float64Array, nPoints: number): { task: EvalTask; work: number } | undefined {
+  /** Copies the points into shared memory and describes the whole call (items up to `lastBlock`) as one task. */
+  private plan(X: Float64Array, nPoints: number, lastBlock = this.evaluated.t): { task: EvalTask; work: number } | undefined {
     const { d } = this;
     if (!Number.isInteger(nPoints) || nPoints < 0) throw new RangeError(`nPoints must be a non-negative integer, got ${nPoints}`);
     if (X.length < nPoints * d) throw new RangeError(`X holds ${X.length} values, need nPoints*d = ${nPoints * d}`);
     const firstBlock = this.evaluated.firstLive;
-    const lastBlock = this.evaluated.t;
     if (nPoints === 0 || lastBlock <= firstBlock) return undefined;
     const { c0, c1 } = chunkSpan(firstBlock, lastBlock, this.chunkSize);
     if (this.points.byteLength < 8 * nPoints * d) this.points = new SharedArrayBuffer(8 * nPoints * d);

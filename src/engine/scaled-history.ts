@@ -136,6 +136,20 @@ export abstract class ScaledHistory {
   }
 
   /**
+   * Whether {@link shrink} by `factor` would change the scale alone — no
+   * dropped items, no renormalisation — leaving every stored value as it is,
+   * so other threads may go on reading the items while it happens.
+   *
+   * @example
+   * if (h.shrinkIsLazy(factor)) { … } // e.g. false for factor 0
+   */
+  shrinkIsLazy(factor: number): boolean {
+    if (!Number.isFinite(factor) || factor === 0) return false;
+    const mag = Math.abs(this.scale * factor);
+    return !(mag < RENORMALISE_BELOW || mag > 1 / RENORMALISE_BELOW);
+  }
+
+  /**
    * Folds the scale into the live stored items and sets `s = 1` (true coefficients unchanged up to rounding).
    *
    * @example
