@@ -23,8 +23,8 @@
  * where q = the threads the engine uses for that call (evaluator.ts:
  * min(p, units), 1 below DEFAULT_PARALLEL_MIN_WORK), s the serial loop time,
  * s∥ the part of it the calling thread does while the workers have the call
- * (with the row cache: drawing the next batch and validation; 0 evaluating
- * the history), a the serial call's fixed cost, c the point-block cost, o the
+ * (with the row cache: drawing the next batch and validation; evaluating the
+ * history: building the new block and validation), a the serial call's fixed cost, c the point-block cost, o the
  * parallel call's fixed cost (one worker; measured after a pause on the
  * calling thread, with the worker still spinning or asleep), w each further
  * worker's wake-up,
@@ -89,15 +89,17 @@ const itemWork = m * (d + 8);
 /**
  * Serial loop time per iteration (ms) at 1 thread for a strategy, from the
  * profiled scaling run that used it, and the part of it done while the
- * workers have the call (`alongsideMs`: with the row cache, the next batch's
- * draw and validation, see coordinator/loop.ts).
+ * workers have the call (`alongsideMs`, see coordinator/loop.ts).
  */
 function serialMs(strategy: 'history' | 'rows'): { ms: number; alongsideMs: number; from: string } {
   const run = scalingRuns.find((r) => r.evaluation === strategy);
   const one = run?.rows.find((r) => r.threads === 1)?.profile;
   if (!run || !one) throw new Error(`no profiled 1-thread scaling run with evaluation ${strategy} in bench/results`);
   const { sampling, weights, newBlock, shrinkAppend, validation, other } = one.phases;
-  const alongside = strategy === 'rows' ? sampling + (validation ?? 0) : 0;
+  // Rows: the next batch's draw and validation ride along the call that adds the block; history: the
+  // new block itself (projection, shrink, append) and validation ride along the call that evaluates the
+  // next batch, drawn just before it.
+  const alongside = (strategy === 'rows' ? sampling : newBlock + shrinkAppend) + (validation ?? 0);
   return { ms: (sampling + weights + newBlock + shrinkAppend + (validation ?? 0) + other) / one.iterations, alongsideMs: alongside / one.iterations, from: `scaling-shuttle-T${run.iterations}.json` };
 }
 const serial = { history: serialMs('history'), rows: serialMs('rows') };
@@ -195,7 +197,7 @@ const checks = scalingRuns.map((run) => {
   const predicted = predict(strategy, run.iterations, 1).ms / predict(strategy, run.iterations, 2).ms;
   return { T: run.iterations, strategy, 'measured speedup, 2 threads': measured ?? NaN, 'predicted speedup, 2 threads': predicted };
 });
-console.log(`constants: c = ${f.pointBlockUs.toFixed(3)} µs (history) / ${f.rowPointBlockUs.toFixed(3)} µs (rows) a point-block; a = ${a.toFixed(3)} ms; o = ${o.spinning.toFixed(3)} ms (workers spinning) / ${o.asleep.toFixed(3)} ms (asleep); w = ${f.notifyPerThreadUs.toFixed(2)} µs (0 while the workers spin, up to ${SPIN_BUDGET_MS} ms between calls); h = ${f.chunkUnitUs.toFixed(2)} / ${f.rowUnitUs.toFixed(2)} µs; s = ${serial.history.ms.toFixed(3)} ms (history, ${serial.history.from}) / ${serial.rows.ms.toFixed(3)} ms (rows, ${serial.rows.from}, of which s∥ = ${serial.rows.alongsideMs.toFixed(3)} ms alongside the workers)`);
+console.log(`constants: c = ${f.pointBlockUs.toFixed(3)} µs (history) / ${f.rowPointBlockUs.toFixed(3)} µs (rows) a point-block; a = ${a.toFixed(3)} ms; o = ${o.spinning.toFixed(3)} ms (workers spinning) / ${o.asleep.toFixed(3)} ms (asleep); w = ${f.notifyPerThreadUs.toFixed(2)} µs (0 while the workers spin, up to ${SPIN_BUDGET_MS} ms between calls); h = ${f.chunkUnitUs.toFixed(2)} / ${f.rowUnitUs.toFixed(2)} µs; s = ${serial.history.ms.toFixed(3)} ms (history, ${serial.history.from}) / ${serial.rows.ms.toFixed(3)} ms (rows, ${serial.rows.from}, of which s∥ = ${serial.history.alongsideMs.toFixed(3)} / ${serial.rows.alongsideMs.toFixed(3)} ms alongside the workers)`);
 console.log(markdownTable(rows, { digits: 3 }));
 console.log(markdownTable(big, { digits: 3 }));
 console.log(markdownTable(checks, { digits: 3 }));
