@@ -24,13 +24,13 @@ import { markdownTable } from './report/markdown-table.ts';
 export type ScalingOptions = Omit<RunOptions, 'threads' | 'init' | 'checkpointEvery' | 'onCheckpoint' | 'scaleInPlace' | 'onProfile'> & {
   /** Thread counts to train with, e.g. `[1, 2, 4, 8]` (counts above the cores are clamped to them, and a count met twice is run once). */
   readonly threads: readonly number[];
-  /** Runs per thread count; the fastest is kept (default 1). */
+  /** Runs per thread count, in rounds that alternate the counts; the fastest is kept (default 1). */
   readonly repeats?: number;
   /** Profile each run of a loop learner (see `train`'s `onProfile`): each row then has the fastest run's profile. */
   readonly profile?: boolean;
   /** Measure the machine's ceiling at each count too (see {@link ScalingRow.ceiling}; default true). */
   readonly ceiling?: boolean;
-  /** Called after each thread count's runs, with its row. */
+  /** Called with each thread count's row once its runs are done (in the last round). */
   readonly onRow?: (row: ScalingRow) => void;
   /** Learner parameters by name (`T`, `m`, `seed`, …), as `train` takes them. */
   readonly [param: string]: unknown;
@@ -111,46 +111,49 @@ export async function scaling(opts: ScalingOptions): Promise<ScalingResult> {
   const machine = { cores, cpu: cpus()[0]?.model ?? 'unknown', loadavg: loadavg() };
   const date = new Date().toISOString();
   const rows: ScalingRow[] = [];
-  let first: { wallMs: number; threads: number; hash: string; header: Record<string, unknown> } | undefined;
   let identical = true;
   const probe = ceiling ? new CeilingProbe(data.d, typeof trainOptions.m === 'number' ? trainOptions.m : undefined) : undefined;
+  const runs = [];
   for (const threads of counts) {
     const machineCeiling = threads === counts[0] ? (probe ? 1 : undefined) : await probe?.speedup(counts[0], threads);
-    let wallMs = Infinity;
-    let hash = '';
-    let header: Record<string, unknown> = {};
-    let kept: ProfileReport | undefined;
-    for (let r = 0; r < repeats; r++) {
+    runs.push({ threads, machineCeiling, wallMs: Infinity, hash: '', header: {} as Record<string, unknown>, kept: undefined as ProfileReport | undefined });
+  }
+  // Rounds alternate the counts (1, 2, 1, 2, …): a machine whose speed drifts slows every count alike.
+  for (let r = 0; r < repeats; r++) {
+    for (const run of runs) {
       let report: ProfileReport | undefined;
       const t0 = performance.now();
-      const model = await train({ ...trainOptions, data, threads, ...(profile ? { onProfile: (p: ProfileReport) => (report = p) } : {}) });
+      const model = await train({ ...trainOptions, data, threads: run.threads, ...(profile ? { onProfile: (p: ProfileReport) => (report = p) } : {}) });
       const ms = performance.now() - t0;
-      if (ms < wallMs) {
-        wallMs = ms;
-        kept = report;
+      if (ms < run.wallMs) {
+        run.wallMs = ms;
+        run.kept = report;
       }
       const h = createHash('sha256').update(model.toBytes()).digest('hex');
-      if (hash !== '' && h !== hash) identical = false;
-      hash = h;
-      header = { hyperparameters: model.header.hyperparameters, evaluation: model.header.training.evaluation };
+      if (run.hash !== '' && h !== run.hash) identical = false;
+      run.hash = h;
+      run.header = { hyperparameters: model.header.hyperparameters, evaluation: model.header.training.evaluation };
+      if (r < repeats - 1) continue;
+      // The last round: this count's fastest run is known (the smallest count's first).
+      const first = runs[0];
+      if (run.hash !== first.hash) identical = false;
+      const T = (run.header.hyperparameters as Record<string, unknown>).T;
+      const speedup = first.wallMs / run.wallMs;
+      const row: ScalingRow = {
+        threads: run.threads,
+        wallMs: run.wallMs,
+        ...(typeof T === 'number' ? { iterationsPerSecond: T / (run.wallMs / 1000) } : {}),
+        speedup,
+        efficiency: speedup / (run.threads / first.threads),
+        ...(run.machineCeiling !== undefined ? { ceiling: run.machineCeiling } : {}),
+        sha256: run.hash,
+        ...(run.kept ? { profile: run.kept } : {}),
+      };
+      rows.push(row);
+      onRow?.(row);
     }
-    first ??= { wallMs, threads, hash, header };
-    if (hash !== first.hash) identical = false;
-    const T = (header.hyperparameters as Record<string, unknown>).T;
-    const speedup = first.wallMs / wallMs;
-    const row: ScalingRow = {
-      threads,
-      wallMs,
-      ...(typeof T === 'number' ? { iterationsPerSecond: T / (wallMs / 1000) } : {}),
-      speedup,
-      efficiency: speedup / (threads / first.threads),
-      ...(machineCeiling !== undefined ? { ceiling: machineCeiling } : {}),
-      sha256: hash,
-      ...(kept ? { profile: kept } : {}),
-    };
-    rows.push(row);
-    onRow?.(row);
   }
+  const first = runs[0];
   const hyperparameters = first!.header.hyperparameters as Record<string, unknown>;
   const evaluation = first!.header.evaluation;
   return {

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { LEARNERS, type LearnerSpec } from '../src/api.ts';
 import { main } from '../src/cli/main.ts';
 import { readDataset, selectRows, splitDataset, type Dataset } from '../src/data/index.ts';
+import { poolTasksCompleted } from '../src/engine/pool.ts';
 import { scaling, scalingChart, scalingTable } from '../src/scaling.ts';
 import { checkWellFormed } from './support/svg-well-formed.ts';
 
@@ -46,6 +47,23 @@ describe('scaling', () => {
     if ('T' in spec.params) expect(two.iterationsPerSecond).toBeCloseTo(r.iterations! / (two.wallMs / 1000), 6);
     else expect(two.iterationsPerSecond).toBeUndefined();
     expect(r.evaluation !== undefined).toBe(spec.kind === 'loop');
+  });
+
+  it('repeats in rounds that alternate the counts (1, 2, 1, 2, …), keeping each count\'s fastest run', async () => {
+    // Whether each training's loop used the pool (from its first iteration to its last): the order the counts ran in.
+    const usedPool: boolean[] = [];
+    let before = 0;
+    const r = await scaling({
+      // Evaluating the history, a pool's first call (each worker computes a unit of it) comes after iteration 1.
+      learner: 'dsg', data: await dataFor('binary'), threads: [1, 2], repeats: 3, parallelMinWork: 0, ceiling: false, ...tiny(LEARNERS.find((l) => l.name === 'dsg')!), T: 30, evaluation: 'history',
+      onProgress: (p) => {
+        if (p.t === 1) before = poolTasksCompleted();
+        if (p.t === p.T) usedPool.push(poolTasksCompleted() > before);
+      },
+    });
+    expect(usedPool).toEqual([false, true, false, true, false, true]);
+    expect(r.identical).toBe(true);
+    expect(r.rows.map((row) => row.threads)).toEqual([1, 2]);
   });
 
   it('draws speedup against threads with the ideal line and the machine ceiling, and tabulates each count', async () => {
