@@ -9,7 +9,6 @@
  * console.log(await model.score('data/spam-test.arrow'));
  * await model.save('spam.dsg');
  */
-import { availableParallelism } from 'node:os';
 import { Table } from 'apache-arrow';
 import { DataError, UsageError } from './errors.ts';
 import { MEDIAN_HEURISTIC_SAMPLE, medianHeuristicSigma, sampleRowIndices } from './features/median-heuristic.ts';
@@ -25,6 +24,7 @@ import { datasetFingerprint } from './data/fingerprint.ts';
 import { TRAINING_CHUNK_SIZE } from './engine/chunks.ts';
 import { DEFAULT_CACHE_BYTES, type Evaluator, type EvaluatorOptions } from './engine/evaluator.ts';
 import { EvaluatorPool } from './engine/pool.ts';
+import { availableCores } from './engine/cores.ts';
 export { defaultThreads } from './engine/pool.ts';
 import { checkRandomFeatures, type RandomFeatures } from './engine/random-features.ts';
 import type { KernelSpec } from './features/kernel-spec.ts';
@@ -257,7 +257,7 @@ export function resolveStep(spec: LearnerSpec, params: Params, opts: Pick<RunOpt
  * resolveThreads(1000, console.warn); // 2 on a 2-core machine, after a warning
  */
 export function resolveThreads(requested: unknown, onWarning: (message: string) => void): number {
-  const cores = availableParallelism();
+  const cores = availableCores();
   if (requested === undefined) return cores;
   if (typeof requested !== 'number' || !Number.isSafeInteger(requested) || requested < 1) throw new UsageError(`threads must be a whole number ≥ 1, got ${String(requested)}`);
   if (requested > cores) {

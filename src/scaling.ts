@@ -7,7 +7,8 @@
  * be printed as a table and drawn as an SVG chart (speedup against threads,
  * with the ideal line).
  */
-import { availableParallelism, cpus, loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
+import { availableCores } from './engine/cores.ts';
 import { createHash } from 'node:crypto';
 import seedrandom from 'seedrandom';
 import { UsageError } from './errors.ts';
@@ -98,7 +99,7 @@ export async function scaling(opts: ScalingOptions): Promise<ScalingResult> {
   if (trainOptions.learner === undefined) throw new UsageError('learner is required');
   const spec = learnerSpec(trainOptions.learner);
   if (profile && spec.kind !== 'loop') throw new UsageError(`profile applies to learners on the stochastic loop only (${spec.name} is not)`);
-  const cores = availableParallelism();
+  const cores = availableCores();
   const counts: number[] = [];
   for (const k of requested) {
     const used = Math.min(k, cores);

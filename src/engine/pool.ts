@@ -8,24 +8,25 @@
  * a call (idle workers then let the process exit), and a later call starts
  * another.
  */
-import { availableParallelism } from 'node:os';
 import type { ResourceLimits } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { ChunkRunner, EngineTask, TaskReport } from './chunk-runner.ts';
 import { PoolSession, type CallReport } from './pool-session.ts';
 import { workerLocation } from './worker-location.ts';
+import { availableCores } from './cores.ts';
 
 /** A session with no call for this long ends (its workers leave their loop and become idle Piscina workers). */
 export const SESSION_IDLE_MS = 250;
 
 /**
- * Default number of evaluation threads: the cores Node reports as available.
+ * Default number of evaluation threads: the cores this process may keep busy
+ * ({@link availableCores}: its CPU affinity, capped by a cgroup CPU quota).
  *
  * @example
  * defaultThreads(); // 2 on this machine, 56 on the big one
  */
 export function defaultThreads(): number {
-  return availableParallelism();
+  return availableCores();
 }
 
 /** Tasks every pool of this thread has completed (a worker's part of a call counts as one): how tests prove a run used the workers. */
@@ -150,7 +151,7 @@ export class EvaluatorPool {
 
   private startSession(): PoolSession {
     // Spinning pays where every thread (the calling one too) has a core of its own; elsewhere it would steal one.
-    const session = new PoolSession(this.piscina, this.threads, this.threads + 1 <= availableParallelism());
+    const session = new PoolSession(this.piscina, this.threads, this.threads + 1 <= availableCores());
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
       // A call in progress (e.g. the first, waiting for the workers to start) is not idleness.

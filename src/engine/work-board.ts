@@ -211,7 +211,7 @@ export class WorkBoard {
    * would take the core of one with work, so the default is to sleep at once.
    *
    * @example
-   * const board = WorkBoard.create(pool.threads + 1, pool.threads + 1 <= availableParallelism());
+   * const board = WorkBoard.create(pool.threads + 1, pool.threads + 1 <= availableCores());
    */
   static create(threads: number, spin = false): WorkBoard {
     const board = new WorkBoard(new SharedArrayBuffer(boardLayout(threads).bytes), threads);
