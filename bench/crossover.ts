@@ -12,7 +12,7 @@
  * @example
  * // npx tsx bench/crossover.ts
  */
-import { availableParallelism } from 'node:os';
+import { availableCores } from '../src/engine/cores.ts';
 import seedrandom from 'seedrandom';
 import { DEFAULT_PARALLEL_MIN_WORK, Evaluator } from '../src/engine/evaluator.ts';
 import { History } from '../src/engine/history.ts';
@@ -24,7 +24,7 @@ const rf: RandomFeatures = { kernel: { kind: 'rbf', sigma: 1 }, seed: 3, d: 28, 
 const BLOCKS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 const POINTS = [96, 768];
 const REPS = 7;
-const cores = availableParallelism();
+const cores = availableCores();
 const rng = seedrandom('crossover');
 const history = History.synthetic(rf.m, 256, rng);
 const pool = new EvaluatorPool(Math.max(1, cores - 1)); // with the calling thread: `cores` threads

@@ -39,7 +39,8 @@
  * @example
  * // npx tsx bench/dispatch.ts
  */
-import { availableParallelism, cpus, loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
+import { availableCores } from '../src/engine/cores.ts';
 import { Worker } from 'node:worker_threads';
 import seedrandom from 'seedrandom';
 import { ChunkRunner, type EvalTask, type RowsTask } from '../src/engine/chunk-runner.ts';
@@ -53,7 +54,7 @@ import { lineChartSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
 
 const rf: RandomFeatures = { kernel: { kind: 'rbf', sigma: 1 }, seed: 5, d: 9, m: 64 };
 const B = 192;
-const cores = availableParallelism();
+const cores = availableCores();
 const rng = seedrandom('dispatch');
 const load0 = loadavg();
 const MAX_BLOCKS = 512;

@@ -19,7 +19,8 @@
  * Usage:
  *   npx tsx bench/gkm.ts [--hide 0.8] [--seeds 1,2,3] [--no-peers] [--name gkm] DATA...
  */
-import { availableParallelism, cpus, loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
+import { availableCores } from '../src/engine/cores.ts';
 import { parseArgs } from 'node:util';
 import { train } from '../src/api.ts';
 import { tune } from '../src/tune.ts';
@@ -131,7 +132,7 @@ for (const path of paths) {
   console.error(`[gkm] ${name} done: ${JSON.stringify({ table2: row, threads: threadRows[threadRows.length - 1], peers: peerRows[peerRows.length - 1] })}`);
 }
 
-console.log(`${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg().map((v) => v.toFixed(2)).join(' ')}; ${hide * 100}% of training labels hidden; seeds ${seeds.join(',')}`);
+console.log(`${availableCores()} cores (${cpus()[0]?.model}), load ${loadavg().map((v) => v.toFixed(2)).join(' ')}; ${hide * 100}% of training labels hidden; seeds ${seeds.join(',')}`);
 console.log('\nAccuracy (%) and time (s) per fit, 1 thread — the paper\'s Table 2 layout\n');
 console.log(markdownTable(table2));
 console.log('\nWall time of one fit (hinge, p = 1), 1 vs 2 threads\n');
@@ -142,7 +143,7 @@ if (peerRows.length) {
 }
 const out = writeBenchOutputs(opt.name, {
   description: "GKM: accuracy/time for hinge & logistic × p = 1, 2, 3 (paper's Table 2 layout), σ and C by 3-fold transductive CV on labeled rows; peers svc and label-spreading-rbf from bench/peers/run_peers.py on the same splits; 1 vs 2 thread wall times.",
-  machine: { cores: availableParallelism(), cpu: cpus()[0]?.model, loadavg: loadavg() },
+  machine: { cores: availableCores(), cpu: cpus()[0]?.model, loadavg: loadavg() },
   entries,
 }, lineChartSvg({ title: `GKM held-out accuracy, ${hide * 100}% of training labels hidden (mean of ${seeds.length} splits)`, xLabel: 'smoothness exponent p', yLabel: 'accuracy (%)', series }));
 console.log(`wrote ${out.json} and ${out.svg}`);

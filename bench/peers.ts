@@ -36,7 +36,8 @@
  * // npm run bench:peers -- data/spam.arrow --dsgkit 'dsgkit tune qsg-s2auc,dsgkit qsg-s2auc'   (only these dsgkit rows)
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
+import { availableCores } from '../src/engine/cores.ts';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
@@ -274,7 +275,7 @@ const key = (e: DatasetEntry) => `${e.dataset}|${e.task}|${e.protocol}`;
 const previous = existsSync(resultsPath) ? (JSON.parse(readFileSync(resultsPath, 'utf8')) as { entries?: DatasetEntry[]; python?: Record<string, string> }) : {};
 const entries = [...(previous.entries ?? []).filter((e) => !fresh.some((f) => key(f) === key(e))), ...fresh];
 
-console.log(`${availableParallelism()} cores (${cpus()[0]?.model}), load ${loadavg().map((v) => v.toFixed(2)).join(' ')}; seeds ${seeds.join(',')}; peers single-threaded, dsgkit on all cores`);
+console.log(`${availableCores()} cores (${cpus()[0]?.model}), load ${loadavg().map((v) => v.toFixed(2)).join(' ')}; seeds ${seeds.join(',')}; peers single-threaded, dsgkit on all cores`);
 console.log(markdownTable(tableRows(fresh)));
 
 const svg = dotPlotSvg({
@@ -291,7 +292,7 @@ const out = writeBenchOutputs(
   {
     description:
       'dsgkit vs scikit-learn peers on identical splits (dsgkit splitDataset; features min-max scaled on the training rows). metric: held-out AUC (binary, larger label positive) or mean threshold AUC (ordinal, src/metrics/ordinal.ts); sd is the sample sd over seeds; vsBestPeer (dsgkit rows) is the per-seed paired difference to the peer with the best mean, by metric and by accuracy, with its paired t (seeds − 1 df); seconds per seed include hyperparameter search and test scoring (self-training reuses the svc search and excludes its time).',
-    machine: { cores: availableParallelism(), cpu: cpus()[0]?.model, loadavg: loadavg() },
+    machine: { cores: availableCores(), cpu: cpus()[0]?.model, loadavg: loadavg() },
     python: Object.keys(versions).length ? versions : previous.python,
     entries,
   },

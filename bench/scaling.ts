@@ -16,7 +16,8 @@
  * // npm run bench:scaling
  * // npx tsx bench/scaling.ts 1000     (another history length)
  */
-import { availableParallelism, cpus, loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
+import { availableCores } from '../src/engine/cores.ts';
 import seedrandom from 'seedrandom';
 import { Evaluator } from '../src/engine/evaluator.ts';
 import { History } from '../src/engine/history.ts';
@@ -32,7 +33,7 @@ const rf: RandomFeatures = { kernel: { kind: 'rbf', sigma: 1 }, seed: 7, d: 28, 
 const rng = seedrandom('scaling');
 const history = History.synthetic(rf.m, BLOCKS, rng);
 const X = Float64Array.from({ length: POINTS * rf.d }, () => rng());
-const cores = availableParallelism();
+const cores = availableCores();
 const threadCounts = [...Array.from({ length: cores }, (_, i) => i + 1), cores + 1];
 
 interface Row {

@@ -11,7 +11,8 @@
  * // npm run bench:sigma
  * // npx tsx bench/sigma-default.ts qsg-s2auc     (one learner)
  */
-import { availableParallelism, cpus, loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
+import { availableCores } from '../src/engine/cores.ts';
 import { kernelScale0, LEARNERS, train } from '../src/api.ts';
 import { MinMaxScaler, readDataset, splitDataset } from '../src/data/index.ts';
 import { mean, sampleSd as sd } from '../src/metrics/index.ts';
@@ -22,7 +23,7 @@ const SEEDS = [1, 2, 3];
 // `npx tsx bench/sigma-default.ts qsg-s2auc` limits the run to the learners named.
 const only = process.argv[2]?.split(',');
 const learners = LEARNERS.filter((l) => l.kind === 'loop' && l.task === 'binary' && (only === undefined || only.includes(l.name)));
-const threads = availableParallelism();
+const threads = availableCores();
 
 
 const rows: Array<Record<string, string | number>> = [];

@@ -12,7 +12,8 @@
  * // npm run bench:train            (defaults: T = 400, B = 64, m = 64)
  * // npx tsx bench/train-scaling.ts 800
  */
-import { availableParallelism, cpus, loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
+import { availableCores } from '../src/engine/cores.ts';
 import { readDataset, splitDataset, MinMaxScaler, selectRows } from '../src/data/index.ts';
 import { train } from '../src/api.ts';
 import { exactQsgS2auc } from '../src/learners/exact.ts';
@@ -25,7 +26,7 @@ import { auc } from '../src/metrics/auc.ts';
 import { lineChartSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
 
 const T = Number(process.argv[2] ?? DEFAULTS.T);
-const cores = availableParallelism();
+const cores = availableCores();
 const raw = await readDataset('data/spam.arrow');
 const { train: tr, test } = splitDataset(raw, { labeled: 200, test: 0.2, seed: 1 });
 if (!test) throw new Error('no test split');

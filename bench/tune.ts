@@ -11,7 +11,8 @@
  * // npm run bench:tune                          (qsg-s2auc on data/spam.arrow)
  * // npx tsx bench/tune.ts data/breast_cancer.arrow dsg
  */
-import { availableParallelism, cpus, loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
+import { availableCores } from '../src/engine/cores.ts';
 import { basename, extname } from 'node:path';
 import { readDataset, splitDataset } from '../src/data/index.ts';
 import { tune } from '../src/tune.ts';
@@ -20,7 +21,7 @@ import { lineChartSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
 const path = process.argv[2] ?? 'data/spam.arrow';
 const learner = process.argv[3] ?? 'qsg-s2auc';
 const name = basename(path, extname(path));
-const threads = availableParallelism();
+const threads = availableCores();
 const { train: tr, test } = splitDataset(await readDataset(path), { labeled: 200, test: 0.2, seed: 1 });
 const t0 = performance.now();
 const r = await tune({ learner, data: tr, seed: 1, threads, onProgress: () => undefined });
