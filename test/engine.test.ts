@@ -89,10 +89,16 @@ describe('Evaluator', () => {
           });
           expect(appends).toBe(1);
           expect(bits(got).equals(bits(expected)), `threads ${threads}, chunk ${chunkSize}, t ${t}`).toBe(true);
-          if (threads > 1 && t === 202) expect(ev.workerChunks).toBeGreaterThan(0);
         }
       }
     }
+    // A call long enough that the worker surely takes chunks while append runs on the calling thread.
+    const pool = new EvaluatorPool(1);
+    pools.push(pool);
+    const h = randomHistory(1500, 'long', 1501);
+    const ev = new Evaluator(h, rf, { pool, chunkSize: 4 });
+    await ev.evaluateAppending(randomPoints(200, rf.d, 'many'), 200, new Float64Array(200), 1, () => h.append(alpha));
+    expect(ev.workerChunks).toBeGreaterThan(0);
   });
 
   it('evaluateAppending rejects an append that changes stored values or throws, after the workers finish, and the engine goes on working', async () => {

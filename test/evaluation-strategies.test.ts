@@ -72,6 +72,34 @@ describe('RowCache', () => {
     }
   });
 
+  it('readRows adds the blocks a lagging cache lacks, on the calling thread: the bits of evaluating the history, across chunk boundaries', async () => {
+    const rng = seedrandom('lag');
+    const nData = 30;
+    const X = Float64Array.from({ length: nData * rf.d }, () => rng());
+    const rows = Int32Array.from({ length: nData }, (_, i) => i);
+    // A batch in any order, with a row twice.
+    const batch = Int32Array.of(7, 3, 29, 3, 0, 18);
+    const Xb = new Float64Array(batch.length * rf.d);
+    batch.forEach((r, p) => Xb.set(X.subarray(r * rf.d, (r + 1) * rf.d), p * rf.d));
+    const history = new History({ m: rf.m, capacity: 40 });
+    const ev = new Evaluator(history, rf, { threads: 1, chunkSize: 4 });
+    const cache = new RowCache({ d: rf.d, rows, copyRow: (i, out, at) => out.set(X.subarray(i * rf.d, (i + 1) * rf.d), at * rf.d) });
+    for (let t = 1; t <= 40; t++) {
+      history.shrink(1 - 0.7 / (t + 2));
+      history.append(Float64Array.from({ length: 2 * rf.m }, () => rng() - 0.5));
+      // The cache 0, 1 or 2 blocks behind.
+      if (t % 3 === 0) await ev.updateRows(cache);
+      const got = ev.readRows(cache, batch, Xb, batch.length, new Float64Array(batch.length));
+      expect(bits(got).equals(bits(await ev.evaluate(Xb, batch.length))), `t = ${t}, cache at ${cache.blocks}`).toBe(true);
+    }
+    // Stored values rewritten under the cache (a renormalisation): refused until it is updated.
+    history.shrink(1e-120);
+    expect(() => ev.readRows(cache, batch, Xb, batch.length, new Float64Array(batch.length))).toThrow(/no longer matches the history/);
+    await ev.updateRows(cache);
+    expect(bits(ev.readRows(cache, batch, Xb, batch.length, new Float64Array(batch.length))).equals(bits(await ev.evaluate(Xb, batch.length)))).toBe(true);
+    await ev.close();
+  });
+
   it('refuses a batch row it does not hold', () => {
     const cache = new RowCache({ d: 2, rows: Int32Array.of(1, 4), copyRow: () => undefined });
     expect(() => cache.read(Int32Array.of(4, 2), 2, 1, new Float64Array(2))).toThrow(/row 2 of the batch is not one of the cached rows/);

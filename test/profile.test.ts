@@ -24,8 +24,9 @@ describe('profile', () => {
       const plain = await train({ ...base, evaluation });
       expect(Buffer.from(profiled.toBytes()).equals(Buffer.from(plain.toBytes()))).toBe(true);
       const r = report!;
-      // f at the batch over t − 1 blocks (history) or one block at each of the 100 labeled rows (rows), plus the new block at the batch.
-      const evaluated = evaluation === 'history' ? (B * T * (T - 1)) / 2 : 100 * T;
+      // f at the batch over t − 1 blocks (history), or one block at each of the 100 labeled rows (rows) plus, for
+      // t < T, the newest block at batch t + 1 (the cache is a block behind then); plus the new block at the batch.
+      const evaluated = evaluation === 'history' ? (B * T * (T - 1)) / 2 : 100 * T + B * (T - 1);
       expect(r.pointBlocks).toBe(evaluated + B * T);
       expect(r.iterations).toBe(T);
       expect(r.threads).toBe(2);

@@ -203,6 +203,12 @@ export async function modelBias(bias: LearnerBias | undefined, evaluator: Evalua
   return bias.final.bias(await evaluator.evaluate(X, nPoints, new Float64Array(nPoints)));
 }
 
+/** The dataset rows of a batch of a learner that declares its sampled rows (the row cache needs them). */
+function rowsOf(batch: Batch): Int32Array {
+  if (batch.rows === undefined) throw new RangeError('a learner that declares sampled rows must give each batch its rows');
+  return batch.rows;
+}
+
 /**
  * Runs the doubly stochastic loop for `learner` up to iteration `T`: from
  * nothing, or from `start` (a run stopped at t = start.history.t, continued to
@@ -271,10 +277,10 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
       let t1 = now();
       profile?.add('sampling', t1 - t0);
       let waited = profile?.phase('workers') ?? 0;
-      if (cache) {
-        if (batch.rows === undefined) throw new RangeError(`${learner.name} declares sampled rows but its batch carries no rows`);
-        cache.read(batch.rows, batch.nPoints, evaluator.rowFactor(), f);
-      } else if (!ready) await evaluator.evaluate(batch.X, batch.nPoints, f);
+      if (!ready) {
+        if (cache) evaluator.readRows(cache, rowsOf(batch), batch.X, batch.nPoints, f);
+        else await evaluator.evaluate(batch.X, batch.nPoints, f);
+      }
       ready = false;
       if (bias) for (let p = 0; p < batch.nPoints; p++) f[p] += bias.value;
       t0 = now();
@@ -339,7 +345,22 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
         });
         profile?.add('evaluation', now() - c0 - (profile.phase('workers') - waited) - workMs);
       };
-      if (cache) {
+      if (cache && t < T && history.shrinkIsLazy(factor)) {
+        // The workers add the block before (t − 2) at every row while the calling thread builds block t − 1,
+        // finishes iteration t and draws batch t + 1; then it reads f at batch t + 1 from the cache, adding
+        // block t − 1 there itself. The cache stays a block behind until the last iteration.
+        await during((work) => evaluator.updateRows(cache, work), () => {
+          addBlock(batch.X);
+          alongside();
+        });
+        const drawn = next!;
+        if (fNext.length < drawn.nPoints) fNext = new Float64Array(drawn.nPoints);
+        t0 = now();
+        evaluator.readRows(cache, rowsOf(drawn), drawn.X, drawn.nPoints, fNext);
+        profile?.add('evaluation', now() - t0);
+        [f, fNext] = [fNext, f];
+        ready = true;
+      } else if (cache) {
         // The calling thread finishes iteration t, and draws batch t + 1, while the workers add block t − 1 at every row.
         addBlock(batch.X);
         await during((work) => evaluator.updateRows(cache, work), alongside);

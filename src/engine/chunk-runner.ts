@@ -15,6 +15,7 @@ import { RffKernel } from './kernel.ts';
 import { FrequencyStore } from './frequency-store.ts';
 import { History } from './history.ts';
 import type { RandomFeatures } from './random-features.ts';
+import { opensChunk } from './row-cache.ts';
 import { RowViews } from './row-views.ts';
 import { SharedRows } from './shared-rows.ts';
 import { SvKernel } from './sv-kernel.ts';
@@ -252,7 +253,7 @@ class RowBlocks {
       const omega = kernel.omega();
       const alpha = kernel.alpha();
       for (let i = task.firstBlock; i < task.lastBlock; i++) {
-        if (i % task.chunkSize === 0 && i > task.cacheFirst) {
+        if (opensChunk(i, task.chunkSize, task.cacheFirst)) {
           for (let r = 0; r < n; r++) R[r] += out[r];
           out.fill(0);
         }

@@ -18,7 +18,8 @@ import type { History } from './history.ts';
 import { defaultThreads, EvaluatorPool } from './pool.ts';
 import { FrequencyStore } from './frequency-store.ts';
 import { checkRandomFeatures, type RandomFeatures } from './random-features.ts';
-import type { RowCache } from './row-cache.ts';
+import { opensChunk, type RowCache } from './row-cache.ts';
+import { RffKernel } from './kernel.ts';
 import type { ScaledHistory } from './scaled-history.ts';
 import { MAX_UNITS } from './work-board.ts';
 
@@ -337,6 +338,9 @@ export class Evaluator extends HistoryEvaluator {
   readonly cacheBytes: number;
   /** The shared frequency store all threads read (also filled by the training loop's new blocks). */
   readonly frequencies: FrequencyStore;
+  /** The calling thread's kernel and running sums for blocks a row cache does not have yet ({@link readRows}). */
+  private pending: RffKernel | undefined;
+  private pendingR = new Float64Array(0);
 
   constructor(history: History, features: RandomFeatures, opts: EvaluatorOptions = {}) {
     checkRandomFeatures(features);
@@ -391,6 +395,48 @@ export class Evaluator extends HistoryEvaluator {
     };
     this.calls.workerRows += await this.runUnits(task, rowGrain(cache.n, parts), parts, meanwhile);
     cache.covered(lastBlock);
+  }
+
+  /**
+   * `f` at cached rows over the whole history as it stands: the cache's sums
+   * at `rows` plus the blocks appended since its last update, added here on
+   * the calling thread — the same kernel and chunk order as
+   * {@link updateRows}, so the bits `cache.read` gives once the cache has
+   * them. `X` holds the rows' features (the learner's copy, row-major). With
+   * the cache up to date it is `cache.read`; a training loop reads its next
+   * batch this way while the cache lags a block behind (the block being added
+   * at every row during the call that built the next one).
+   *
+   * @example
+   * ev.readRows(cache, next.rows, next.X, next.nPoints, f);
+   */
+  readRows(cache: RowCache, rows: Int32Array, X: Float64Array, nPoints: number, out: Float64Array): Float64Array {
+    const h = this.history;
+    if (cache.firstBlock !== h.firstLive || cache.renormalisations !== h.renormalisations || cache.blocks > h.t) {
+      throw new RangeError(`readRows: the row cache (blocks ${cache.firstBlock}…${cache.blocks}) no longer matches the history (${h.firstLive}…${h.t}): update it first`);
+    }
+    const factor = this.rowFactor();
+    if (cache.blocks === h.t) return cache.read(rows, nPoints, factor, out);
+    const { d, m } = this.features;
+    if (X.length < nPoints * d) throw new RangeError(`readRows: X holds ${X.length} values, need nPoints*d = ${nPoints * d}`);
+    const k = (this.pending ??= RffKernel.create());
+    k.reserve(Math.max(1, nPoints), d, m);
+    k.points().set(X.subarray(0, nPoints * d));
+    const R = (this.pendingR = this.pendingR.length >= nPoints ? this.pendingR : new Float64Array(nPoints));
+    const P = k.out();
+    cache.sumsAt(rows, nPoints, R, P);
+    for (let i = cache.blocks; i < h.t; i++) {
+      if (opensChunk(i, this.chunkSize, cache.firstBlock)) {
+        for (let p = 0; p < nPoints; p++) R[p] += P[p];
+        P.fill(0, 0, nPoints);
+      }
+      this.frequencies.fill(i, k.omega());
+      k.alpha().set(h.stored.subarray(i * h.width, (i + 1) * h.width));
+      k.accumulate(nPoints);
+    }
+    if (this.profile) this.profile.pointBlocks += (h.t - cache.blocks) * nPoints;
+    for (let p = 0; p < nPoints; p++) out[p] = (R[p] + P[p]) * factor;
+    return out;
   }
 
   /**

@@ -22,6 +22,20 @@
  */
 import { SharedRows } from './shared-rows.ts';
 
+/**
+ * Whether adding block `i` to sums that started at block `first` opens a new
+ * chunk of `chunkSize` blocks: `P` then joins `R` (`R += P`, as
+ * `reduceChunks` adds a finished chunk) and restarts from 0. The one rule
+ * behind every place that extends cached sums, so they agree bit for bit.
+ *
+ * @example
+ * opensChunk(8, 4, 0); // true: block 8 starts chunk 2
+ * opensChunk(8, 4, 8); // false: the sums start there
+ */
+export function opensChunk(i: number, chunkSize: number, first: number): boolean {
+  return i % chunkSize === 0 && i > first;
+}
+
 /** The rows a learner draws its batches from (see `SampledRows` in coordinator/learner.ts). */
 export interface CachedRowsSource {
   readonly d: number;
@@ -124,13 +138,34 @@ export class RowCache {
    * cache.read(batch.rows, batch.nPoints, s / Math.sqrt(m), f);
    */
   read(rows: Int32Array, nPoints: number, factor: number, out: Float64Array): Float64Array {
-    const { slot, R, P } = this;
+    const { R, P } = this;
     const empty = this.upTo <= this.first;
     for (let p = 0; p < nPoints; p++) {
-      const s = slot[rows[p]];
-      if (s === undefined || s < 0) throw new RangeError(`row cache: row ${rows[p]} of the batch is not one of the cached rows`);
+      const s = this.slotOf(rows[p]);
       out[p] = empty ? 0 : (R[s] + P[s]) * factor;
     }
     return out;
+  }
+
+  /**
+   * Copies the sums `R` and `P` at the slots of `rows[p]`, `p < nPoints`, into
+   * `r` and `q`: for extending them by blocks the cache has not added yet
+   * (`Evaluator.readRows`). A row that is not cached is a RangeError naming it.
+   *
+   * @example
+   * cache.sumsAt(batch.rows, n, r, q);
+   */
+  sumsAt(rows: Int32Array, nPoints: number, r: Float64Array, q: Float64Array): void {
+    for (let p = 0; p < nPoints; p++) {
+      const s = this.slotOf(rows[p]);
+      r[p] = this.R[s];
+      q[p] = this.P[s];
+    }
+  }
+
+  private slotOf(row: number): number {
+    const s = this.slot[row];
+    if (s === undefined || s < 0) throw new RangeError(`row cache: row ${row} of the batch is not one of the cached rows`);
+    return s;
   }
 }
