@@ -23,8 +23,9 @@
  * where q = the threads the engine uses for that call (evaluator.ts:
  * min(p, units), 1 below DEFAULT_PARALLEL_MIN_WORK), s the serial loop time,
  * s∥ the part of it the calling thread does while the workers have the call
- * (with the row cache: drawing the next batch and validation; evaluating the
- * history: building the new block and validation), a the serial call's fixed cost, c the point-block cost, o the
+ * (building the new block and validation; with the row cache also drawing the
+ * next batch, which then costs c·B more on the calling thread: the newest
+ * block added at it, the cache being a block behind), a the serial call's fixed cost, c the point-block cost, o the
  * parallel call's fixed cost (one worker; measured after a pause on the
  * calling thread, with the worker still spinning or asleep), w each further
  * worker's wake-up,
@@ -96,10 +97,10 @@ function serialMs(strategy: 'history' | 'rows'): { ms: number; alongsideMs: numb
   const one = run?.rows.find((r) => r.threads === 1)?.profile;
   if (!run || !one) throw new Error(`no profiled 1-thread scaling run with evaluation ${strategy} in bench/results`);
   const { sampling, weights, newBlock, shrinkAppend, validation, other } = one.phases;
-  // Rows: the next batch's draw and validation ride along the call that adds the block; history: the
-  // new block itself (projection, shrink, append) and validation ride along the call that evaluates the
-  // next batch, drawn just before it.
-  const alongside = (strategy === 'rows' ? sampling : newBlock + shrinkAppend) + (validation ?? 0);
+  // History: the new block (projection, shrink, append) and validation ride along the call that evaluates
+  // the next batch, drawn just before it. Rows: the same and the draw ride along the call that adds the
+  // block before it at every row (the next batch then gets the newest block on the calling thread: c·B).
+  const alongside = (strategy === 'rows' ? sampling : 0) + newBlock + shrinkAppend + (validation ?? 0);
   return { ms: (sampling + weights + newBlock + shrinkAppend + (validation ?? 0) + other) / one.iterations, alongsideMs: alongside / one.iterations, from: `scaling-shuttle-T${run.iterations}.json` };
 }
 const serial = { history: serialMs('history'), rows: serialMs('rows') };
@@ -138,7 +139,9 @@ function predict(strategy: 'history' | 'rows', T: number, p: number, opts: { asl
   let kernelMs = 0;
   for (let t = 1; t <= T; t++) {
     const W = strategy === 'history' ? (t - 1) * B : n;
-    kernelMs += c * (W + B);
+    // With the row cache a block behind, the calling thread adds the newest block at the next batch (t < T).
+    const lookahead = strategy === 'rows' && overlap && t < T ? c * B : 0;
+    kernelMs += c * (W + B) + lookahead;
     if (W === 0) {
       ms += s;
       continue;
@@ -160,8 +163,8 @@ function predict(strategy: 'history' | 'rows', T: number, p: number, opts: { asl
       units = Math.ceil(n / g);
       claimUs = f.rowUnitUs;
     }
-    if (q === 1) ms += s + a + c * W;
-    else ms += s - sAlong + a + (c * W + sAlong) / q + oMs + (wakeUs / 1000) * (q - 2) + unitMs / 2 + (Math.max(0, claimUs) / 1000) * (units / q);
+    if (q === 1) ms += s + a + c * W + lookahead;
+    else ms += s - sAlong + lookahead + a + (c * W + sAlong) / q + oMs + (wakeUs / 1000) * (q - 2) + unitMs / 2 + (Math.max(0, claimUs) / 1000) * (units / q);
   }
   return { ms, kernelMs };
 }
