@@ -3,10 +3,10 @@
  * sample → evaluate f on the engine → weights → new block → shrink the past.
  * Learner-agnostic; runs on the calling thread (the coordinator) while the
  * engine's workers evaluate the history. Batch t + 1 is drawn during
- * iteration t (a draw depends on the stream and t alone), so that the
- * workers evaluate it over the older blocks — or add block t − 1 to the row
- * cache — while the calling thread builds block t − 1 and finishes
- * iteration t: the same bits as the steps one after another.
+ * iteration t (a draw depends on the stream and t alone), and the workers
+ * evaluate it over the older blocks — or add block t − 2 to the row cache,
+ * which stays a block behind — while the calling thread builds block t − 1
+ * and finishes iteration t: the same bits as the steps one after another.
  */
 import seedrandom from 'seedrandom';
 import { CancelledError } from '../errors.ts';
@@ -250,7 +250,7 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
   let metric: Progress['metric'];
   const breathe = eventLoopYielder();
   /**
-   * Batch t + 1, drawn during iteration t (while the workers add block t − 1 to the row cache, or
+   * Batch t + 1, drawn during iteration t (while the workers add a block to the row cache, or
    * before the call that evaluates it over the history while block t − 1 is built), and the
    * stream's state before it was drawn.
    */
