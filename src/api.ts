@@ -529,8 +529,9 @@ async function fit(
     ...hooks,
     ...(checkpoint ? { onIteration: async (t: number, history: History, evaluator: Evaluator, rng: SamplingState, bias: LearnerBias | undefined) => {
       if (t % checkpoint.every !== 0 || t >= T) return;
-      // A copy of the blocks so far: the run goes on appending to its history after the callback.
-      const predictor = new RandomFeaturePredictor(History.restore(history), features, chunkSize, await modelBias(bias, evaluator));
+      // A copy of the blocks so far (not of the run's capacity): the run goes on appending to its history after the callback.
+      const copy = History.restore({ m: history.m, t: history.t, scale: history.scale, firstLive: history.firstLive, stored: history.stored });
+      const predictor = new RandomFeaturePredictor(copy, features, chunkSize, await modelBias(bias, evaluator));
       await checkpoint.save(predictor, { rng, ...(bias ? { bias: bias.value } : {}) }, evaluation);
     } } : {}),
     ...(run.validation ? { validation: { ...run.validation, every: opts.validateEvery ?? Math.max(1, Math.floor(T / 20)) } } : {}),
