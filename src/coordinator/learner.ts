@@ -47,6 +47,7 @@ export interface LearnerBias {
   /**
    * After iteration t's step `η_t`, with f (bias included) and the weights at
    * the batch points; e.g. `b ← b − η_t Σ_p w_p` (the gradient of the batch risk with respect to b).
+   * Reads its arguments only, never the last draw: the loop may have drawn batch t + 1 by then.
    */
   update(eta: number, f: Float64Array, w: Float64Array, nPoints: number): void;
   /** Sets the running `b` (a continued run restores the value it stopped with). */
@@ -81,6 +82,9 @@ export interface DsgLearner {
   /**
    * Step 3: per-point weights `w_p` from `f` at the batch points, such that the
    * new block is `α_t = -η_t Σ_p w_p φ_t(x_p)` (the learner's batch means included).
+   * Reads `f` and the learner's fixed settings (the batch's layout) only, never
+   * the points of the last draw: the loop may draw batch t + 1 before it has
+   * built block t − 1 from batch t (it keeps batch t's points itself).
    */
   weights(f: Float64Array, w: Float64Array): void;
   /**
