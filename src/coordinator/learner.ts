@@ -82,9 +82,6 @@ export interface DsgLearner {
   /**
    * Step 3: per-point weights `w_p` from `f` at the batch points, such that the
    * new block is `α_t = -η_t Σ_p w_p φ_t(x_p)` (the learner's batch means included).
-   * Reads `f` and the learner's fixed settings (the batch's layout) only, never
-   * the points of the last draw: the loop may draw batch t + 1 before it has
-   * built block t − 1 from batch t (it keeps batch t's points itself).
    */
   weights(f: Float64Array, w: Float64Array): void;
   /**
