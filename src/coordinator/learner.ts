@@ -82,6 +82,8 @@ export interface DsgLearner {
   /**
    * Step 3: per-point weights `w_p` from `f` at the batch points, such that the
    * new block is `α_t = -η_t Σ_p w_p φ_t(x_p)` (the learner's batch means included).
+   * May read the last draw (e.g. the labels of its points): the loop draws batch
+   * t + 1 only after batch t's weights.
    */
   weights(f: Float64Array, w: Float64Array): void;
   /**
