@@ -61,7 +61,7 @@ function newBlock(history: History, ev: Evaluator, k: number, X: Float64Array): 
 
 /** Milliseconds per iteration of K iterations evaluating the history from `start` blocks, the new block before the call or alongside it. */
 async function historyRun(start: History, alongside: boolean): Promise<number> {
-  const history = History.restore({ m: start.m, t: start.t, scale: start.scale, firstLive: start.firstLive, stored: start.stored, capacity: start.t + K });
+  const history = start.copy(start.t + K);
   const ev = new Evaluator(history, rf, { pool, chunkSize: TRAINING_CHUNK_SIZE });
   const f = new Float64Array(B);
   const t0 = performance.now();
@@ -77,7 +77,7 @@ async function historyRun(start: History, alongside: boolean): Promise<number> {
 
 /** The same with f kept at N_ROWS cached rows, batches drawn from them. */
 async function rowsRun(start: History, X: Float64Array, alongside: boolean): Promise<number> {
-  const history = History.restore({ m: start.m, t: start.t, scale: start.scale, firstLive: start.firstLive, stored: start.stored, capacity: start.t + K });
+  const history = start.copy(start.t + K);
   const ev = new Evaluator(history, rf, { pool, chunkSize: TRAINING_CHUNK_SIZE });
   const cache = new RowCache({ d: rf.d, rows: Int32Array.from({ length: N_ROWS }, (_, i) => i), copyRow: (i, out, at) => out.set(X.subarray(i * rf.d, (i + 1) * rf.d), at * rf.d) });
   await ev.updateRows(cache);

@@ -30,7 +30,7 @@ import { checkRandomFeatures, type RandomFeatures } from './engine/random-featur
 import type { KernelSpec } from './features/kernel-spec.ts';
 import { EVALUATIONS, modelBias, resolveEvaluation, runLoop, type Evaluation, type LoopStart, type LoopState, type Progress, type SamplingState, type Validation } from './coordinator/loop.ts';
 import type { LearnerBias } from './coordinator/learner.ts';
-import { History } from './engine/history.ts';
+import type { History } from './engine/history.ts';
 import type { ProfileReport } from './engine/profile.ts';
 import { checkStepSize, inverseStepWarning, type StepSize } from './coordinator/step-size.ts';
 import { checkParams, withDefaults, type ParamValue } from './learners/params.ts';
@@ -530,8 +530,7 @@ async function fit(
     ...(checkpoint ? { onIteration: async (t: number, history: History, evaluator: Evaluator, rng: SamplingState, bias: LearnerBias | undefined) => {
       if (t % checkpoint.every !== 0 || t >= T) return;
       // A copy of the blocks so far (not of the run's capacity): the run goes on appending to its history after the callback.
-      const copy = History.restore({ m: history.m, t: history.t, scale: history.scale, firstLive: history.firstLive, stored: history.stored });
-      const predictor = new RandomFeaturePredictor(copy, features, chunkSize, await modelBias(bias, evaluator));
+      const predictor = new RandomFeaturePredictor(history.copy(), features, chunkSize, await modelBias(bias, evaluator));
       await checkpoint.save(predictor, { rng, ...(bias ? { bias: bias.value } : {}) }, evaluation);
     } } : {}),
     ...(run.validation ? { validation: { ...run.validation, every: opts.validateEvery ?? Math.max(1, Math.floor(T / 20)) } } : {}),

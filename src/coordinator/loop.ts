@@ -226,7 +226,7 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
   if (learner.d !== rf.d) throw new RangeError(`learner has d = ${learner.d}, features have d = ${rf.d}`);
   const from = opts.start?.history;
   if (from !== undefined && (from.m !== rf.m || from.t > T)) throw new RangeError(`cannot continue a history of ${from.t} blocks of m = ${from.m} to T = ${T} with m = ${rf.m}`);
-  const history = from !== undefined ? History.restore({ m: from.m, t: from.t, scale: from.scale, firstLive: from.firstLive, stored: from.stored, capacity: T }) : new History({ m: rf.m, capacity: T });
+  const history = from !== undefined ? from.copy(T) : new History({ m: rf.m, capacity: T });
   const profile = opts.profile ? new RunProfile() : undefined;
   const evaluator = new Evaluator(history, rf, { ...opts.engine, ...(profile ? { profile } : {}) });
   // Timing marks: free when the run is not profiled.

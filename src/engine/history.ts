@@ -102,6 +102,19 @@ export class History extends ScaledHistory {
   }
 
   /**
+   * A history of its own with this one's blocks, scale and first live block,
+   * with room for `capacity` blocks (default: just these): what outlives a
+   * run that goes on appending (a checkpoint), or continues one.
+   *
+   * @example
+   * const snapshot = history.copy();           // t blocks, unchanged by later appends
+   * const longer = history.copy(history.t + 100); // room for 100 more
+   */
+  copy(capacity = this.t): History {
+    return History.restore({ m: this.m, t: this.t, scale: this.scale, firstLive: this.firstLive, stored: this.stored, capacity });
+  }
+
+  /**
    * A history of `blocks` blocks of `m` features whose coefficients are
    * uniform in [−0.5, 0.5), drawn from `rng` block by block: a workload for
    * measuring the kernel (the ceiling of `scaling`, the benchmarks), not a model.
