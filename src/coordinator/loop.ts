@@ -307,7 +307,7 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
       const alongside = (): void => {
         const a0 = now();
         bias?.update(eta, f, w, batch.nPoints);
-        let mark = now();
+        const mark = now();
         profile?.add('weights', mark - a0);
         if (val && fVal) {
           for (let p = 0; p < val.nPoints; p++) fVal[p] *= factor;
@@ -324,14 +324,17 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
           }
           if (profile) profile.pointBlocks += val.nPoints;
           profile?.add('validation', now() - mark);
-          mark = now();
         }
         // Batch t's points and weights are used up; the draw depends on the stream and t + 1 alone.
-        if (cache && t < T) {
-          stateBeforeNext = opts.onIteration ? rng.state() : undefined;
-          next = learner.sample(rng, t + 1);
-          profile?.add('sampling', now() - mark);
-        }
+        if (cache && t < T) drawNext();
+      };
+      /** Draws batch t + 1 into `next`, keeping the stream's state before it (the state after iteration t). */
+      const drawNext = (): Batch => {
+        const d0 = now();
+        stateBeforeNext = opts.onIteration ? rng.state() : undefined;
+        next = learner.sample(rng, t + 1);
+        profile?.add('sampling', now() - d0);
+        return next;
       };
       /** Runs `work` on the calling thread during an engine call and books that call's own time as evaluation. */
       const during = async (call: (work: () => void) => Promise<unknown>, work: () => void): Promise<void> => {
@@ -345,7 +348,9 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
         });
         profile?.add('evaluation', now() - c0 - (profile.phase('workers') - waited) - workMs);
       };
-      if (cache && t < T && history.shrinkIsLazy(factor)) {
+      // Overlap the new block with the call unless it is the last iteration or the shrink rewrites the stored blocks.
+      const ahead = t < T && history.shrinkIsLazy(factor);
+      if (cache && ahead) {
         // The workers add the block before (t − 2) at every row while the calling thread builds block t − 1,
         // finishes iteration t and draws batch t + 1; then it reads f at batch t + 1 from the cache, adding
         // block t − 1 there itself. The cache stays a block behind until the last iteration.
@@ -364,23 +369,19 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
         // The calling thread finishes iteration t, and draws batch t + 1, while the workers add block t − 1 at every row.
         addBlock(batch.X);
         await during((work) => evaluator.updateRows(cache, work), alongside);
-      } else if (t < T && history.shrinkIsLazy(factor)) {
+      } else if (ahead) {
         // Batch t + 1 is drawn now (the draw depends on the stream and t + 1 alone), and the workers
         // evaluate it over the blocks before t − 1 while the calling thread builds block t − 1 from
         // batch t (kept in xNow) and finishes iteration t; then it adds the chunk block t − 1 falls in.
         if (xNow.length < batch.nPoints * rf.d) xNow = new Float64Array(batch.nPoints * rf.d);
         xNow.set(batch.X.subarray(0, batch.nPoints * rf.d));
-        t0 = now();
-        stateBeforeNext = opts.onIteration ? rng.state() : undefined;
-        const drawn = learner.sample(rng, t + 1);
-        profile?.add('sampling', now() - t0);
+        const drawn = drawNext();
         if (fNext.length < drawn.nPoints) fNext = new Float64Array(drawn.nPoints);
         await during((work) => evaluator.evaluateAppending(drawn.X, drawn.nPoints, fNext, 1, work), () => {
           addBlock(xNow);
           alongside();
         });
         [f, fNext] = [fNext, f];
-        next = drawn;
         ready = true;
       } else {
         addBlock(batch.X);
