@@ -65,6 +65,11 @@ export function rowGrain(n: number, parts: number): number {
   return Math.max(1, Math.min(grain, Math.floor(n / parts)));
 }
 
+/** Chunks per unit of a parallel call over `chunks` chunks: one, unless there are more chunks than a board has units. */
+function chunkGrain(chunks: number): number {
+  return Math.max(1, Math.ceil(chunks / MAX_UNITS));
+}
+
 /** How a history evaluator of either kind runs. None of these options changes a result except `chunkSize`. */
 export interface EngineOptions {
   /**
@@ -165,7 +170,7 @@ export abstract class HistoryEvaluator {
     const { chunkFrom, chunkTo } = plan.task;
     if (this.profile) this.profile.pointBlocks += (plan.task.lastBlock - plan.task.firstBlock) * nPoints;
     const parts = this.threadsFor(plan.work, chunkTo - chunkFrom);
-    this.calls.workerChunks += await this.runUnits(plan.task, Math.max(1, Math.ceil((chunkTo - chunkFrom) / MAX_UNITS)), parts);
+    this.calls.workerChunks += await this.runUnits(plan.task, chunkGrain(chunkTo - chunkFrom), parts);
     return this.finish(plan.task, out);
   }
 
@@ -217,8 +222,7 @@ export abstract class HistoryEvaluator {
       this.runner.run(task);
     } else {
       const settled: EvalTask = { ...task, chunkTo: changed, lastBlock: Math.min(task.lastBlock, changed * this.chunkSize) };
-      const grain = Math.max(1, Math.ceil((changed - task.chunkFrom) / MAX_UNITS));
-      this.calls.workerChunks += await this.runUnits(settled, grain, parts, () => {
+      this.calls.workerChunks += await this.runUnits(settled, chunkGrain(changed - task.chunkFrom), parts, () => {
         appendChecked();
         if (!failure) this.runner.run({ ...task, chunkFrom: changed });
       });
