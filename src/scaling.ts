@@ -155,8 +155,8 @@ export async function scaling(opts: ScalingOptions): Promise<ScalingResult> {
     }
   }
   const first = runs[0];
-  const hyperparameters = first!.header.hyperparameters as Record<string, unknown>;
-  const evaluation = first!.header.evaluation;
+  const hyperparameters = first.header.hyperparameters as Record<string, unknown>;
+  const evaluation = first.header.evaluation;
   return {
     learner: spec.name,
     hyperparameters,

@@ -42,6 +42,9 @@ function cpuHierarchies(root: string): Hierarchy[] {
   const membership = readText(join(root, 'proc/self/cgroup'));
   const mounts = readText(join(root, 'proc/self/mountinfo'));
   if (membership === undefined || mounts === undefined) return [];
+  // The process's cgroup in each kind of hierarchy: "0::<path>" (v2), "<id>:<controllers>:<path>" (v1).
+  const entries = membership.split('\n').map((l) => l.split(':')).filter((f) => f.length >= 3);
+  const pathIn = { 2: entries.find((f) => f[0] === '0' && f[1] === '')?.slice(2).join(':'), 1: entries.find((f) => f[1].split(',').includes('cpu'))?.slice(2).join(':') };
   const found: Hierarchy[] = [];
   for (const line of mounts.split('\n')) {
     // "36 35 98:0 <root> <mount point> <options> [optional fields] - <fstype> <source> <super options>"
@@ -52,16 +55,9 @@ function cpuHierarchies(root: string): Hierarchy[] {
     const mountRoot = fields[3];
     const mountPoint = fields[4];
     if (mountRoot === undefined || mountPoint === undefined) continue;
-    let cgroupPath: string | undefined;
-    let version: 1 | 2;
-    if (fstype === 'cgroup2') {
-      version = 2;
-      cgroupPath = membership.split('\n').find((l) => l.startsWith('0::'))?.slice(3);
-    } else if (fstype === 'cgroup' && superOptions.split(',').includes('cpu')) {
-      version = 1;
-      cgroupPath = membership.split('\n').map((l) => l.split(':')).find((f) => f.length >= 3 && f[1].split(',').includes('cpu'))?.slice(2).join(':');
-    } else continue;
-    if (cgroupPath === undefined) continue;
+    const version = fstype === 'cgroup2' ? 2 : fstype === 'cgroup' && superOptions.split(',').includes('cpu') ? 1 : undefined;
+    const cgroupPath = version !== undefined ? pathIn[version] : undefined;
+    if (version === undefined || cgroupPath === undefined) continue;
     // The process's cgroup relative to what the mount shows (a container sees its own cgroup as the mount's root).
     const relative = posix.relative(mountRoot, cgroupPath);
     found.push({ version, mount: join(root, mountPoint), path: relative.startsWith('..') ? '' : relative });
