@@ -34,6 +34,7 @@ import { History } from '../src/engine/history.ts';
 import { EvaluatorPool } from '../src/engine/pool.ts';
 import type { RandomFeatures } from '../src/engine/random-features.ts';
 import { RowCache } from '../src/engine/row-cache.ts';
+import { median } from '../src/metrics/index.ts';
 import { lineChartSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
 
 const rf: RandomFeatures = { kernel: { kind: 'rbf', sigma: 1 }, seed: 5, d: 9, m: 64 };
@@ -102,7 +103,6 @@ async function rowsRun(start: History, X: Float64Array, alongside: boolean): Pro
   return (performance.now() - t0) / K;
 }
 
-const medianOf = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 const rows: Array<{ strategy: string; blocks: number; beforeMs: number; alongsideMs: number; savedMs: number; saved: number }> = [];
 const cases: Array<{ strategy: 'history' | 'rows'; blocks: number }> = [
   { strategy: 'history', blocks: 100 }, { strategy: 'history', blocks: 200 }, { strategy: 'history', blocks: 400 }, { strategy: 'rows', blocks: 200 },
@@ -119,8 +119,8 @@ for (const { strategy, blocks } of cases) {
     before.push(await run(false));
     along.push(await run(true));
   }
-  const b = medianOf(before);
-  const a = medianOf(along);
+  const b = median(before);
+  const a = median(along);
   rows.push({ strategy, blocks, beforeMs: b, alongsideMs: a, savedMs: b - a, saved: (b - a) / b });
 }
 await pool.close();
