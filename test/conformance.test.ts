@@ -104,11 +104,21 @@ describe.each(LEARNERS.map((spec) => [spec.name, spec] as const))('learner %s co
     const rng = seedrandom.alea('conformance');
     if (spec.kind === 'loop') {
       const learner = spec.create(ds, classes, params, resolveStep(spec, params, {})!);
+      let batch = learner.sample(rng, 1);
       for (let t = 1; t <= 3; t++) {
-        const batch = learner.sample(rng, t);
         const f = Float64Array.from({ length: batch.nPoints }, () => 2 * rng() - 1);
         const w = new Float64Array(batch.nPoints);
-        learner.weights(f, w);
+        learner.weights(f, w, batch);
+        // The loop draws batch t + 1 while it still needs batch t: batch t's points, rows and
+        // weights must come through the next draw unchanged (and the risk below is taken after it).
+        const X = batch.X.slice(0, batch.nPoints * ds.d);
+        const rows = batch.rows.slice(0, batch.nPoints);
+        const following = learner.sample(rng, t + 1);
+        expect(batch.X.subarray(0, X.length), `batch ${t}'s points after drawing batch ${t + 1}`).toEqual(X);
+        expect(batch.rows.subarray(0, rows.length), `batch ${t}'s rows after drawing batch ${t + 1}`).toEqual(rows);
+        const again = new Float64Array(batch.nPoints);
+        learner.weights(f, again, batch);
+        expect(again, `batch ${t}'s weights after drawing batch ${t + 1}`).toEqual(w);
         const h = 1e-6;
         let checked = 0;
         for (let p = 0; p < batch.nPoints; p += Math.max(1, Math.floor(batch.nPoints / 12))) {
@@ -116,11 +126,12 @@ describe.each(LEARNERS.map((spec) => [spec.name, spec] as const))('learner %s co
           const down = f.slice();
           up[p] += h;
           down[p] -= h;
-          const numeric = (learner.risk(up) - learner.risk(down)) / (2 * h);
+          const numeric = (learner.risk(up, batch) - learner.risk(down, batch)) / (2 * h);
           expect(Math.abs(w[p] - numeric), `point ${p} at t = ${t}: weight ${w[p]}, finite difference ${numeric}`).toBeLessThan(1e-6 * (1 + Math.abs(numeric)));
           checked++;
         }
         expect(checked).toBeGreaterThan(5);
+        batch = following;
       }
     } else {
       const fitted = await spec.fit({ ds, classes, params, engine: { threads: 1 } });

@@ -129,14 +129,15 @@ describe('QS3ORAO weights', () => {
     const learner = new Qs3orao(MinMaxScaler.fit(uneven).transform(uneven), [1, 2, 3, 4, 5], { name: 'qs3orao', lambda: 0.1, gamma, batchSize: B, step: { kind: 'constant', eta: 0.1 } });
     const classSizes = learner.sources.byClass.map((r) => r.size);
     expect(new Set(classSizes).size).toBeGreaterThan(1);
-    const { nPoints } = learner.sample(samplingRng(9));
+    const batch = learner.sample(samplingRng(9));
+    const { nPoints } = batch;
     expect(nPoints).toBe(6 * B);
     const batchClass = Int32Array.from({ length: 5 * B }, (_, r) => Math.floor(r / B));
     const rng = seedrandom('f');
     const f = Float64Array.from({ length: nPoints }, () => rng() * 2 - 1);
     const w = new Float64Array(nPoints);
-    learner.weights(f, w);
-    expect(learner.risk(f)).toBeCloseTo(bruteForceRisk(batchClass, classSizes, B, gamma, f, B), 12);
+    learner.weights(f, w, batch);
+    expect(learner.risk(f, batch)).toBeCloseTo(bruteForceRisk(batchClass, classSizes, B, gamma, f, B), 12);
     const h = 1e-6;
     for (let p = 0; p < nPoints; p++) {
       const keep = f[p];

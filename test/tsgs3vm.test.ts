@@ -56,14 +56,14 @@ describe('the S3VM batch objective', () => {
         const batch = objective.sample(rng);
         const f = Float64Array.from({ length: batch.nPoints }, () => 3 * rng() - 1.5);
         const w = new Float64Array(batch.nPoints);
-        objective.weights(f, w);
+        objective.weights(f, w, batch);
         const h = 1e-7;
         for (let p = 0; p < batch.nPoints; p++) {
           const up = f.slice();
           const down = f.slice();
           up[p] += h;
           down[p] -= h;
-          expect(w[p], `point ${p}`).toBeCloseTo((objective.risk(up) - objective.risk(down)) / (2 * h), 5);
+          expect(w[p], `point ${p}`).toBeCloseTo((objective.risk(up, batch) - objective.risk(down, batch)) / (2 * h), 5);
         }
         // With the balance constraint the bias has no gradient left: Σ w = 0.
         if (balance === 'on') expect(Math.abs(w.reduce((a, b) => a + b, 0))).toBeLessThan(1e-12);

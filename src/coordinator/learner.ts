@@ -13,11 +13,12 @@ export interface Batch {
   readonly X: Float64Array;
   readonly nPoints: number;
   /**
-   * The dataset row each point was copied from (`rows[p]` for point p), when
-   * the learner declares {@link DsgLearner.sampledRows}: the loop then can read
-   * f at the batch from values it keeps at every row instead of the history.
+   * The dataset row each point was copied from (`rows[p]` for point p): where
+   * a learner finds the points' labels, and where a loop that keeps f at
+   * every row (the learner's {@link DsgLearner.sampledRows}) reads f at the
+   * batch instead of evaluating the history.
    */
-  readonly rows?: Int32Array;
+  readonly rows: Int32Array;
 }
 
 /**
@@ -74,24 +75,28 @@ export interface DsgLearner {
   /** The step schedule `η_t`. */
   readonly step: StepSize;
   /**
-   * Step 1: draws iteration `t`'s mini-batch. The returned arrays may be reused next call.
-   * The draw depends on `rng` and `t` alone (no state of the learner's own between
-   * calls): a saved run is continued by restoring the stream's state and t only.
+   * Step 1: draws iteration `t`'s mini-batch. The draw depends on `rng` and `t`
+   * alone (no state of the learner's own between calls): a saved run is
+   * continued by restoring the stream's state and t only. The returned arrays
+   * stay valid through the NEXT call and may be reused by the one after (two
+   * sets in turn: `BatchBuffers`, learners/sources.ts): the loop draws batch t + 1 while it
+   * still needs batch t (the conformance suite checks this).
    */
   sample(rng: Rng, t: number): Batch;
   /**
-   * Step 3: per-point weights `w_p` from `f` at the batch points, such that the
-   * new block is `α_t = -η_t Σ_p w_p φ_t(x_p)` (the learner's batch means included).
-   * May read the last draw (e.g. the labels of its points): the loop draws batch
-   * t + 1 only after batch t's weights.
+   * Step 3: per-point weights `w_p` from `f` at the points of `batch` (a batch
+   * this learner drew; its labels come from `batch.rows`), such that the new
+   * block is `α_t = -η_t Σ_p w_p φ_t(x_p)` (the learner's batch means
+   * included). Reads `batch`, never the last draw: the loop may have drawn
+   * batch t + 1 already.
    */
-  weights(f: Float64Array, w: Float64Array): void;
+  weights(f: Float64Array, w: Float64Array, batch: Batch): void;
   /**
-   * The empirical risk of the last sampled batch at values `f` — the function
-   * whose gradient with respect to `f` is {@link weights} (the conformance
-   * suite checks one against finite differences of the other).
+   * The empirical risk of `batch` at values `f` — the function whose gradient
+   * with respect to `f` is {@link weights} (the conformance suite checks one
+   * against finite differences of the other).
    */
-  risk(f: Float64Array): number;
+  risk(f: Float64Array, batch: Batch): number;
   /** The model's bias, when the learner has one (absent: `f` has no bias). */
   readonly bias?: LearnerBias;
   /**

@@ -203,12 +203,6 @@ export async function modelBias(bias: LearnerBias | undefined, evaluator: Evalua
   return bias.final.bias(await evaluator.evaluate(X, nPoints, new Float64Array(nPoints)));
 }
 
-/** The dataset rows of a batch of a learner that declares its sampled rows (the row cache needs them). */
-function rowsOf(batch: Batch): Int32Array {
-  if (batch.rows === undefined) throw new RangeError('a learner that declares sampled rows must give each batch its rows');
-  return batch.rows;
-}
-
 /**
  * Runs the doubly stochastic loop for `learner` up to iteration `T`: from
  * nothing, or from `start` (a run stopped at t = start.history.t, continued to
@@ -250,17 +244,16 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
   let metric: Progress['metric'];
   const breathe = eventLoopYielder();
   /**
-   * Batch t + 1, drawn during iteration t (while the workers add a block to the row cache, or
-   * before the call that evaluates it over the history while block t − 1 is built), and the
-   * stream's state before it was drawn.
+   * Batches drawn ahead, oldest first, each with the stream's state before its draw: during
+   * iteration t, batch t + 1 (while the workers add a block to the row cache, or before the call
+   * that evaluates it over the history) and, evaluating the history, batch t + 2 during that call.
+   * A learner's batch stays valid through its next draw (DsgLearner.sample), and no batch is drawn
+   * while one two draws older is still needed.
    */
-  let next: Batch | undefined;
-  let stateBeforeNext: SamplingState | undefined;
+  const ahead: Array<{ batch: Batch; before: SamplingState | undefined }> = [];
   /** f at batch t + 1, and whether `f` already holds f at batch t (evaluated during iteration t − 1). */
   let fNext = new Float64Array(0);
   let ready = false;
-  /** Batch t's points, kept while batch t + 1 is drawn into the learner's buffer. */
-  let xNow = new Float64Array(0);
   try {
     // A continued run's validation values start from f over the blocks it already has.
     if (val && fVal && history.t > 0) await evaluator.evaluate(val.X, val.nPoints, fVal);
@@ -270,15 +263,14 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
       await breathe();
       if (opts.signal?.aborted) throw new CancelledError(`training cancelled after ${t - 1} of ${T} iterations`);
       let t0 = now();
-      const batch = next ?? learner.sample(rng, t);
-      next = undefined;
+      const batch = ahead.shift()?.batch ?? learner.sample(rng, t);
       if (f.length < batch.nPoints) f = new Float64Array(batch.nPoints);
       if (w.length < batch.nPoints) w = new Float64Array(batch.nPoints);
       let t1 = now();
       profile?.add('sampling', t1 - t0);
       let waited = profile?.phase('workers') ?? 0;
       if (!ready) {
-        if (cache) evaluator.readRows(cache, rowsOf(batch), batch.X, batch.nPoints, f);
+        if (cache) evaluator.readRows(cache, batch.rows, batch.X, batch.nPoints, f);
         else await evaluator.evaluate(batch.X, batch.nPoints, f);
       }
       ready = false;
@@ -286,7 +278,7 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
       t0 = now();
       // The evaluator records its waits on the pool; the rest of the step is the calling thread's.
       profile?.add('evaluation', t0 - t1 - (profile.phase('workers') - waited));
-      learner.weights(f, w);
+      learner.weights(f, w, batch);
       const eta = stepAt(learner.step, t);
       const factor = 1 - eta * learner.lambda;
       profile?.add('weights', now() - t0);
@@ -325,16 +317,15 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
           if (profile) profile.pointBlocks += val.nPoints;
           profile?.add('validation', now() - mark);
         }
-        // Batch t's points and weights are used up; the draw depends on the stream and t + 1 alone.
-        if (cache && t < T) drawNext();
+        // Batch t's points and weights are used up; a draw depends on the stream and its t alone.
+        if (cache && t < T) drawTo(t + 1);
       };
-      /** Draws batch t + 1 into `next`, keeping the stream's state before it (the state after iteration t). */
-      const drawNext = (): Batch => {
+      /** Draws the batches up to `k` not drawn yet, each with the stream's state before it; returns batch `k`. */
+      const drawTo = (k: number): Batch => {
         const d0 = now();
-        stateBeforeNext = opts.onIteration ? rng.state() : undefined;
-        next = learner.sample(rng, t + 1);
+        while (t + ahead.length < k) ahead.push({ before: opts.onIteration ? rng.state() : undefined, batch: learner.sample(rng, t + ahead.length + 1) });
         profile?.add('sampling', now() - d0);
-        return next;
+        return ahead[k - t - 1].batch;
       };
       /** Runs `work` on the calling thread during an engine call and books that call's own time as evaluation. */
       const during = async (call: (work: () => void) => Promise<unknown>, work: () => void): Promise<void> => {
@@ -349,8 +340,8 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
         profile?.add('evaluation', now() - c0 - (profile.phase('workers') - waited) - workMs);
       };
       // Overlap the new block with the call unless it is the last iteration or the shrink rewrites the stored blocks.
-      const ahead = t < T && history.shrinkIsLazy(factor);
-      if (cache && ahead) {
+      const alongsideCall = t < T && history.shrinkIsLazy(factor);
+      if (cache && alongsideCall) {
         // The workers add the block before (t − 2) at every row while the calling thread builds block t − 1,
         // finishes iteration t and draws batch t + 1; then it reads f at batch t + 1 from the cache, adding
         // block t − 1 there itself. The cache stays a block behind until the last iteration.
@@ -358,10 +349,10 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
           addBlock(batch.X);
           alongside();
         });
-        const drawn = next!;
+        const drawn = ahead[0].batch;
         if (fNext.length < drawn.nPoints) fNext = new Float64Array(drawn.nPoints);
         t0 = now();
-        evaluator.readRows(cache, rowsOf(drawn), drawn.X, drawn.nPoints, fNext);
+        evaluator.readRows(cache, drawn.rows, drawn.X, drawn.nPoints, fNext);
         profile?.add('evaluation', now() - t0);
         [f, fNext] = [fNext, f];
         ready = true;
@@ -369,17 +360,16 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
         // The calling thread finishes iteration t, and draws batch t + 1, while the workers add block t − 1 at every row.
         addBlock(batch.X);
         await during((work) => evaluator.updateRows(cache, work), alongside);
-      } else if (ahead) {
-        // Batch t + 1 is drawn now (the draw depends on the stream and t + 1 alone), and the workers
-        // evaluate it over the blocks before t − 1 while the calling thread builds block t − 1 from
-        // batch t (kept in xNow) and finishes iteration t; then it adds the chunk block t − 1 falls in.
-        if (xNow.length < batch.nPoints * rf.d) xNow = new Float64Array(batch.nPoints * rf.d);
-        xNow.set(batch.X.subarray(0, batch.nPoints * rf.d));
-        const drawn = drawNext();
+      } else if (alongsideCall) {
+        // The workers evaluate batch t + 1 (drawn during the last call, or now) over the blocks
+        // before t − 1 while the calling thread builds block t − 1 from batch t, finishes iteration
+        // t and draws batch t + 2 (batch t is then used up); then it adds the chunk block t − 1 falls in.
+        const drawn = drawTo(t + 1);
         if (fNext.length < drawn.nPoints) fNext = new Float64Array(drawn.nPoints);
         await during((work) => evaluator.evaluateAppending(drawn.X, drawn.nPoints, fNext, 1, work), () => {
-          addBlock(xNow);
+          addBlock(batch.X);
           alongside();
+          if (t + 2 <= T) drawTo(t + 2);
         });
         [f, fNext] = [fNext, f];
         ready = true;
@@ -387,7 +377,8 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
         addBlock(batch.X);
         alongside();
       }
-      if (opts.onIteration) await opts.onIteration(t, history, evaluator, next ? stateBeforeNext! : rng.state(), bias);
+      // The stream's state after iteration t: before batch t + 1 was drawn.
+      if (opts.onIteration) await opts.onIteration(t, history, evaluator, ahead.length > 0 ? ahead[0].before! : rng.state(), bias);
       opts.onProgress?.({ t, T, elapsedMs: performance.now() - start, ...(metric ? { metric } : {}) });
     }
     const loopMs = performance.now() - start;

@@ -6,7 +6,7 @@
 import type { Dataset } from '../data/dataset.ts';
 import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import type { Batch, DsgLearner, Rng, SampledRows } from '../coordinator/learner.ts';
-import { binarySources, drawRows, type Source } from './sources.ts';
+import { BatchBuffers, binarySources, drawRows, type Source } from './sources.ts';
 import { sampledRows } from './sampled-rows.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import { marginLoss, marginLossDerivative, type MarginLoss } from './margin-losses.ts';
@@ -41,8 +41,7 @@ export class SupervisedDsg implements DsgLearner {
   private readonly rows: TrainingRows;
   private readonly labeled: Source;
   private readonly positive: number;
-  private readonly X: Float64Array;
-  private readonly drawn: Int32Array;
+  private readonly buffers: BatchBuffers;
   private readonly B: number;
 
   constructor(data: Dataset | TrainingRows, positive: number, params: DsgParams) {
@@ -55,8 +54,7 @@ export class SupervisedDsg implements DsgLearner {
     this.loss = params.loss;
     this.positive = positive;
     this.B = params.batchSize;
-    this.X = new Float64Array(this.B * rows.d);
-    this.drawn = new Int32Array(this.B);
+    this.buffers = new BatchBuffers(this.B, rows.d);
     this.sampledRows = sampledRows(rows, [this.labeled], this.B);
   }
 
@@ -67,36 +65,42 @@ export class SupervisedDsg implements DsgLearner {
    * const { X, nPoints } = learner.sample(samplingRng(seed)); // nPoints = B
    */
   sample(rng: Rng): Batch {
-    drawRows(this.rows, this.labeled, this.B, rng, this.X, 0, this.drawn);
-    return { X: this.X, nPoints: this.B, rows: this.drawn };
+    const { X, rows } = this.buffers.next();
+    drawRows(this.rows, this.labeled, this.B, rng, X, 0, rows);
+    return { X, nPoints: this.B, rows };
   }
 
   /**
    * The batch's risk `mean_r l(y_r f_r)` at `f`; its gradient is {@link weights}.
    *
    * @example
-   * learner.risk(fAtBatch);
+   * learner.risk(fAtBatch, batch);
    */
-  risk(f: Float64Array): number {
+  risk(f: Float64Array, batch: Batch): number {
     let s = 0;
     for (let r = 0; r < this.B; r++) {
-      const y = this.rows.label(this.drawn[r]) === this.positive ? 1 : -1;
+      const y = this.y(batch, r);
       s += marginLoss(this.loss, y * f[r]);
     }
     return s / this.B;
   }
 
   /**
-   * `w_i = y_i l'(y_i f_i) / B` for the rows of the last sample.
+   * `w_i = y_i l'(y_i f_i) / B` for the rows of `batch`.
    *
    * @example
-   * learner.weights(fAtBatch, w);
+   * learner.weights(fAtBatch, w, batch);
    */
-  weights(f: Float64Array, w: Float64Array): void {
+  weights(f: Float64Array, w: Float64Array, batch: Batch): void {
     for (let r = 0; r < this.B; r++) {
-      const y = this.rows.label(this.drawn[r]) === this.positive ? 1 : -1;
+      const y = this.y(batch, r);
       w[r] = (y * marginLossDerivative(this.loss, y * f[r])) / this.B;
     }
+  }
+
+  /** The ±1 label of point `r` of `batch`. */
+  private y(batch: Batch, r: number): number {
+    return this.rows.label(batch.rows[r]) === this.positive ? 1 : -1;
   }
 }
 

@@ -165,7 +165,7 @@ export const frs3vmSpec: DirectLearnerSpec = {
         const batch = objective.sample(rng);
         await evaluator.evaluate(batch.X, batch.nPoints, f);
         for (let p = 0; p < batch.nPoints; p++) f[p] += bias.value;
-        objective.weights(f, w);
+        objective.weights(f, w, batch);
         const eta = stepAt(step, t);
         for (let i = 0; i < K; i++) grads[i] = ops.project(features, i, batch.X, batch.nPoints, w, evaluator.frequencies);
         history.shrink(1 - eta);

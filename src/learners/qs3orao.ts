@@ -35,7 +35,7 @@ import type { TaskClasses } from '../model/task.ts';
 import { LAMBDA_PARAM, lambdaDefaultStep, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
 import type { NumbersParam, ParamValue } from './params.ts';
 import { aucRisk, aucWeights, type PairMasses } from './auc-risk.ts';
-import { classSources, drawRows, type ClassSources } from './sources.ts';
+import { BatchBuffers, classSources, drawRows, type ClassSources } from './sources.ts';
 import { sampledRows } from './sampled-rows.ts';
 import type { LoopLearnerSpec, Params } from './spec.ts';
 
@@ -109,13 +109,12 @@ export class Qs3orao implements DsgLearner {
   readonly sources: ClassSources;
   readonly sampledRows: SampledRows;
   private readonly rows: TrainingRows;
-  private readonly drawn: Int32Array;
+  private readonly buffers: BatchBuffers;
   private readonly k: number;
   private readonly B: number;
   /** Unlabeled rows per batch: B, or 0 when every γ_j = 1. */
   private readonly BU: number;
   private readonly masses: PairMasses[];
-  private readonly X: Float64Array;
   private readonly tmp: Float64Array;
 
   constructor(data: Dataset | TrainingRows, classes: readonly number[], params: Qs3oraoParams) {
@@ -142,8 +141,7 @@ export class Qs3orao implements DsgLearner {
       this.sources.byClass.map((source) => source.size),
       this.B,
     );
-    this.X = new Float64Array((this.k * this.B + this.BU) * rows.d);
-    this.drawn = new Int32Array(this.k * this.B + this.BU);
+    this.buffers = new BatchBuffers(this.k * this.B + this.BU, rows.d);
     this.sampledRows = sampledRows(rows, this.BU > 0 ? [...this.sources.byClass, this.sources.U] : this.sources.byClass, this.k * this.B + this.BU);
     this.tmp = new Float64Array(this.k * this.B + this.BU);
   }
@@ -155,7 +153,8 @@ export class Qs3orao implements DsgLearner {
    * const { X, nPoints } = learner.sample(samplingRng(seed)); // nPoints = (k + 1)·B
    */
   sample(rng: Rng): Batch {
-    const { B, BU, X, rows, k, drawn } = this;
+    const { B, BU, rows, k } = this;
+    const { X, rows: drawn } = this.buffers.next();
     for (let i = 0; i < k; i++) drawRows(rows, this.sources.byClass[i], B, rng, X, i * B, drawn.subarray(i * B, (i + 1) * B));
     if (BU > 0) drawRows(rows, this.sources.U, BU, rng, X, k * B, drawn.subarray(k * B));
     return { X, nPoints: k * B + BU, rows: drawn };
@@ -173,9 +172,9 @@ export class Qs3orao implements DsgLearner {
    * mass-weighted all-pairs QSG-S2AUC risks; its gradient is {@link weights}.
    *
    * @example
-   * learner.risk(fAtBatch);
+   * learner.risk(fAtBatch, batch);
    */
-  risk(f: Float64Array): number {
+  risk(f: Float64Array, _batch: Batch): number {
     let s = 0;
     for (let j = 0; j < this.k - 1; j++) {
       const [fN, fP, fU] = this.split(f, j);
@@ -189,9 +188,9 @@ export class Qs3orao implements DsgLearner {
    * QSG-S2AUC weights (see {@link aucWeights}), O(k·(k + 1)·B).
    *
    * @example
-   * learner.weights(fAtBatch, w); // then α_t = −η_t Σ_p w[p] φ_t(x_p)
+   * learner.weights(fAtBatch, w, batch); // then α_t = −η_t Σ_p w[p] φ_t(x_p)
    */
-  weights(f: Float64Array, w: Float64Array): void {
+  weights(f: Float64Array, w: Float64Array, _batch: Batch): void {
     const n = this.k * this.B + this.BU;
     w.fill(0, 0, n);
     const { tmp } = this;

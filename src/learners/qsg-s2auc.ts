@@ -16,7 +16,7 @@ import type { Batch, DsgLearner, Rng, SampledRows } from '../coordinator/learner
 import type { StepSize } from '../coordinator/step-size.ts';
 import { aucRisk, aucWeights, GAMMA_PARAM } from './auc-risk.ts';
 import { LAMBDA_PARAM, lambdaDefaultStep, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
-import { binarySources, drawRows, type BinarySources } from './sources.ts';
+import { BatchBuffers, binarySources, drawRows, type BinarySources } from './sources.ts';
 import { sampledRows } from './sampled-rows.ts';
 import type { LoopLearnerSpec } from './spec.ts';
 
@@ -47,8 +47,7 @@ export class QsgS2auc implements DsgLearner {
   readonly sources: BinarySources;
   readonly sampledRows: SampledRows;
   private readonly rows: TrainingRows;
-  private readonly drawn: Int32Array;
-  private readonly X: Float64Array;
+  private readonly buffers: BatchBuffers;
   private readonly B: number;
   private readonly BU: number;
 
@@ -69,8 +68,7 @@ export class QsgS2auc implements DsgLearner {
     }
     this.B = params.batchSize;
     this.BU = params.gamma < 1 ? params.batchSize : 0;
-    this.X = new Float64Array((2 * this.B + this.BU) * rows.d);
-    this.drawn = new Int32Array(2 * this.B + this.BU);
+    this.buffers = new BatchBuffers(2 * this.B + this.BU, rows.d);
     const { P, N, U } = this.sources;
     this.sampledRows = sampledRows(rows, this.BU > 0 ? [P, N, U] : [P, N], 2 * this.B + this.BU);
   }
@@ -82,7 +80,8 @@ export class QsgS2auc implements DsgLearner {
    * const { X, nPoints } = learner.sample(samplingRng(seed)); // nPoints = 3B
    */
   sample(rng: Rng): Batch {
-    const { B, BU, X, rows, drawn } = this;
+    const { B, BU, rows } = this;
+    const { X, rows: drawn } = this.buffers.next();
     drawRows(rows, this.sources.P, B, rng, X, 0, drawn.subarray(0, B));
     drawRows(rows, this.sources.N, B, rng, X, B, drawn.subarray(B, 2 * B));
     if (BU > 0) drawRows(rows, this.sources.U, BU, rng, X, 2 * B, drawn.subarray(2 * B));
@@ -90,12 +89,14 @@ export class QsgS2auc implements DsgLearner {
   }
 
   /**
-   * The batch's all-pairs risk at `f` (see {@link aucRisk}); its gradient is {@link weights}.
+   * The batch's all-pairs risk at `f` (see {@link aucRisk}); its gradient is
+   * {@link weights}. Only the batch's layout matters: B positives, B
+   * negatives, then B unlabeled points.
    *
    * @example
-   * learner.risk(fAtBatch);
+   * learner.risk(fAtBatch, batch);
    */
-  risk(f: Float64Array): number {
+  risk(f: Float64Array, _batch: Batch): number {
     const { B, BU } = this;
     return aucRisk(this.gamma, f.subarray(0, B), f.subarray(B, 2 * B), f.subarray(2 * B, 2 * B + BU));
   }
@@ -104,9 +105,9 @@ export class QsgS2auc implements DsgLearner {
    * Closed-form all-pairs weights of the batch (see {@link aucWeights}).
    *
    * @example
-   * learner.weights(fAtBatch, w); // then α_t = −η_t Σ_p w[p] φ_t(x_p)
+   * learner.weights(fAtBatch, w, batch); // then α_t = −η_t Σ_p w[p] φ_t(x_p)
    */
-  weights(f: Float64Array, w: Float64Array): void {
+  weights(f: Float64Array, w: Float64Array, _batch: Batch): void {
     const { B, BU } = this;
     aucWeights(
       this.gamma,

@@ -32,7 +32,7 @@ import type { StepSize } from '../coordinator/step-size.ts';
 import { marginLoss, marginLossDerivative } from './margin-losses.ts';
 import type { ParamTable } from './params.ts';
 import type { Params } from './spec.ts';
-import { BALANCE_ROWS, binarySources, drawRows, sampleSource, type Source } from './sources.ts';
+import { BALANCE_ROWS, BatchBuffers, binarySources, drawRows, sampleSource, type Source } from './sources.ts';
 import { sampledRows } from './sampled-rows.ts';
 
 /** The non-convex losses on unlabeled points (the paper's Table 2). */
@@ -227,8 +227,7 @@ export class S3vmObjective implements DsgLearner {
   private readonly labeledRows: Source;
   private readonly unlabeledRows: Source;
   private readonly positive: number;
-  private readonly X: Float64Array;
-  private readonly drawn: Int32Array;
+  private readonly buffers: BatchBuffers;
   private readonly B: number;
   /** Values the losses are taken at, for the last call. */
   private readonly v: Float64Array;
@@ -245,8 +244,7 @@ export class S3vmObjective implements DsgLearner {
     this.labeledRows = L;
     this.unlabeledRows = U;
     this.B = settings.batchSize;
-    this.X = new Float64Array(2 * this.B * rows.d);
-    this.drawn = new Int32Array(2 * this.B);
+    this.buffers = new BatchBuffers(2 * this.B, rows.d);
     this.sampledRows = sampledRows(rows, [this.labeledRows, this.unlabeledRows], 2 * this.B);
     this.v = new Float64Array(2 * this.B);
     this.bias = this.makeBias();
@@ -260,24 +258,25 @@ export class S3vmObjective implements DsgLearner {
    */
   sample(rng: Rng): Batch {
     const { B } = this;
-    drawRows(this.rows, this.labeledRows, B, rng, this.X, 0, this.drawn.subarray(0, B));
-    drawRows(this.rows, this.unlabeledRows, B, rng, this.X, B, this.drawn.subarray(B));
-    return { X: this.X, nPoints: 2 * B, rows: this.drawn };
+    const { X, rows } = this.buffers.next();
+    drawRows(this.rows, this.labeledRows, B, rng, X, 0, rows.subarray(0, B));
+    drawRows(this.rows, this.unlabeledRows, B, rng, X, B, rows.subarray(B));
+    return { X, nPoints: 2 * B, rows };
   }
 
   /**
    * The batch's data terms `C mean_l hinge(y v_l) + C* mean_u u(v_u)` at values `f` (bias included).
    *
    * @example
-   * objective.risk(fAtBatch);
+   * objective.risk(fAtBatch, batch);
    */
-  risk(f: Float64Array): number {
+  risk(f: Float64Array, batch: Batch): number {
     const { B } = this;
     const { C, Cstar, loss, s } = this.settings;
     const v = this.values(f);
     let labeled = 0;
     let unlabeled = 0;
-    for (let r = 0; r < B; r++) labeled += marginLoss('hinge', this.y(r) * v[r]);
+    for (let r = 0; r < B; r++) labeled += marginLoss('hinge', this.y(batch, r) * v[r]);
     for (let r = B; r < 2 * B; r++) unlabeled += unlabeledLoss(loss, v[r], s);
     return (C * labeled + Cstar * unlabeled) / B;
   }
@@ -286,15 +285,15 @@ export class S3vmObjective implements DsgLearner {
    * The gradient of {@link risk} with respect to the batch values.
    *
    * @example
-   * objective.weights(fAtBatch, w);
+   * objective.weights(fAtBatch, w, batch);
    */
-  weights(f: Float64Array, w: Float64Array): void {
+  weights(f: Float64Array, w: Float64Array, batch: Batch): void {
     const { B } = this;
     const { C, Cstar, loss, s, balance } = this.settings;
     const v = this.values(f);
     let sum = 0;
     for (let r = 0; r < B; r++) {
-      const y = this.y(r);
+      const y = this.y(batch, r);
       w[r] = (C * y * marginLossDerivative('hinge', y * v[r])) / B;
       sum += w[r];
     }
@@ -305,9 +304,9 @@ export class S3vmObjective implements DsgLearner {
     if (balance) for (let r = B; r < 2 * B; r++) w[r] -= sum / B;
   }
 
-  /** The ±1 label of labeled batch point `r`. */
-  private y(r: number): number {
-    return this.rows.label(this.drawn[r]) === this.positive ? 1 : -1;
+  /** The ±1 label of labeled point `r` of `batch`. */
+  private y(batch: Batch, r: number): number {
+    return this.rows.label(batch.rows[r]) === this.positive ? 1 : -1;
   }
 
   /** `v = f`, or with the class balance `f − mean_{u in batch} f + c`. */

@@ -157,6 +157,32 @@ export function binarySources(data: Dataset | TrainingRows, positive: number): B
 }
 
 /**
+ * A learner's batch arrays — the points (`points × d`, row-major) and their
+ * dataset rows — in two sets used in turn, so the batch a draw returns stays
+ * valid through the next draw (the contract of `DsgLearner.sample`: the loop
+ * draws batch t + 1 while it still builds block t from batch t).
+ *
+ * @example
+ * const buffers = new BatchBuffers(3 * B, d);
+ * const { X, rows } = buffers.next(); // the other set than last time
+ */
+export class BatchBuffers {
+  private readonly sets: ReadonlyArray<{ readonly X: Float64Array; readonly rows: Int32Array }>;
+  private turn = 0;
+
+  constructor(points: number, d: number) {
+    this.sets = [0, 1].map(() => ({ X: new Float64Array(points * d), rows: new Int32Array(points) }));
+  }
+
+  /** The set to draw the next batch into. */
+  next(): { readonly X: Float64Array; readonly rows: Int32Array } {
+    const set = this.sets[this.turn];
+    this.turn ^= 1;
+    return set;
+  }
+}
+
+/**
  * Draws `count` rows uniformly with replacement from `source` and copies them
  * into `X` starting at row `at`; returns the drawn dataset row indices.
  *
