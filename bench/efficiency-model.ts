@@ -23,9 +23,10 @@
  * where q = the threads the engine uses for that call (evaluator.ts:
  * min(p, units), 1 below DEFAULT_PARALLEL_MIN_WORK), s the serial loop time,
  * s∥ the part of it the calling thread does while the workers have the call
- * (building the new block and validation; with the row cache also drawing the
- * next batch, which then costs c·B more on the calling thread: the newest
- * block added at it, the cache being a block behind), a the serial call's fixed cost, c the point-block cost, o the
+ * (building the new block, validation and a draw: the batch after next
+ * evaluating the history, the next batch with the row cache, which then costs
+ * c·B more on the calling thread: the newest block added at it, the cache
+ * being a block behind), a the serial call's fixed cost, c the point-block cost, o the
  * parallel call's fixed cost (one worker; measured after a pause on the
  * calling thread, with the worker still spinning or asleep), w each further
  * worker's wake-up,
@@ -97,10 +98,11 @@ function serialMs(strategy: 'history' | 'rows'): { ms: number; alongsideMs: numb
   const one = run?.rows.find((r) => r.threads === 1)?.profile;
   if (!run || !one) throw new Error(`no profiled 1-thread scaling run with evaluation ${strategy} in bench/results`);
   const { sampling, weights, newBlock, shrinkAppend, validation, other } = one.phases;
-  // History: the new block (projection, shrink, append) and validation ride along the call that evaluates
-  // the next batch, drawn just before it. Rows: the same and the draw ride along the call that adds the
-  // block before it at every row (the next batch then gets the newest block on the calling thread: c·B).
-  const alongside = (strategy === 'rows' ? sampling : 0) + newBlock + shrinkAppend + (validation ?? 0);
+  // History: the new block (projection, shrink, append), validation and the draw of the batch after next
+  // ride along the call that evaluates the next batch. Rows: the same and the draw of the next batch ride
+  // along the call that adds the block before it at every row (the next batch then gets the newest block on
+  // the calling thread: c·B).
+  const alongside = sampling + newBlock + shrinkAppend + (validation ?? 0);
   return { ms: (sampling + weights + newBlock + shrinkAppend + (validation ?? 0) + other) / one.iterations, alongsideMs: alongside / one.iterations, from: `scaling-shuttle-T${run.iterations}.json` };
 }
 const serial = { history: serialMs('history'), rows: serialMs('rows') };
