@@ -48,7 +48,7 @@ export interface LearnerBias {
   /**
    * After iteration t's step `η_t`, with f (bias included) and the weights at
    * the batch points; e.g. `b ← b − η_t Σ_p w_p` (the gradient of the batch risk with respect to b).
-   * Reads its arguments only, never the last draw: the loop may have drawn batch t + 1 by then.
+   * Reads its arguments only, never the last draw: the loop may have drawn batch t + 1, or t + 2, by then.
    */
   update(eta: number, f: Float64Array, w: Float64Array, nPoints: number): void;
   /** Sets the running `b` (a continued run restores the value it stopped with). */
