@@ -42,6 +42,8 @@ export interface ScalingRow {
   readonly threads: number;
   /** Wall time of the whole `train` call (scaling, the loop or fit, thresholds), the fastest of the repeats, ms. */
   readonly wallMs: number;
+  /** Every training's wall time at this count, in the order the rounds ran, ms (`repeats` of them): how much the machine moved. */
+  readonly runsMs: readonly number[];
   /** Iterations T per second of wall time (absent for a learner without T). */
   readonly iterationsPerSecond?: number;
   /** Wall time at the smallest count over this wall time. */
@@ -117,7 +119,7 @@ export async function scaling(opts: ScalingOptions): Promise<ScalingResult> {
   const runs = [];
   for (const threads of counts) {
     const machineCeiling = threads === counts[0] ? (probe ? 1 : undefined) : await probe?.speedup(counts[0], threads);
-    runs.push({ threads, machineCeiling, wallMs: Infinity, hash: '', header: {} as Record<string, unknown>, kept: undefined as ProfileReport | undefined });
+    runs.push({ threads, machineCeiling, wallMs: Infinity, runsMs: [] as number[], hash: '', header: {} as Record<string, unknown>, kept: undefined as ProfileReport | undefined });
   }
   // Rounds alternate the counts (1, 2, 1, 2, …): a machine whose speed drifts slows every count alike.
   for (let r = 0; r < repeats; r++) {
@@ -126,6 +128,7 @@ export async function scaling(opts: ScalingOptions): Promise<ScalingResult> {
       const t0 = performance.now();
       const model = await train({ ...trainOptions, data, threads: run.threads, ...(profile ? { onProfile: (p: ProfileReport) => (report = p) } : {}) });
       const ms = performance.now() - t0;
+      run.runsMs.push(ms);
       if (ms < run.wallMs) {
         run.wallMs = ms;
         run.kept = report;
@@ -143,6 +146,7 @@ export async function scaling(opts: ScalingOptions): Promise<ScalingResult> {
       const row: ScalingRow = {
         threads: run.threads,
         wallMs: run.wallMs,
+        runsMs: run.runsMs,
         ...(typeof T === 'number' ? { iterationsPerSecond: T / (run.wallMs / 1000) } : {}),
         speedup,
         efficiency: speedup / (run.threads / first.threads),
@@ -172,7 +176,8 @@ export async function scaling(opts: ScalingOptions): Promise<ScalingResult> {
 }
 
 /**
- * The result as a Markdown table: threads, wall time (s), iterations/s, speedup, efficiency.
+ * The result as a Markdown table: threads, wall time (s; the fastest run, and
+ * the slowest when a count ran more than once), iterations/s, speedup, efficiency.
  *
  * @example
  * process.stdout.write(scalingTable(result));
@@ -182,6 +187,7 @@ export function scalingTable(result: ScalingResult): string {
     result.rows.map((r) => ({
       threads: r.threads,
       'wall s': r.wallMs / 1000,
+      ...(r.runsMs.length > 1 ? { 'slowest s': Math.max(...r.runsMs) / 1000 } : {}),
       ...(r.iterationsPerSecond !== undefined ? { 'it/s': r.iterationsPerSecond } : {}),
       speedup: r.speedup,
       efficiency: r.efficiency,

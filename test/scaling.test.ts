@@ -64,6 +64,14 @@ describe('scaling', () => {
     expect(usedPool).toEqual([false, true, false, true, false, true]);
     expect(r.identical).toBe(true);
     expect(r.rows.map((row) => row.threads)).toEqual([1, 2]);
+    for (const row of r.rows) {
+      expect(row.runsMs).toHaveLength(3);
+      expect(row.wallMs).toBe(Math.min(...row.runsMs));
+    }
+    // The table shows the spread: the slowest run beside the fastest.
+    const table = scalingTable(r).trim().split('\n');
+    expect(table[0]).toMatch(/threads \|\s+wall s \|\s+slowest s \|\s+it\/s/);
+    expect(table[2]).toContain(String(Number((Math.max(...r.rows[0].runsMs) / 1000).toPrecision(3))));
   });
 
   it('draws speedup against threads with the ideal line and the machine ceiling, and tabulates each count', async () => {

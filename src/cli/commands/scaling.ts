@@ -32,7 +32,8 @@ Options:
   --learner <name>      ${LEARNER_NAMES.join(' | ')} (required)
   --threads <list>      comma-separated thread counts, e.g. 1,2,4,8 (required)
   --out <report>        write <report>.json and <report>.svg
-  --repeats <k>         runs per thread count, the fastest kept (default: 1),
+  --repeats <k>         runs per thread count, the fastest kept and the slowest
+                        shown beside it (default: 1),
                         in rounds that alternate the counts (1, 2, 1, 2, …)
                         so a machine whose speed drifts slows each alike;
                         on a machine shared with other jobs, 3 keeps a run
