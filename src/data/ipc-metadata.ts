@@ -32,7 +32,12 @@ import { Type } from 'apache-arrow/fb/type';
 /** Tables nested deeper than this are refused (as Arrow C++ does). */
 export const MAX_DEPTH = 128;
 
-/** What {@link checkMessageMetadata} and {@link checkFooterMetadata} throw: the metadata is malformed; the message says where. */
+/**
+ * What {@link checkMessageMetadata} and {@link checkFooterMetadata} throw: the metadata is malformed; the message says where.
+ *
+ * @example
+ * try { checkFooterMetadata(footer); } catch (e) { if (e instanceof MalformedMetadata) console.error(`bad Arrow file: ${e.message}`); }
+ */
 export class MalformedMetadata extends Error {
   override name = 'MalformedMetadata';
 }

@@ -5,6 +5,10 @@
  * `subarray` per block per call is garbage that grows with the history, and
  * the scavenges it causes stall whichever call the thread is in (on many
  * threads, nearly every call has a worker in one).
+ *
+ * @example
+ * const views = new RowViews(history.stored, history.width);
+ * kernel.alpha().set(views.row(i)); // block i's coefficients, the same view every call
  */
 export class RowViews {
   private readonly views: Float64Array[] = [];

@@ -220,12 +220,6 @@ function legendText(s: Series): string {
 }
 
 /**
- * Position of `v` along the axis, 0 at min and 1 at max.
- *
- * @example
- * frac(linearAxis(0, 1, true), 0.25); // 0.25
- */
-/**
  * An x axis's tick marks and labels, below a plot whose bottom edge is at `y`
  * (`px` maps a value to its x in the picture): what every chart draws there.
  *
@@ -254,6 +248,12 @@ export function titleSvg(title: string, width: number): string {
   return `<text x="${f(width / 2)}" y="28" font-size="${size}" font-weight="bold" text-anchor="middle" fill="#111111">${esc(title)}</text>`;
 }
 
+/**
+ * Position of `v` along the axis, 0 at min and 1 at max.
+ *
+ * @example
+ * frac(linearAxis(0, 1, true), 0.25); // 0.25
+ */
 export function frac(axis: Axis, v: number): number {
   if (axis.log) return (Math.log10(v) - Math.log10(axis.min)) / (Math.log10(axis.max) - Math.log10(axis.min));
   return (v - axis.min) / (axis.max - axis.min);
