@@ -7,12 +7,12 @@
  * 1 and 2 threads.
  *
  * Protocol per dataset and seed: dsgkit's `splitDataset` (20% of rows held
- * out, stratified), then (1 − hide) of the remaining rows labeled. GKM's σ, C
- * and C′ are chosen by `tune` (3-fold transductive cross-validation on the
+ * out, stratified), then (1 − hide) of the remaining rows labeled. GKM's σ
+ * and C are chosen by `tune` (3-fold transductive cross-validation on the
  * labeled rows: a fold's labels hidden, its rows kept in the graph, as the
  * LabelSpreading peer does) over GKM's search space with the hinge loss,
- * p = 1; every loss × p of the table then uses that σ and C (C′ as chosen at
- * p = 1, else the learner's default: the paper's condition for p ≥ 2).
+ * p = 1; every loss × p of the table then uses that σ and C, and the
+ * learner's default C′ (1 below p = 2, the paper's condition from p = 2).
  * Labels are cut by GKM's rule (class-mass normalisation, `prior`). Times are
  * per fit, without the search.
  *
@@ -45,14 +45,14 @@ const COMBOS = (['hinge', 'logistic'] as const).flatMap((loss) => [1, 2, 3].map(
 const quiet = { onWarning: () => {} };
 
 /**
- * σ, C (and C′ for the hinge, p = 1 fit) by `tune` as a user runs it: 3-fold
+ * σ and C by `tune` as a user runs it: 3-fold
  * transductive CV on the labeled rows (a fold's labels hidden, its rows kept
  * in the graph, as the LabelSpreading peer's CV does), over GKM's own search
- * space (σ₀·2⁻²…2², C, C′), scored by accuracy at the learner's cut.
+ * space (σ₀·2⁻²…2² × C), scored by accuracy at the learner's cut.
  */
-async function chooseByCv(tr: Dataset, seed: number): Promise<{ sigma: number; C: number; Cprime: number; cvAccuracy: number }> {
+async function chooseByCv(tr: Dataset, seed: number): Promise<{ sigma: number; C: number; cvAccuracy: number }> {
   const { best, table } = await tune({ learner: 'gkm', data: tr, folds: 3, loss: 'hinge', p: 1, seed, threads: 1, ...quiet });
-  return { sigma: best.sigma as number, C: best.C as number, Cprime: best.Cprime as number, cvAccuracy: table.find((r) => r.status === 'best')!.mean };
+  return { sigma: best.sigma as number, C: best.C as number, cvAccuracy: table.find((r) => r.status === 'best')!.mean };
 }
 
 interface PeerRecord {
@@ -83,18 +83,18 @@ for (const path of paths) {
   for (const { seed, train: tr, test } of splits) {
     const cv = await chooseByCv(tr, seed);
     chosen.push({ seed, ...cv });
-    console.error(`[gkm] ${name} seed ${seed}: σ = ${cv.sigma.toPrecision(3)}, C = ${cv.C}, C′ = ${cv.Cprime} (CV accuracy ${cv.cvAccuracy.toFixed(4)})`);
+    console.error(`[gkm] ${name} seed ${seed}: σ = ${cv.sigma.toPrecision(3)}, C = ${cv.C} (CV accuracy ${cv.cvAccuracy.toFixed(4)})`);
     for (const { loss, p } of COMBOS) {
       const key = `${loss} p=${p}`;
       const t0 = performance.now();
-      const model = await train({ learner: 'gkm', data: tr, sigma: cv.sigma, C: cv.C, ...(p === 1 ? { Cprime: cv.Cprime } : {}), loss, p, seed, threads: 1, ...quiet });
+      const model = await train({ learner: 'gkm', data: tr, sigma: cv.sigma, C: cv.C, loss, p, seed, threads: 1, ...quiet });
       (secs[key] ??= []).push((performance.now() - t0) / 1000);
       (acc[key] ??= []).push((await model.evaluate(test, { threads: 1 })).accuracy);
     }
     // Wall time of the table's first fit at 1 and 2 threads (same bytes), and with mini-batches of 16.
     for (const [slot, threads, batchSize] of [['one', 1, 1], ['two', 2, 1], ['twoBatch', 2, 16]] as const) {
       const t0 = performance.now();
-      const model = await train({ learner: 'gkm', data: tr, sigma: cv.sigma, C: cv.C, Cprime: cv.Cprime, seed, threads, batchSize, ...quiet });
+      const model = await train({ learner: 'gkm', data: tr, sigma: cv.sigma, C: cv.C, seed, threads, batchSize, ...quiet });
       threadTimes[slot].push((performance.now() - t0) / 1000);
       if (slot === 'twoBatch') threadTimes.accBatch.push((await model.evaluate(test, { threads: 1 })).accuracy);
     }
