@@ -44,5 +44,7 @@ export const tsgs3vmSpec: LoopLearnerSpec = {
     if (classes.kind !== 'binary') throw new Error('tsgs3vm needs a binary task');
     return new S3vmObjective(ds, classes.positive, s3vmSettings('tsgs3vm', ds, classes.positive, params, step));
   },
-  searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), C: [1, 10, 100], Cstar: [0.1, 1, 10] }),
+  // C up to 10³, the top of the paper's range: with C ≤ 100 the top value won every selection on the public
+  // sets. Over 10 seeds (README § TSGS3VM) pima 0.7539 → 0.7683, ionosphere 0.9372 → 0.9301.
+  searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), C: [1, 10, 100, 1000], Cstar: [0.1, 1, 10] }),
 };
