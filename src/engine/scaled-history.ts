@@ -25,6 +25,12 @@ const H_KIND = 5;
 /** Below this |s| (or above its inverse) the stored coefficients are renormalised. */
 export const RENORMALISE_BELOW = 1e-100;
 
+/** Whether a scale `s` may stand as it is (magnitude within [1e-100, 1e100]); outside, `shrink` folds it into the stored items. */
+function scaleInRange(s: number): boolean {
+  const mag = Math.abs(s);
+  return !(mag < RENORMALISE_BELOW || mag > 1 / RENORMALISE_BELOW);
+}
+
 /** The kinds of history the engine evaluates. */
 export type HistoryKind = 'rff' | 'sv';
 const KIND_CODE: Record<HistoryKind, number> = { rff: 0, sv: 1 };
@@ -131,8 +137,7 @@ export abstract class ScaledHistory {
     }
     const s = this.scale * factor;
     this.header[H_SCALE] = s;
-    const mag = Math.abs(s);
-    if (mag < RENORMALISE_BELOW || mag > 1 / RENORMALISE_BELOW) this.renormalise();
+    if (!scaleInRange(s)) this.renormalise();
   }
 
   /**
@@ -144,9 +149,7 @@ export abstract class ScaledHistory {
    * if (h.shrinkIsLazy(factor)) { … } // e.g. false for factor 0
    */
   shrinkIsLazy(factor: number): boolean {
-    if (!Number.isFinite(factor) || factor === 0) return false;
-    const mag = Math.abs(this.scale * factor);
-    return !(mag < RENORMALISE_BELOW || mag > 1 / RENORMALISE_BELOW);
+    return Number.isFinite(factor) && factor !== 0 && scaleInRange(this.scale * factor);
   }
 
   /**
