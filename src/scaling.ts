@@ -119,7 +119,7 @@ export async function scaling(opts: ScalingOptions): Promise<ScalingResult> {
   const runs = [];
   for (const threads of counts) {
     const machineCeiling = threads === counts[0] ? (probe ? 1 : undefined) : await probe?.speedup(counts[0], threads);
-    runs.push({ threads, machineCeiling, wallMs: Infinity, runsMs: [] as number[], hash: '', header: {} as Record<string, unknown>, kept: undefined as ProfileReport | undefined });
+    runs.push({ threads, machineCeiling, runsMs: [] as number[], hash: '', header: {} as Record<string, unknown>, kept: undefined as ProfileReport | undefined });
   }
   // Rounds alternate the counts (1, 2, 1, 2, …): a machine whose speed drifts slows every count alike.
   for (let r = 0; r < repeats; r++) {
@@ -128,11 +128,9 @@ export async function scaling(opts: ScalingOptions): Promise<ScalingResult> {
       const t0 = performance.now();
       const model = await train({ ...trainOptions, data, threads: run.threads, ...(profile ? { onProfile: (p: ProfileReport) => (report = p) } : {}) });
       const ms = performance.now() - t0;
+      // The profile of the count's fastest run so far.
+      if (ms < Math.min(...run.runsMs)) run.kept = report;
       run.runsMs.push(ms);
-      if (ms < run.wallMs) {
-        run.wallMs = ms;
-        run.kept = report;
-      }
       const h = createHash('sha256').update(model.toBytes()).digest('hex');
       if (run.hash !== '' && h !== run.hash) identical = false;
       run.hash = h;
@@ -142,12 +140,13 @@ export async function scaling(opts: ScalingOptions): Promise<ScalingResult> {
       const first = runs[0];
       if (run.hash !== first.hash) identical = false;
       const T = (run.header.hyperparameters as Record<string, unknown>).T;
-      const speedup = first.wallMs / run.wallMs;
+      const wallMs = Math.min(...run.runsMs);
+      const speedup = Math.min(...first.runsMs) / wallMs;
       const row: ScalingRow = {
         threads: run.threads,
-        wallMs: run.wallMs,
+        wallMs,
         runsMs: run.runsMs,
-        ...(typeof T === 'number' ? { iterationsPerSecond: T / (run.wallMs / 1000) } : {}),
+        ...(typeof T === 'number' ? { iterationsPerSecond: T / (wallMs / 1000) } : {}),
         speedup,
         efficiency: speedup / (run.threads / first.threads),
         ...(run.machineCeiling !== undefined ? { ceiling: run.machineCeiling } : {}),
