@@ -8,7 +8,7 @@
  *
  * Protocol per dataset and seed: dsgkit's `splitDataset` (20% of rows held
  * out, stratified), then (1 − hide) of the remaining rows labeled. GKM's σ
- * and C are chosen by `tune` (3-fold transductive cross-validation on the
+ * and C are chosen by `tune` (5-fold transductive cross-validation on the
  * labeled rows: a fold's labels hidden, its rows kept in the graph, as the
  * LabelSpreading peer does) over GKM's search space with the hinge loss,
  * p = 1; every loss × p of the table then uses that σ and C, and the
@@ -45,13 +45,13 @@ const COMBOS = (['hinge', 'logistic'] as const).flatMap((loss) => [1, 2, 3].map(
 const quiet = { onWarning: () => {} };
 
 /**
- * σ and C by `tune` as a user runs it: 3-fold
- * transductive CV on the labeled rows (a fold's labels hidden, its rows kept
+ * σ and C by `tune` as a user runs it: its default 5-fold
+ * transductive CV (the peers' CV has 5 folds too) on the labeled rows (a fold's labels hidden, its rows kept
  * in the graph, as the LabelSpreading peer's CV does), over GKM's own search
  * space (σ₀·2⁻²…2² × C), scored by accuracy at the learner's cut.
  */
 async function chooseByCv(tr: Dataset, seed: number): Promise<{ sigma: number; C: number; cvAccuracy: number }> {
-  const { best, table } = await tune({ learner: 'gkm', data: tr, folds: 3, loss: 'hinge', p: 1, seed, threads: 1, ...quiet });
+  const { best, table } = await tune({ learner: 'gkm', data: tr, loss: 'hinge', p: 1, seed, threads: 1, ...quiet });
   return { sigma: best.sigma as number, C: best.C as number, cvAccuracy: table.find((r) => r.status === 'best')!.mean };
 }
 
@@ -142,7 +142,7 @@ if (peerRows.length) {
   console.log(markdownTable(peerRows));
 }
 const out = writeBenchOutputs(opt.name, {
-  description: "GKM: accuracy/time for hinge & logistic × p = 1, 2, 3 (paper's Table 2 layout), σ and C by 3-fold transductive CV on labeled rows; peers svc and label-spreading-rbf from bench/peers/run_peers.py on the same splits; 1 vs 2 thread wall times.",
+  description: "GKM: accuracy/time for hinge & logistic × p = 1, 2, 3 (paper's Table 2 layout), σ and C by 5-fold transductive CV on labeled rows; peers svc and label-spreading-rbf from bench/peers/run_peers.py on the same splits; 1 vs 2 thread wall times.",
   machine: { cores: availableCores(), cpu: cpus()[0]?.model, loadavg: loadavg() },
   entries,
 }, lineChartSvg({ title: `GKM held-out accuracy, ${hide * 100}% of training labels hidden (mean of ${seeds.length} splits)`, xLabel: 'smoothness exponent p', yLabel: 'accuracy (%)', series }));
