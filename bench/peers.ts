@@ -194,7 +194,7 @@ async function benchDataset(path: string): Promise<{ entry: DatasetEntry; versio
     const only = opt.dsgkit?.split(',').filter(Boolean);
     const methods: DsgkitMethod[] = (only ?? DSGKIT_METHODS.map((m) => m.name)).map((name) => {
       const m = methodByName(name);
-      if (!m) throw new Error(`--dsgkit: no method '${name}' (a row of DSGKIT_METHODS, 'dsgkit <learner>' or 'dsgkit tune <learner>')`);
+      if (!m) throw new Error(`--dsgkit: no method '${name}' (a row of DSGKIT_METHODS, 'dsgkit <learner>' or 'dsgkit tune <learner>', either optionally followed by ' --iterations T')`);
       return m;
     });
     for (const m of methods.filter((m) => m.task === task)) {

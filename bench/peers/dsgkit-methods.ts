@@ -60,21 +60,27 @@ function heldOut(model: Model, testSet: Dataset, f: Float64Array): Pick<MethodRe
   return { metric: auc(testSet.y, f, { positive: model.task.positive }), accuracy: accuracy(testSet.y, predicted) };
 }
 
+/** ` --iterations T` as a method's name ends with it, when T is given (the CLI's flag for T). */
+function iterationsSuffix(T: number | undefined): string {
+  return T === undefined ? '' : ` --iterations ${T}`;
+}
+
 /**
- * A method that calls today's `train` at its defaults (plus the split's seed),
- * for any registered learner; its task (binary or ordinal) comes from the registry.
+ * A method that calls today's `train` at its defaults (plus the split's seed;
+ * T when given, as `--iterations T` would), for any registered learner; its
+ * task (binary or ordinal) comes from the registry.
  *
  * @example
  * const qsg = trainMethod('qsg-s2auc');
  * const r = await qsg.run(trainSet, testSet, 1); // { metric: 0.93…, accuracy: 0.88…, seconds: 6.1 }
  */
-export function trainMethod(learner: string): DsgkitMethod {
+export function trainMethod(learner: string, T?: number): DsgkitMethod {
   return {
-    name: `dsgkit ${learner}`,
+    name: `dsgkit ${learner}${iterationsSuffix(T)}`,
     task: learnerSpec(learner).task as Task,
     async run(trainSet, testSet, seed) {
       const t0 = performance.now();
-      const model = await train({ learner, data: trainSet, seed });
+      const model = await train({ learner, data: trainSet, seed, ...(T !== undefined ? { T } : {}) });
       const f = await model.decisionFunction(testSet);
       const seconds = (performance.now() - t0) / 1000;
       return { ...heldOut(model, testSet, f), seconds };
@@ -125,18 +131,20 @@ export function exactMethod(maxRows = EXACT_BENCH_ROWS): DsgkitMethod {
  * `tune` as a user runs it, for any registered learner: 5-fold CV over the
  * split's labeled training rows with successive halving over the learner's
  * search space (σ around the median heuristic σ₀), the winner refit on all
- * training rows; the time covers the whole search, the refit and scoring the test rows.
+ * training rows (to T iterations when given, as `--iterations T` would); the
+ * time covers the whole search, the refit and scoring the test rows.
  *
  * @example
  * const r = await tuneMethod('qsg-s2auc').run(trainSet, testSet, 1);
+ * methodByName('dsgkit tune tsgs3vm --iterations 1000'); // tuneMethod('tsgs3vm', 1000)
  */
-export function tuneMethod(learner: string): DsgkitMethod {
+export function tuneMethod(learner: string, T?: number): DsgkitMethod {
   return {
-    name: `dsgkit tune ${learner}`,
+    name: `dsgkit tune ${learner}${iterationsSuffix(T)}`,
     task: learnerSpec(learner).task as Task,
     async run(trainSet, testSet, seed) {
       const t0 = performance.now();
-      const { model, best } = await tune({ learner, data: trainSet, seed });
+      const { model, best } = await tune({ learner, data: trainSet, seed, ...(T !== undefined ? { T } : {}) });
       const f = await model.decisionFunction(testSet);
       const seconds = (performance.now() - t0) / 1000;
       const fmt = (v: unknown) => (typeof v === 'number' ? Number(v.toPrecision(3)) : Array.isArray(v) ? v.join('/') : v);
@@ -164,15 +172,18 @@ export const DSGKIT_METHODS: DsgkitMethod[] = [
 
 /**
  * The method a `--dsgkit` name asks for: a row of {@link DSGKIT_METHODS}, or
- * `dsgkit <learner>` / `dsgkit tune <learner>` for any registered learner.
+ * `dsgkit <learner>` / `dsgkit tune <learner>` for any registered learner,
+ * either followed by `--iterations T`.
  *
  * @example
  * methodByName('dsgkit tune tsgs3vm').task; // 'binary'
+ * methodByName('dsgkit tune tsgs3vm --iterations 1000'); // tune to T = 1,000
  */
 export function methodByName(name: string): DsgkitMethod | undefined {
   const listed = DSGKIT_METHODS.find((m) => m.name === name);
   if (listed) return listed;
-  const m = /^dsgkit (tune )?(\S+)$/.exec(name);
+  const m = /^dsgkit (tune )?(\S+)(?: --iterations ([1-9]\d*))?$/.exec(name);
   if (!m || !LEARNERS.some((l) => l.name === m[2])) return undefined;
-  return m[1] ? tuneMethod(m[2]) : trainMethod(m[2]);
+  const T = m[3] !== undefined ? Number(m[3]) : undefined;
+  return m[1] ? tuneMethod(m[2], T) : trainMethod(m[2], T);
 }
