@@ -15,6 +15,7 @@ import { RffKernel } from './kernel.ts';
 import { FrequencyStore } from './frequency-store.ts';
 import { History } from './history.ts';
 import type { RandomFeatures } from './random-features.ts';
+import { sliceSpan } from './chunks.ts';
 import { opensChunk } from './row-cache.ts';
 import { RowViews } from './row-views.ts';
 import { SharedRows } from './shared-rows.ts';
@@ -43,6 +44,12 @@ export interface TaskCommon {
   /** Only items in `[firstBlock, lastBlock)` count (dropped items and items appended after the call began are excluded). */
   readonly firstBlock: number;
   readonly lastBlock: number;
+  /**
+   * Point slices per chunk (default 1): the task's range is then in slices,
+   * slice `s` of chunk `c` being range index `c·slices + s` and covering the
+   * points {@link sliceSpan} gives (see chunks.ts, `slicesFor`).
+   */
+  readonly slices?: number;
 }
 
 /** A task over a random-feature {@link History} (the kind a task without `kind` has). */
@@ -103,8 +110,8 @@ export interface TaskReport {
   readonly busyMs: number;
 }
 
-/** Sums one chunk's items `[from, to)` at the task's points; returns a view of `nPoints` partial sums. */
-type ChunkSum = (from: number, to: number) => Float64Array;
+/** Sums one chunk's items `[from, to)` at the task's points `[p0, p1)`; returns a view of those `p1 − p0` partial sums. */
+type ChunkSum = (from: number, to: number, p0: number, p1: number) => Float64Array;
 
 /** How one kind of history sums a chunk: prepared once per task (points loaded, buffers mapped). */
 interface ItemKernel<T extends EvalTask> {
@@ -156,14 +163,14 @@ class RffItems implements ItemKernel<RffTask> {
     const alpha = kernel.alpha();
     const out = kernel.out().subarray(0, nPoints);
     const blocks = this.blocks.of(history);
-    return (from, to) => {
-      kernel.clearOut(nPoints);
+    return (from, to, p0, p1) => {
+      out.fill(0, p0, p1);
       for (let i = from; i < to; i++) {
         store.fill(i, omega);
         alpha.set(blocks.row(i));
-        kernel.accumulate(nPoints);
+        kernel.accumulate(p1 - p0, p0);
       }
-      return out;
+      return out.subarray(p0, p1);
     };
   }
 }
@@ -191,11 +198,11 @@ class SvItems implements ItemKernel<SvTask> {
     kernel.reserve(Math.max(1, nPoints), task.chunkSize);
     kernel.points().set(new Float64Array(task.points, 0, nPoints * kernel.d));
     const out = kernel.out().subarray(0, nPoints);
-    return (from, to) => {
-      kernel.clearOut(nPoints);
+    return (from, to, p0, p1) => {
+      out.fill(0, p0, p1);
       kernel.load(history.rows, history.stored, from, to);
-      kernel.accumulate(spec, nPoints, to - from);
-      return out;
+      kernel.accumulate(spec, p1 - p0, to - from, p0);
+      return out.subarray(p0, p1);
     };
   }
 }
@@ -343,23 +350,32 @@ export class ChunkRunner {
     const results = new Float64Array(task.results);
     if (results.length < (task.chunkTo - task.resultBase) * nPoints) throw new RangeError('evaluation task: results buffer too small');
     const chunkSum = items.prepare(task);
-    return (c0, c1) => {
-      for (let c = c0; c < c1; c++) {
+    const S = task.slices ?? 1;
+    // Range indices [i0, i1) are slices: chunk c's slices s0 … s1 − 1 sum its items at those slices' points.
+    return (i0, i1) => {
+      for (let c = Math.floor(i0 / S); c * S < i1; c++) {
+        const [p0] = sliceSpan(Math.max(i0, c * S) - c * S, S, nPoints);
+        const [, p1] = sliceSpan(Math.min(i1, (c + 1) * S) - c * S - 1, S, nPoints);
+        if (p1 <= p0) continue;
         const from = Math.max(c * chunkSize, task.firstBlock);
         const to = Math.min((c + 1) * chunkSize, task.lastBlock);
-        results.set(chunkSum(from, to), (c - task.resultBase) * nPoints);
+        results.set(chunkSum(from, to, p0, p1), (c - task.resultBase) * nPoints + p0);
       }
     };
   }
 }
 
 /**
- * The range a task's work is cut along: its chunks `[chunkFrom, chunkTo)`, or
- * for blocks into cached rows its rows `[rowFrom, rowTo)`.
+ * The range a task's work is cut along: its chunks `[chunkFrom, chunkTo)` (in
+ * slices when the task cuts its chunks into point slices), or for blocks into
+ * cached rows its rows `[rowFrom, rowTo)`.
  *
  * @example
- * taskRange({ ...evalTask, chunkFrom: 3, chunkTo: 9 }); // [3, 9]
+ * taskRange({ ...evalTask, chunkFrom: 3, chunkTo: 9 });            // [3, 9]
+ * taskRange({ ...evalTask, chunkFrom: 3, chunkTo: 9, slices: 4 }); // [12, 36]
  */
 export function taskRange(task: EngineTask): [number, number] {
-  return task.kind === 'rows' ? [task.rowFrom, task.rowTo] : [task.chunkFrom, task.chunkTo];
+  if (task.kind === 'rows') return [task.rowFrom, task.rowTo];
+  const S = task.slices ?? 1;
+  return [task.chunkFrom * S, task.chunkTo * S];
 }

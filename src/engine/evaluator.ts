@@ -13,7 +13,7 @@
  */
 import { ChunkRunner, type EngineTask, type EvalTask, type RffTask, type RowsTask, type SvTask, type TaskCommon } from './chunk-runner.ts';
 import type { RunProfile } from './profile.ts';
-import { chunkSpan, DEFAULT_CHUNK_SIZE, reduceChunks } from './chunks.ts';
+import { chunkSpan, DEFAULT_CHUNK_SIZE, reduceChunks, slicesFor } from './chunks.ts';
 import type { History } from './history.ts';
 import { defaultThreads, EvaluatorPool } from './pool.ts';
 import { FrequencyStore } from './frequency-store.ts';
@@ -65,7 +65,7 @@ export function rowGrain(n: number, parts: number): number {
   return Math.max(1, Math.min(grain, Math.floor(n / parts)));
 }
 
-/** Chunks per unit of a parallel call over `chunks` chunks: one, unless there are more chunks than a board has units. */
+/** Range indices (chunks, or point slices) per unit of a parallel call over `chunks` of them: one, unless there are more than a board has units. */
 function chunkGrain(chunks: number): number {
   return Math.max(1, Math.ceil(chunks / MAX_UNITS));
 }
@@ -139,7 +139,7 @@ export abstract class HistoryEvaluator {
     return this.calls.parallel;
   }
 
-  /** Chunks the pool's workers have computed so far (0 when every call stayed on the calling thread). */
+  /** Chunks the pool's workers have computed so far (0 when every call stayed on the calling thread; a chunk cut into point slices counts by its slices' share). */
   get workerChunks(): number {
     return this.calls.workerChunks;
   }
@@ -169,8 +169,7 @@ export abstract class HistoryEvaluator {
     if (plan === undefined) return out.fill(0, 0, nPoints);
     const { chunkFrom, chunkTo } = plan.task;
     if (this.profile) this.profile.pointBlocks += (plan.task.lastBlock - plan.task.firstBlock) * nPoints;
-    const parts = this.threadsFor(plan.work, chunkTo - chunkFrom);
-    this.calls.workerChunks += await this.runUnits(plan.task, chunkGrain(chunkTo - chunkFrom), parts);
+    await this.runChunks(plan.task, this.threadsFor(plan.work, chunkTo - chunkFrom));
     return this.finish(plan.task, out);
   }
 
@@ -222,7 +221,7 @@ export abstract class HistoryEvaluator {
       this.runner.run(task);
     } else {
       const settled: EvalTask = { ...task, chunkTo: changed, lastBlock: Math.min(task.lastBlock, changed * this.chunkSize) };
-      this.calls.workerChunks += await this.runUnits(settled, chunkGrain(changed - task.chunkFrom), parts, () => {
+      await this.runChunks(settled, parts, () => {
         appendChecked();
         if (!failure) this.runner.run({ ...task, chunkFrom: changed });
       });
@@ -257,6 +256,18 @@ export abstract class HistoryEvaluator {
       for (const r of report.busy) profile.worker(r.thread, r.busyMs);
     }
     return report.workerUnits;
+  }
+
+  /**
+   * Runs a task's chunks on `parts` threads ({@link runUnits}), cut into
+   * point slices where the chunks alone would give the threads too few units
+   * (`slicesFor`, chunks.ts), and books the workers' share in chunks.
+   */
+  private async runChunks(task: EvalTask, parts: number, meanwhile?: () => void): Promise<void> {
+    const chunks = task.chunkTo - task.chunkFrom;
+    const S = parts > 1 ? slicesFor(chunks, task.nPoints, parts) : 1;
+    const units = await this.runUnits(S > 1 ? { ...task, slices: S } : task, chunkGrain(chunks * S), parts, meanwhile);
+    this.calls.workerChunks += units / S;
   }
 
   /** Threads a call of `work` (in {@link DEFAULT_PARALLEL_MIN_WORK} units) that can be cut into `parts` is split over. */

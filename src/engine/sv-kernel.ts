@@ -233,15 +233,17 @@ export class SvKernel {
   }
 
   /**
-   * `out[p] += Σ_{i < nEntries} beta[i]·K(x_{index[i]}, x_p)` for `p < nPoints`,
-   * with the chunk as it is now. A point's result does not depend on
-   * `nPoints` or on the other points.
+   * `out[p] += Σ_{i < nEntries} beta[i]·K(x_{index[i]}, x_p)` for
+   * `first ≤ p < first + nPoints`, with the chunk as it is now. A point's
+   * result does not depend on `nPoints`, on `first` or on the other points.
    *
    * @example
    * k.accumulate({ kind: 'laplacian', sigma: 0.5 }, n, count);
+   * k.accumulate({ kind: 'rbf', sigma: 1 }, 48, count, 96); // points 96 … 143 only
    */
-  accumulate(kernel: KernelSpec, nPoints: number, nEntries: number): void {
-    this.checkPoints(nPoints);
+  accumulate(kernel: KernelSpec, nPoints: number, nEntries: number, first = 0): void {
+    if (!Number.isInteger(first) || first < 0) throw new RangeError(`SvKernel: first must be an integer ≥ 0, got ${first}`);
+    this.checkPoints(first + nPoints);
     checkKernelSpec(kernel);
     if (!Number.isInteger(nEntries) || nEntries < 0 || nEntries > this.stride) throw new RangeError(`SvKernel: nEntries must be an integer in [0, ${this.stride}], got ${nEntries}`);
     if (nPoints === 0 || nEntries === 0) return;
@@ -254,7 +256,7 @@ export class SvKernel {
       beta.fill(0, nEntries, E);
     }
     const run = kernel.kind === 'rbf' ? this.ex.accumulateRbf : this.ex.accumulateLaplacian;
-    run(lay.points, nPoints, this.d, this.rows.offset, lay.index, lay.beta, E, -kernel.sigma, lay.out);
+    run(lay.points + 8 * first * this.d, nPoints, this.d, this.rows.offset, lay.index, lay.beta, E, -kernel.sigma, lay.out + 8 * first);
   }
 
   /**
