@@ -30,7 +30,9 @@
  * parallel call's fixed cost (one worker; measured after a pause on the
  * calling thread, with the worker still spinning or asleep), w each further
  * worker's wake-up,
- * u one unit's time (a 4-block chunk at B points, or rowGrain(n, q) rows), U
+ * u one unit's time (a 4-block chunk at B points — a quarter or half of one where a
+ * call has fewer than UNITS_PER_THREAD chunks a thread (slicesFor) — or
+ * rowGrain(n, q) rows), U
  * the units and h the cost of claiming one. Where every thread has a core the
  * workers check for the next call for up to SPIN_BUDGET_MS before they sleep
  * (work-board.ts), longer than the loop's serial time between calls, so
@@ -48,7 +50,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { DEFAULT_PARALLEL_MIN_WORK, rowGrain } from '../src/engine/evaluator.ts';
-import { TRAINING_CHUNK_SIZE } from '../src/engine/chunks.ts';
+import { slicesFor, TRAINING_CHUNK_SIZE } from '../src/engine/chunks.ts';
 import { SPIN_BUDGET_MS } from '../src/engine/work-board.ts';
 import { markdownTable, writeBenchOutputs } from './lib/index.ts';
 
@@ -155,8 +157,10 @@ function predict(strategy: 'history' | 'rows', T: number, p: number, opts: { asl
     if (strategy === 'history') {
       const chunks = Math.ceil((t - 1) / TRAINING_CHUNK_SIZE);
       q = chunks < 2 || (t - 1) * B * work < DEFAULT_PARALLEL_MIN_WORK ? 1 : Math.min(p, chunks);
-      unitMs = TRAINING_CHUNK_SIZE * B * c;
-      units = chunks;
+      // A call with fewer than UNITS_PER_THREAD chunks a thread cuts them into point slices (slicesFor).
+      const S = q > 1 ? slicesFor(chunks, B, q) : 1;
+      unitMs = (TRAINING_CHUNK_SIZE * B * c) / S;
+      units = chunks * S;
       claimUs = f.chunkUnitUs;
     } else {
       q = n * work < DEFAULT_PARALLEL_MIN_WORK ? 1 : Math.min(p, n);
