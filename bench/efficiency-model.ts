@@ -21,7 +21,7 @@
  *   q > 1:  time = (s − s∥) + a + (c·W + s∥)/q + o + w·(q − 2) + u/2 + h·U/q
  *
  * where q = the threads the engine uses for that call (evaluator.ts:
- * min(p, units), 1 below DEFAULT_PARALLEL_MIN_WORK), s the serial loop time,
+ * min(p, units) counting point slices, 1 below DEFAULT_PARALLEL_MIN_WORK), s the serial loop time,
  * s∥ the part of it the calling thread does while the workers have the call
  * (building the new block, validation and a draw: the batch after next
  * evaluating the history, the next batch with the row cache, which then costs
@@ -156,8 +156,10 @@ function predict(strategy: 'history' | 'rows', T: number, p: number, opts: { asl
     let claimUs: number;
     if (strategy === 'history') {
       const chunks = Math.ceil((t - 1) / TRAINING_CHUNK_SIZE);
-      q = chunks < 2 || (t - 1) * B * work < DEFAULT_PARALLEL_MIN_WORK ? 1 : Math.min(p, chunks);
-      // A call with fewer than UNITS_PER_THREAD chunks a thread cuts them into point slices (slicesFor).
+      // A call with fewer than UNITS_PER_THREAD chunks a thread cuts them into point slices (slicesFor), and
+      // counts the slices as parts when it picks its threads (evaluator.ts, chunkSplit).
+      const most = p > 1 ? slicesFor(chunks, B, p) : 1;
+      q = chunks * most < 2 || (t - 1) * B * work < DEFAULT_PARALLEL_MIN_WORK ? 1 : Math.min(p, chunks * most);
       const S = q > 1 ? slicesFor(chunks, B, q) : 1;
       unitMs = (TRAINING_CHUNK_SIZE * B * c) / S;
       units = chunks * S;

@@ -112,6 +112,17 @@ describe('parallel calls over a short history on more threads than its chunks se
     expect(bits(four.g).equals(bits(one.g))).toBe(true);
   });
 
+  it('a call over one chunk, which no longer stays on the calling thread, is shared by slices with the same bits', async () => {
+    const h = shrunkHistory(rf.m, 4, 'one chunk', 4);
+    const one = await new Evaluator(h, rf, { threads: 1, chunkSize: 4 }).evaluate(X, nPoints);
+    const ev = new Evaluator(h, rf, { threads: 4, chunkSize: 4, parallelMinWork: 0, pool: pool(3) });
+    const four = await ev.evaluate(X, nPoints);
+    expect(ev.parallelCalls).toBe(1);
+    expect(ev.workerChunks).toBeGreaterThan(0);
+    expect(ev.workerChunks).toBeLessThan(1);
+    expect(bits(four).equals(bits(one))).toBe(true);
+  });
+
   it('support vectors: sliced calls on 4 threads give the bits of 1 thread', async () => {
     const rows = SharedRows.from(matrix(200, rf.d, 'sv rows'), 200, rf.d);
     const rng = seedrandom('sv');

@@ -30,8 +30,8 @@ import { MAX_UNITS } from './work-board.ts';
  * the 2-core machine, bench/dispatch.ts) that the split does not win back. Measured by `bench/crossover.ts` on the 2-core development machine
  * (m = 64, d = 28): from 96 points × 16 blocks (work 3.5e6) on, calling thread
  * + pool beat the calling thread alone (0.51 ms against 0.70 ms); below about
- * 2e6 they do not. A call that covers a single chunk always stays on the
- * calling thread.
+ * 2e6 they do not. A call that covers a single chunk stays on the calling
+ * thread unless its points can be cut into slices (`slicesFor`, chunks.ts).
  */
 export const DEFAULT_PARALLEL_MIN_WORK = 3_000_000;
 
@@ -169,7 +169,7 @@ export abstract class HistoryEvaluator {
     if (plan === undefined) return out.fill(0, 0, nPoints);
     const { chunkFrom, chunkTo } = plan.task;
     if (this.profile) this.profile.pointBlocks += (plan.task.lastBlock - plan.task.firstBlock) * nPoints;
-    await this.runChunks(plan.task, this.threadsFor(plan.work, chunkTo - chunkFrom));
+    await this.runChunks(plan.task, this.chunkSplit(plan.work, chunkTo - chunkFrom, nPoints));
     return this.finish(plan.task, out);
   }
 
@@ -214,14 +214,14 @@ export abstract class HistoryEvaluator {
     if (this.profile) this.profile.pointBlocks += (task.lastBlock - task.firstBlock) * nPoints;
     // Chunks before `changed` hold none of the new items: the workers sum them while append runs.
     const changed = Math.max(task.chunkFrom, Math.floor(t / this.chunkSize));
-    const parts = this.threadsFor(plan.work, changed - task.chunkFrom);
-    if (parts === 1) {
+    const split = this.chunkSplit(plan.work, changed - task.chunkFrom, nPoints);
+    if (split.parts === 1) {
       appendChecked();
       if (failure) throw failure.error;
       this.runner.run(task);
     } else {
       const settled: EvalTask = { ...task, chunkTo: changed, lastBlock: Math.min(task.lastBlock, changed * this.chunkSize) };
-      await this.runChunks(settled, parts, () => {
+      await this.runChunks(settled, split, () => {
         appendChecked();
         if (!failure) this.runner.run({ ...task, chunkFrom: changed });
       });
@@ -259,13 +259,22 @@ export abstract class HistoryEvaluator {
   }
 
   /**
-   * Runs a task's chunks on `parts` threads ({@link runUnits}), cut into
-   * point slices where the chunks alone would give the threads too few units
-   * (`slicesFor`, chunks.ts), and books the workers' share in chunks.
+   * How a call of `work` over `chunks` chunks at `nPoints` points is split:
+   * the threads it uses ({@link threadsFor}, counting each chunk's point
+   * slices as parts, so a short history can still use every thread) and the
+   * slices per chunk (`slicesFor`, chunks.ts: more than one where the chunks
+   * alone would give the threads too few units). One thread: no slices.
    */
-  private async runChunks(task: EvalTask, parts: number, meanwhile?: () => void): Promise<void> {
+  private chunkSplit(work: number, chunks: number, nPoints: number): { parts: number; slices: number } {
+    const most = this.threads > 1 ? slicesFor(chunks, nPoints, this.threads) : 1;
+    const parts = this.threadsFor(work, chunks * most);
+    return { parts, slices: parts > 1 ? slicesFor(chunks, nPoints, parts) : 1 };
+  }
+
+  /** Runs a task's chunks as {@link chunkSplit} says ({@link runUnits}), and books the workers' share in chunks. */
+  private async runChunks(task: EvalTask, split: { parts: number; slices: number }, meanwhile?: () => void): Promise<void> {
+    const { parts, slices: S } = split;
     const chunks = task.chunkTo - task.chunkFrom;
-    const S = parts > 1 ? slicesFor(chunks, task.nPoints, parts) : 1;
     const units = await this.runUnits(S > 1 ? { ...task, slices: S } : task, chunkGrain(chunks * S), parts, meanwhile);
     this.calls.workerChunks += units / S;
   }
