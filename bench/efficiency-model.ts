@@ -18,7 +18,7 @@
  * ((t − 1)·B evaluating the history, n adding the block to the row cache):
  *
  *   q = 1:  time = s + a + c·W
- *   q > 1:  time = (s − s∥) + a + (c·W + s∥)/q + o + w·(q − 2) + u/2 + h·U/q
+ *   q > 1:  time = (s − s∥) + a + (c·W + s∥)/q + o + w·(q − 2) + u/2 + h·U/q + (1 − 1/q)·r·C·B
  *
  * where q = the threads the engine uses for that call (evaluator.ts:
  * min(p, units) counting point slices, 1 below DEFAULT_PARALLEL_MIN_WORK), s the serial loop time,
@@ -33,7 +33,9 @@
  * u one unit's time (a 4-block chunk at B points — a quarter or half of one where a
  * call has fewer than UNITS_PER_THREAD chunks a thread (slicesFor) — or
  * rowGrain(n, q) rows), U
- * the units and h the cost of claiming one. Where every thread has a core the
+ * the units and h the cost of claiming one, and r·C·B the reduction of a
+ * history call's C chunks × B points in chunk order on the calling thread
+ * (r per chunk and point; 0 with the row cache). Where every thread has a core the
  * workers check for the next call for up to SPIN_BUDGET_MS before they sleep
  * (work-board.ts), longer than the loop's serial time between calls, so
  * w = 0: that is the main prediction. The table also gives the speedup with
@@ -109,6 +111,15 @@ function serialMs(strategy: 'history' | 'rows'): { ms: number; alongsideMs: numb
 }
 const serial = { history: serialMs('history'), rows: serialMs('rows') };
 
+/**
+ * The reduction of a history call's partial sums in chunk order (chunks.ts
+ * reduceChunks), per chunk and point: 0.058 ms for 100 chunks × 192 points,
+ * timed inside a 2-thread T = 400 run (docs/efficiency.md, *What is left on
+ * many threads*), the rows read from both threads' caches. The calling thread
+ * does all of it after the call: on q threads the c·W/q term holds only 1/q of it.
+ */
+const REDUCE_MS_PER_CHUNK_POINT = 0.058 / (100 * 192);
+
 /** A call's fixed cost on the calling thread alone: the 2-block, 4-point call of bench/dispatch.ts (the fits' intercepts are within their noise of 0). */
 const a = dispatch.fixed.serialMs;
 /**
@@ -154,6 +165,7 @@ function predict(strategy: 'history' | 'rows', T: number, p: number, opts: { asl
     let unitMs: number;
     let units: number;
     let claimUs: number;
+    let reduceMs = 0;
     if (strategy === 'history') {
       const chunks = Math.ceil((t - 1) / TRAINING_CHUNK_SIZE);
       // A call with fewer than UNITS_PER_THREAD chunks a thread cuts them into point slices (slicesFor), and
@@ -163,6 +175,7 @@ function predict(strategy: 'history' | 'rows', T: number, p: number, opts: { asl
       const S = q > 1 ? slicesFor(chunks, B, q) : 1;
       unitMs = (TRAINING_CHUNK_SIZE * B * c) / S;
       units = chunks * S;
+      reduceMs = q > 1 ? (1 - 1 / q) * chunks * B * REDUCE_MS_PER_CHUNK_POINT : 0;
       claimUs = f.chunkUnitUs;
     } else {
       q = n * work < DEFAULT_PARALLEL_MIN_WORK ? 1 : Math.min(p, n);
@@ -172,7 +185,7 @@ function predict(strategy: 'history' | 'rows', T: number, p: number, opts: { asl
       claimUs = f.rowUnitUs;
     }
     if (q === 1) ms += s + a + c * W + lookahead;
-    else ms += s - sAlong + lookahead + a + (c * W + sAlong) / q + oMs + (wakeUs / 1000) * (q - 2) + unitMs / 2 + (Math.max(0, claimUs) / 1000) * (units / q);
+    else ms += s - sAlong + lookahead + a + (c * W + sAlong) / q + oMs + (wakeUs / 1000) * (q - 2) + unitMs / 2 + (Math.max(0, claimUs) / 1000) * (units / q) + reduceMs;
   }
   return { ms, kernelMs };
 }
