@@ -72,7 +72,7 @@ describe('RowCache', () => {
     }
   });
 
-  it('readRows adds the blocks a lagging cache lacks, on the calling thread: the bits of evaluating the history, across chunk boundaries', async () => {
+  it('readRows adds the blocks a lagging cache lacks, on the calling thread or from values computed ahead: the bits of evaluating the history, across chunk boundaries', async () => {
     const rng = seedrandom('lag');
     const nData = 30;
     const X = Float64Array.from({ length: nData * rf.d }, () => rng());
@@ -87,8 +87,11 @@ describe('RowCache', () => {
     for (let t = 1; t <= 40; t++) {
       history.shrink(1 - 0.7 / (t + 2));
       history.append(Float64Array.from({ length: 2 * rf.m }, () => rng() - 0.5));
-      // The cache 0, 1 or 2 blocks behind.
+      // The cache 0, 1 or 2 blocks behind; the newest block's values computed ahead on two iterations of three (on the
+      // third, ahead at other points, which the read must ignore).
       if (t % 3 === 0) await ev.updateRows(cache);
+      if (t % 3 !== 2) ev.newestAhead(Xb, batch.length);
+      else ev.newestAhead(Xb.slice(), batch.length);
       const got = ev.readRows(cache, batch, Xb, batch.length, new Float64Array(batch.length));
       expect(bits(got).equals(bits(await ev.evaluate(Xb, batch.length))), `t = ${t}, cache at ${cache.blocks}`).toBe(true);
     }

@@ -343,11 +343,15 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
       const alongsideCall = t < T && history.shrinkIsLazy(factor);
       if (cache && alongsideCall) {
         // The workers add the block before (t − 2) at every row while the calling thread builds block t − 1,
-        // finishes iteration t and draws batch t + 1; then it reads f at batch t + 1 from the cache, adding
-        // block t − 1 there itself. The cache stays a block behind until the last iteration.
+        // finishes iteration t, draws batch t + 1 and computes block t − 1 there; then it reads f at batch
+        // t + 1 from the cache plus those values. The cache stays a block behind until the last iteration.
         await during((work) => evaluator.updateRows(cache, work), () => {
           addBlock(batch.X);
           alongside();
+          // Block t − 1 at batch t + 1 now, not after the call: the read below then only adds it.
+          const e0 = now();
+          evaluator.newestAhead(ahead[0].batch.X, ahead[0].batch.nPoints);
+          profile?.add('evaluation', now() - e0);
         });
         const drawn = ahead[0].batch;
         if (fNext.length < drawn.nPoints) fNext = new Float64Array(drawn.nPoints);

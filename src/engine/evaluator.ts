@@ -365,6 +365,9 @@ export class Evaluator extends HistoryEvaluator {
   /** The calling thread's kernel and running sums for blocks a row cache does not have yet ({@link readRows}). */
   private pending: RffKernel | undefined;
   private pendingR = new Float64Array(0);
+  /** The newest block's values at some points, computed ahead of {@link readRows} ({@link newestAhead}), and where they are kept. */
+  private ahead: { block: number; renormalisations: number; X: Float64Array; nPoints: number } | undefined;
+  private aheadValues = new Float64Array(0);
 
   constructor(history: History, features: RandomFeatures, opts: EvaluatorOptions = {}) {
     checkRandomFeatures(features);
@@ -449,18 +452,60 @@ export class Evaluator extends HistoryEvaluator {
     const R = (this.pendingR = this.pendingR.length >= nPoints ? this.pendingR : new Float64Array(nPoints));
     const P = k.out();
     cache.sumsAt(rows, nPoints, R, P);
+    const ahead = this.ahead;
+    this.ahead = undefined;
     for (let i = cache.blocks; i < h.t; i++) {
       if (opensChunk(i, this.chunkSize, cache.firstBlock)) {
         for (let p = 0; p < nPoints; p++) R[p] += P[p];
         P.fill(0, 0, nPoints);
       }
+      if (ahead !== undefined && ahead.block === i && ahead.renormalisations === h.renormalisations && ahead.X === X && ahead.nPoints === nPoints) {
+        // The kernel adds a block's sum at a point to P in one addition (P + Σ); the values ahead are that Σ exactly.
+        const values = this.aheadValues;
+        for (let p = 0; p < nPoints; p++) P[p] += values[p];
+        continue;
+      }
       this.frequencies.fill(i, k.omega());
       k.alpha().set(h.stored.subarray(i * h.width, (i + 1) * h.width));
       k.accumulate(nPoints);
+      if (this.profile) this.profile.pointBlocks += nPoints;
     }
-    if (this.profile) this.profile.pointBlocks += (h.t - cache.blocks) * nPoints;
     for (let p = 0; p < nPoints; p++) out[p] = (R[p] + P[p]) * factor;
     return out;
+  }
+
+  /**
+   * Computes the newest block's values at `nPoints` rows of `X` now, for the
+   * {@link readRows} that will read those rows (same `X`) while the row cache
+   * lacks that block: a training loop does it while the workers add the block
+   * before it at every row, so the read after the call does not. The values
+   * are the block's sum at each point, which the kernel adds to the running
+   * chunk sum in one addition, so the read gives the same bits either way.
+   * Kept until the next `readRows`; ignored if the history changed meanwhile.
+   *
+   * @example
+   * history.append(alpha);
+   * await ev.updateRows(cache, () => ev.newestAhead(next.X, next.nPoints));
+   * ev.readRows(cache, next.rows, next.X, next.nPoints, f); // block t − 1 at next from the values ahead
+   */
+  newestAhead(X: Float64Array, nPoints: number): void {
+    const h = this.history;
+    const { d, m } = this.features;
+    if (h.t === 0 || nPoints === 0) return;
+    if (X.length < nPoints * d) throw new RangeError(`newestAhead: X holds ${X.length} values, need nPoints*d = ${nPoints * d}`);
+    const i = h.t - 1;
+    const k = (this.pending ??= RffKernel.create());
+    k.reserve(nPoints, d, m);
+    k.points().set(X.subarray(0, nPoints * d));
+    // −0 + Σ is Σ exactly, for every Σ (+0 + −0 would be +0).
+    k.out().fill(-0, 0, nPoints);
+    this.frequencies.fill(i, k.omega());
+    k.alpha().set(h.stored.subarray(i * h.width, (i + 1) * h.width));
+    k.accumulate(nPoints);
+    if (this.aheadValues.length < nPoints) this.aheadValues = new Float64Array(nPoints);
+    this.aheadValues.set(k.out().subarray(0, nPoints));
+    this.ahead = { block: i, renormalisations: h.renormalisations, X, nPoints };
+    if (this.profile) this.profile.pointBlocks += nPoints;
   }
 
   /**
