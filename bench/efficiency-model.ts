@@ -25,8 +25,9 @@
  * s∥ the part of it the calling thread does while the workers have the call
  * (building the new block, validation and a draw: the batch after next
  * evaluating the history, the next batch with the row cache, which then costs
- * c·B more on the calling thread: the newest block added at it, the cache
- * being a block behind), a the serial call's fixed cost, c the point-block cost, o the
+ * c·B more on the calling thread: the newest block at it, the cache being a
+ * block behind — computed during the call too since 2026-11-24, fourth
+ * session, so it joins s∥), a the serial call's fixed cost, c the point-block cost, o the
  * parallel call's fixed cost (one worker; measured after a pause on the
  * calling thread, with the worker still spinning or asleep), w each further
  * worker's wake-up,
@@ -154,7 +155,8 @@ function predict(strategy: 'history' | 'rows', T: number, p: number, opts: { asl
   let kernelMs = 0;
   for (let t = 1; t <= T; t++) {
     const W = strategy === 'history' ? (t - 1) * B : n;
-    // With the row cache a block behind, the calling thread adds the newest block at the next batch (t < T).
+    // With the row cache a block behind, the calling thread computes the newest block at the next batch (t < T),
+    // during the call (Evaluator.newestAhead).
     const lookahead = strategy === 'rows' && overlap && t < T ? c * B : 0;
     kernelMs += c * (W + B) + lookahead;
     if (W === 0) {
@@ -185,7 +187,7 @@ function predict(strategy: 'history' | 'rows', T: number, p: number, opts: { asl
       claimUs = f.rowUnitUs;
     }
     if (q === 1) ms += s + a + c * W + lookahead;
-    else ms += s - sAlong + lookahead + a + (c * W + sAlong) / q + oMs + (wakeUs / 1000) * (q - 2) + unitMs / 2 + (Math.max(0, claimUs) / 1000) * (units / q) + reduceMs;
+    else ms += s - sAlong + a + (c * W + sAlong + lookahead) / q + oMs + (wakeUs / 1000) * (q - 2) + unitMs / 2 + (Math.max(0, claimUs) / 1000) * (units / q) + reduceMs;
   }
   return { ms, kernelMs };
 }
