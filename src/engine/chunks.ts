@@ -98,6 +98,19 @@ export function slicesFor(chunks: number, nPoints: number, parts: number): numbe
 }
 
 /**
+ * Points per slice when `nPoints` points are cut into `S` slices: a whole
+ * number of 4-point tiles; slice `s` is `[s·width, (s + 1)·width)`, clipped to
+ * `nPoints` (see {@link sliceSpan}).
+ *
+ * @example
+ * sliceWidth(4, 192); // 48
+ * sliceWidth(4, 50);  // 16
+ */
+export function sliceWidth(S: number, nPoints: number): number {
+  return Math.ceil(nPoints / S / 4) * 4;
+}
+
+/**
  * Points `[p0, p1)` of slice `s` when `nPoints` points are cut into `S`
  * slices: slices of a whole number of 4-point tiles, the last one shorter
  * (possibly empty).
@@ -107,7 +120,7 @@ export function slicesFor(chunks: number, nPoints: number, parts: number): numbe
  * sliceSpan(3, 4, 50);  // [48, 50]
  */
 export function sliceSpan(s: number, S: number, nPoints: number): [number, number] {
-  const width = Math.ceil(nPoints / S / 4) * 4;
+  const width = sliceWidth(S, nPoints);
   return [Math.min(nPoints, s * width), Math.min(nPoints, (s + 1) * width)];
 }
 
