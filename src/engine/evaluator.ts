@@ -275,7 +275,8 @@ export abstract class HistoryEvaluator {
   private async runChunks(task: EvalTask, split: { parts: number; slices: number }, meanwhile?: () => void): Promise<void> {
     const { parts, slices: S } = split;
     const chunks = task.chunkTo - task.chunkFrom;
-    const units = await this.runUnits(S > 1 ? { ...task, slices: S } : task, chunkGrain(chunks * S), parts, meanwhile);
+    // `slices` always set, even to 1, so the task's template does not change when the slicing does.
+    const units = await this.runUnits({ ...task, slices: S }, chunkGrain(chunks * S), parts, meanwhile);
     this.calls.workerChunks += units / S;
   }
 
@@ -465,10 +466,7 @@ export class Evaluator extends HistoryEvaluator {
         for (let p = 0; p < nPoints; p++) P[p] += values[p];
         continue;
       }
-      this.frequencies.fill(i, k.omega());
-      k.alpha().set(h.stored.subarray(i * h.width, (i + 1) * h.width));
-      k.accumulate(nPoints);
-      if (this.profile) this.profile.pointBlocks += nPoints;
+      this.addStoredBlock(k, i, nPoints);
     }
     for (let p = 0; p < nPoints; p++) out[p] = (R[p] + P[p]) * factor;
     return out;
@@ -499,12 +497,18 @@ export class Evaluator extends HistoryEvaluator {
     k.points().set(X.subarray(0, nPoints * d));
     // −0 + Σ is Σ exactly, for every Σ (+0 + −0 would be +0).
     k.out().fill(-0, 0, nPoints);
-    this.frequencies.fill(i, k.omega());
-    k.alpha().set(h.stored.subarray(i * h.width, (i + 1) * h.width));
-    k.accumulate(nPoints);
+    this.addStoredBlock(k, i, nPoints);
     if (this.aheadValues.length < nPoints) this.aheadValues = new Float64Array(nPoints);
     this.aheadValues.set(k.out().subarray(0, nPoints));
     this.ahead = { block: i, renormalisations: h.renormalisations, X, nPoints };
+  }
+
+  /** Adds stored block `i`'s sum at the first `nPoints` of `k`'s points to `k.out()` — the one step {@link readRows} and {@link newestAhead} share, so their bits agree. */
+  private addStoredBlock(k: RffKernel, i: number, nPoints: number): void {
+    const h = this.history;
+    this.frequencies.fill(i, k.omega());
+    k.alpha().set(h.stored.subarray(i * h.width, (i + 1) * h.width));
+    k.accumulate(nPoints);
     if (this.profile) this.profile.pointBlocks += nPoints;
   }
 
