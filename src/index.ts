@@ -33,7 +33,7 @@ export {
   type MetricName,
 } from './api.ts';
 export { scaling, scalingChart, scalingTable, type ScalingOptions, type ScalingResult, type ScalingRow } from './scaling.ts';
-export { tune, parseGrid, gridCandidates, type TuneOptions, type TuneResult, type TuneRow, type TuneRound, type TuneProgress } from './tune.ts';
+export { tune, parseGrid, gridCandidates, type TuneOptions, type TuneResult, type TuneRow, type TuneRound, type TuneProgress, type TuneSelection, TUNE_SELECTIONS } from './tune.ts';
 export { startTraining, type TrainingHandle, type TrainingHooks } from './trainer-handle.ts';
 export * from './data/index.ts';
 export * from './metrics/index.ts';

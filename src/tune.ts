@@ -25,6 +25,8 @@ import type { EvaluatorOptions } from './engine/evaluator.ts';
 import { checkRandomFeatures, type RandomFeatures } from './engine/random-features.ts';
 import type { KernelSpec } from './features/kernel-spec.ts';
 import { runLoop, type LoopStart } from './coordinator/loop.ts';
+import { neighbourhoodScores, TUNE_SELECTIONS, type TuneSelection } from './coordinator/grid-neighbourhood.ts';
+export { TUNE_SELECTIONS, type TuneSelection } from './coordinator/grid-neighbourhood.ts';
 import { continuationCost, firstHalvingStep, halvingPlan, nextHalvingStep, type HalvingOptions, type HalvingStep } from './coordinator/successive-halving.ts';
 import { checkParam, type ParamValue } from './learners/params.ts';
 import { learnerSpec } from './learners/registry.ts';
@@ -77,6 +79,12 @@ export interface TuneOptions {
    * parameters it names (a parameter given as a fixed value is not searched).
    */
   grid?: Readonly<Record<string, readonly unknown[]>>;
+  /**
+   * How a round's candidates are ranked (default: the learner's `tuneSelection`,
+   * else `best`): `best` by each one's own pooled CV score, `neighbourhood` by
+   * the mean of that score over its grid neighbours (grid-neighbourhood.ts).
+   */
+  select?: TuneSelection;
   /** Halving factor η ≥ 2 (default 3): each round keeps the best 1/η and runs η times longer. */
   eta?: number;
   /** Iterations of the first round (default: T/η^r with r = the rounds needed to reach one candidate, at least 10). */
@@ -106,6 +114,11 @@ export interface TuneRow {
    * score over the repeated draws of the folds.
    */
   readonly score: number;
+  /**
+   * With selection `neighbourhood`: the mean {@link score} of the candidate and its grid
+   * neighbours in its last round, what it was ranked by there.
+   */
+  readonly neighbourhood?: number;
   /** Mean and sample sd over the folds (of every repeat, in repeat order) of the learner's metric, fold by fold. */
   readonly mean: number;
   readonly sd: number;
@@ -124,6 +137,8 @@ export interface TuneRound {
   readonly candidates: readonly number[];
   /** Pooled out-of-fold score per candidate (see {@link TuneRow.score}), in `candidates` order. */
   readonly scores: readonly number[];
+  /** With selection `neighbourhood`: what the round ranked by (see {@link TuneRow.neighbourhood}), in `candidates` order. */
+  readonly neighbourhood?: readonly number[];
 }
 
 /** What {@link tune} returns. */
@@ -136,6 +151,8 @@ export interface TuneResult {
   readonly model: Model;
   readonly sigma0: number;
   readonly metric: string;
+  /** The selection rule the rounds ranked by. */
+  readonly select: TuneSelection;
   readonly folds: number;
   /** Times the k-fold split was drawn (see {@link TuneOptions.repeats}). */
   readonly repeats: number;
@@ -147,7 +164,7 @@ export interface TuneResult {
 }
 
 /** Keys of {@link TuneOptions} that are not learner parameters. */
-const TUNE_KEYS = new Set(['learner', 'data', 'read', 'positive', 'folds', 'repeats', 'metric', 'grid', 'eta', 't0', 'threads', 'cacheBytes', 'parallelMinWork', 'onProgress', 'onWarning', 'signal']);
+const TUNE_KEYS = new Set(['learner', 'data', 'read', 'positive', 'folds', 'repeats', 'metric', 'select', 'grid', 'eta', 't0', 'threads', 'cacheBytes', 'parallelMinWork', 'onProgress', 'onWarning', 'signal']);
 
 /**
  * The candidates of a search space: every combination, the last parameter varying fastest.
@@ -220,6 +237,8 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
   if (!Number.isSafeInteger(repeats) || repeats < 1) throw new UsageError(`repeats must be a whole number ≥ 1, got ${String(opts.repeats)}`);
   const eta = opts.eta ?? 3;
   if (!Number.isSafeInteger(eta) || eta < 2) throw new UsageError(`eta must be a whole number ≥ 2, got ${String(opts.eta)}`);
+  const select = opts.select ?? spec.tuneSelection ?? 'best';
+  if (!TUNE_SELECTIONS.includes(select)) throw new UsageError(`select must be one of ${TUNE_SELECTIONS.join(', ')}, got ${String(opts.select)}`);
   const fixedGiven: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(opts)) if (!TUNE_KEYS.has(key)) fixedGiven[key] = value;
   const fixed = resolveParams(spec, fixedGiven);
@@ -272,6 +291,7 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
   const runs: FoldRun[][] = candidates.map(() => folds.map(() => ({})));
   const lastScores: number[][] = candidates.map(() => []);
   const lastPooled: number[] = candidates.map(() => NaN);
+  const lastNeighbourhood: number[] = candidates.map(() => NaN);
   // Per repeat, the labeled rows' labels in fold order: what its pooled out-of-fold scores line up with.
   const pooledY = splits.map((split) => Float64Array.from(split.flatMap((f) => Array.from(f.validation.y))));
   const sizes = folds.map((f) => f.validation.n);
@@ -313,13 +333,15 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
         const [a, b] = [r * k, (r + 1) * k];
         return pooledScore(metricName, classes, sizes.slice(a, b), fs.slice(a, b), y, outOfFold[i].slice(a, b));
       })));
+      const neighbourhood = select === 'neighbourhood' ? neighbourhoodScores(space, candidates, current.run, pooled) : undefined;
       current.run.forEach((c, i) => {
         lastScores[c] = scores[i];
         lastPooled[c] = pooled[i];
+        if (neighbourhood) lastNeighbourhood[c] = neighbourhood[i];
         reached[c] = current.t;
       });
-      history.push({ round: current.round, from: current.from, t: current.t, candidates: current.run, scores: pooled });
-      const decision = nextHalvingStep(candidates.length, plan, current, pooled);
+      history.push({ round: current.round, from: current.from, t: current.t, candidates: current.run, scores: pooled, ...(neighbourhood ? { neighbourhood } : {}) });
+      const decision = nextHalvingStep(candidates.length, plan, current, neighbourhood ?? pooled);
       for (const c of decision.dropped) {
         droppedAfter.set(c, current.round);
         for (const r of runs[c]) delete r.start; // free the history
@@ -335,6 +357,7 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
     id: c,
     params: Object.fromEntries(Object.keys(space).map((key) => [key, candidates[c][key]])),
     score: lastPooled[c],
+    ...(select === 'neighbourhood' ? { neighbourhood: lastNeighbourhood[c] } : {}),
     mean: mean(lastScores[c]),
     sd: sampleSd(lastScores[c]),
     folds: lastScores[c],
@@ -372,6 +395,7 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
     folds: k,
     repeats,
     metric: metricName,
+    select,
     sigma0,
     space,
     halving: spec.kind === 'loop' ? { eta, t0, T } : undefined,
@@ -380,7 +404,7 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
     blockEvaluations: cost,
   };
   const withTable = new Model({ ...model.header, training: { ...model.header.training, tune: tuned } }, model.predictor);
-  return { best, table, rounds: history, model: withTable, sigma0, metric: METRICS[metricName].title, folds: k, repeats, cost };
+  return { best, table, rounds: history, model: withTable, sigma0, metric: METRICS[metricName].title, select, folds: k, repeats, cost };
 }
 
 /**

@@ -156,6 +156,31 @@ describe('tune (script API)', () => {
     await expect(tune({ learner: 'gkm', ...small, metric: 'mean-auc' })).rejects.toThrow(/metric must be accuracy or auc for gkm/);
   }, 60_000);
 
+  it('GKM ranks by the grid neighbourhood by default: the winner has the best mean over its neighbours, not necessarily the best own score', async () => {
+    const small = { data: await trainSet(), folds: 3, seed: 2, threads: 1, T: 200, grid: { sigma: [0.05, 0.2, 0.8], C: [1, 16, 256] } } as const;
+    const byRegion = await tune({ learner: 'gkm', ...small });
+    const byOwn = await tune({ learner: 'gkm', ...small, select: 'best' });
+    expect(byRegion.select).toBe('neighbourhood');
+    expect(byOwn.select).toBe('best');
+    // The same CV either way; only the rule that reads it differs.
+    expect(byRegion.table.map((r) => r.score)).toEqual(byOwn.table.map((r) => r.score));
+    // Each row's neighbourhood mean, recomputed from the table: the rows one grid step away in σ and C.
+    const step = (values: readonly number[], a: number, b: number) => Math.abs(values.indexOf(a) - values.indexOf(b));
+    const expected = byRegion.table.map((r) => {
+      const near = byRegion.table.filter((q) => step(small.grid.sigma, r.params.sigma as number, q.params.sigma as number) <= 1 && step(small.grid.C, r.params.C as number, q.params.C as number) <= 1);
+      return near.reduce((a, q) => a + q.score, 0) / near.length;
+    });
+    byRegion.table.forEach((r, i) => expect(r.neighbourhood).toBeCloseTo(expected[i], 12));
+    const argmax = (v: number[]) => v.indexOf(Math.max(...v)); // first on ties, as tune breaks them
+    expect(byRegion.table.find((r) => r.status === 'best')!.id).toBe(argmax(expected));
+    expect(byOwn.table.find((r) => r.status === 'best')!.id).toBe(argmax(byOwn.table.map((r) => r.score)));
+    // On this data the two rules pick differently (a lone 0.967 against a region around 0.95), so the test tells them apart.
+    expect(byRegion.best).not.toEqual(byOwn.best);
+    expect(byOwn.table[0].neighbourhood).toBeUndefined();
+    expect((byRegion.model.header.training.tune as { select: string }).select).toBe('neighbourhood');
+    await expect(tune({ learner: 'gkm', ...small, select: 'nope' as never })).rejects.toThrow(/select must be one of best, neighbourhood/);
+  }, 60_000);
+
   it('refuses a bad grid with a UsageError naming it', () => {
     const spec = learnerSpec(loopLearner);
     expect(() => parseGrid('lambda=0.1,-1', spec)).toThrow(/--grid lambda must be a number in \(0, ∞\), got '-1'/);
@@ -186,6 +211,26 @@ describe('dsgkit tune (CLI)', () => {
     expect(d.out).toMatch(/2×3-fold mean ± sd/);
     expect(d.out).toMatch(/best \(refit\)/);
     expect(d.out).toMatch(new RegExp(`sigma\\s+${String(j.best.sigma)}`));
+  }, 60_000);
+
+  it('--select: GKM prints and saves the neighbourhood mean it ranked by; a bad rule is a usage error', async () => {
+    const file = join(dir, 'train-gkm.arrow');
+    await writeArrow(file, await trainSet());
+    const out = join(dir, 'gkm.dsg');
+    const r = await run(['tune', '--learner', 'gkm', '--data', file, '--out', out, '--iterations', '100', '--folds', '3', '--grid', 'sigma=0.1,0.4;C=1,16', '--quiet']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/neighbourhood mean/);
+    expect(r.out).toMatch(/selection\s+neighbourhood/);
+    const d = await run(['describe', out]);
+    expect(d.out).toMatch(/ranked by the grid neighbourhood's mean/);
+    expect(d.out).toMatch(/neighbourhood mean/);
+    const own = await run(['tune', '--learner', 'gkm', '--data', file, '--out', join(dir, 'gkm-own.dsg'), '--iterations', '100', '--folds', '3', '--grid', 'sigma=0.1,0.4;C=1,16', '--select', 'best', '--quiet']);
+    expect(own.code, own.err).toBe(0);
+    expect(own.out).not.toMatch(/neighbourhood/);
+    const bad = await run(['tune', '--learner', 'gkm', '--data', file, '--out', join(dir, 'never-gkm.dsg'), '--select', 'median']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--select must be one of best, neighbourhood, got 'median'/);
+    expect(existsSync(join(dir, 'never-gkm.dsg'))).toBe(false);
   }, 60_000);
 
   it('Ctrl-C (SIGINT) stops cleanly: exit 130, nothing written', async () => {

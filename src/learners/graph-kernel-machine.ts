@@ -27,6 +27,7 @@
  * and LapSVM = hinge loss, p = 2): {@link graphMachineSpec} builds either.
  */
 import { CancelledError } from '../errors.ts';
+import type { TuneSelection } from '../coordinator/grid-neighbourhood.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { samplingRng, type Validation } from '../coordinator/loop.ts';
 import { svChunkSizeFor } from '../engine/chunks.ts';
@@ -491,6 +492,8 @@ export interface GraphMachinePreset {
   readonly help: string;
   /** Settings fixed by the learner (e.g. LapSVM's hinge loss and p = 2); the rest are parameters. */
   readonly fixed?: Partial<Pick<GraphMachineSettings, 'loss' | 'p'>>;
+  /** How `tune` picks its candidates by default (LearnerSpec.tuneSelection). */
+  readonly tuneSelection?: TuneSelection;
 }
 
 /** Default iterations T (the paper uses T = n on small sets, 0.2·n on large ones). */
@@ -626,5 +629,6 @@ export function graphMachineSpec(preset: GraphMachinePreset): DirectLearnerSpec 
       C: [1, 4, 16, 64, 256],
       ...(fixed.p === 2 ? { Cprime: [0.01, 0.05, 0.12] } : {}),
     }),
+    ...(preset.tuneSelection ? { tuneSelection: preset.tuneSelection } : {}),
   };
 }

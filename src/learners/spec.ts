@@ -11,6 +11,7 @@
  * - `direct`: a learner that produces its predictor another way (the exact
  *   O(n³) solution, fixed-feature baselines, support-vector expansions).
  */
+import type { TuneSelection } from '../coordinator/grid-neighbourhood.ts';
 import type { Dataset } from '../data/dataset.ts';
 import type { TrainingRows } from '../data/training-rows.ts';
 import type { EvaluatorOptions } from '../engine/evaluator.ts';
@@ -53,6 +54,12 @@ interface LearnerBase {
   readonly compareByDefault?: boolean;
   /** The grid `tune` searches, per parameter (parameters not listed keep their value). */
   searchSpace(ctx: SearchContext): Readonly<Record<string, readonly ParamValue[]>>;
+  /**
+   * How `tune` picks among the candidates by default (see grid-neighbourhood.ts):
+   * `best` (absent) ranks each by its own CV score, `neighbourhood` by the mean
+   * score of its grid neighbours.
+   */
+  readonly tuneSelection?: TuneSelection;
 }
 
 /** A learner on the shared random-feature loop. */

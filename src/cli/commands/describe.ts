@@ -165,7 +165,7 @@ export function formatSummary(s: DatasetSummary): string {
  */
 export function formatModel(model: Model, file: string): string {
   const h = model.header;
-  const training = h.training as { rows?: number; labeledRows?: number; data?: string; tune?: { folds: number; repeats?: number; metric: string; sigma0: number; table: TuneRow[]; halving?: { eta: number; t0: number; T: number }; blockEvaluations?: { halving: number; fullGrid: number; fraction: number } } };
+  const training = h.training as { rows?: number; labeledRows?: number; data?: string; tune?: { folds: number; repeats?: number; metric: string; select?: string; sigma0: number; table: TuneRow[]; halving?: { eta: number; t0: number; T: number }; blockEvaluations?: { halving: number; fullGrid: number; fraction: number } } };
   const lines = [
     `file:        ${file}`,
     `learner:     ${h.learner}`,
@@ -180,7 +180,7 @@ export function formatModel(model: Model, file: string): string {
   ];
   const tuned = training.tune;
   if (tuned) {
-    lines.push('', `cross-validation (${tuned.folds} folds over the labeled rows${(tuned.repeats ?? 1) > 1 ? `, drawn ${tuned.repeats} times` : ''}, σ₀ = ${num(tuned.sigma0)}${tuned.halving ? `, successive halving η = ${tuned.halving.eta} from t0 = ${tuned.halving.t0} to T = ${tuned.halving.T}` : ''}):`);
+    lines.push('', `cross-validation (${tuned.folds} folds over the labeled rows${(tuned.repeats ?? 1) > 1 ? `, drawn ${tuned.repeats} times` : ''}, σ₀ = ${num(tuned.sigma0)}${tuned.halving ? `, successive halving η = ${tuned.halving.eta} from t0 = ${tuned.halving.t0} to T = ${tuned.halving.T}` : ''}${tuned.select === 'neighbourhood' ? ', ranked by the grid neighbourhood\'s mean' : ''}):`);
     lines.push(formatTuneTable({ table: tuned.table, metric: METRICS[tuned.metric as MetricName]?.title ?? tuned.metric, folds: tuned.folds, repeats: tuned.repeats ?? 1 }).trimEnd());
     const c = tuned.blockEvaluations;
     if (c && c.fullGrid > 0) lines.push(`cost: ${c.halving.toLocaleString('en')} block evaluations per batch point, ${(100 * c.fraction).toFixed(1)}% of a full grid at T`);

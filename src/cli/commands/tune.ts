@@ -2,7 +2,7 @@
 import cliProgress from 'cli-progress';
 import { CancelledError, UsageError } from '../../errors.ts';
 import { LEARNER_NAMES, LEARNERS, learnerSpec } from '../../api.ts';
-import { parseGrid, tune, type TuneProgress, type TuneResult, type TuneRow } from '../../tune.ts';
+import { parseGrid, tune, TUNE_SELECTIONS, type TuneProgress, type TuneResult, type TuneRow, type TuneSelection } from '../../tune.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { checkOutputs } from '../outputs.ts';
 import type { CliIO } from '../io.ts';
@@ -38,6 +38,11 @@ Options:
   --metric <name>      rank candidates by this metric instead of the learner's
                        own: auc (binary) or mean-auc (ordinal) ranks a
                        classifier by its scores alone, not by its labels
+  --select <rule>      how candidates are ranked: best (each by its own CV
+                       score) or neighbourhood (by the mean score of the
+                       setting and its neighbours one grid step away in every
+                       searched parameter: a region, not the luckiest single
+                       setting; default for gkm, else best)
   --grid <spec>        values to search, replacing the learner's for the
                        parameters named: 'sigma=0.5,1,2;lambda=0.001,0.01'
   --eta <η>            halving factor (default 3)
@@ -49,7 +54,7 @@ Options:
 ${trainingOptionsHelp()}
 
 Learners and their search spaces (σ₀ = median heuristic):
-${LEARNERS.map((l) => `  ${l.name}: ${Object.entries(l.searchSpace({ sigma0: 1 })).map(([k, v]) => `${k} ∈ {${v.map((x) => (k === 'sigma' ? `${x}σ₀` : String(x))).join(', ')}}`).join(', ')}`).join('\n')}
+${LEARNERS.map((l) => `  ${l.name}: ${Object.entries(l.searchSpace({ sigma0: 1 })).map(([k, v]) => `${k} ∈ {${v.map((x) => (k === 'sigma' ? `${x}σ₀` : String(x))).join(', ')}}`).join(', ')}${l.tuneSelection && l.tuneSelection !== 'best' ? ` (ranked by ${l.tuneSelection})` : ''}`).join('\n')}
 
 Example:
   dsgkit tune --learner ${LEARNER_NAMES[0]} --data spam-train.arrow --out spam.dsg --iterations 400
@@ -101,8 +106,9 @@ const fmt = (v: unknown) => (typeof v === 'number' ? String(Number(v.toPrecision
 
 /**
  * The CV table as text: one line per candidate, best first (then by the round
- * it reached and its score), with the pooled out-of-fold score the halving
- * ranks by, mean ± sd of the fold metric, iterations reached and status.
+ * it reached and what it was ranked by), with the pooled out-of-fold score
+ * (and, under selection `neighbourhood`, its grid neighbourhood's mean, which
+ * the rounds ranked by instead), mean ± sd of the fold metric, iterations reached and status.
  * (Tables saved before the pooled score existed show their fold mean there.)
  *
  * @example
@@ -111,9 +117,19 @@ const fmt = (v: unknown) => (typeof v === 'number' ? String(Number(v.toPrecision
 export function formatTuneTable(r: Pick<TuneResult, 'table' | 'metric' | 'folds'> & { readonly repeats?: number }): string {
   const keys = Object.keys(r.table[0]?.params ?? {});
   const score = (row: TuneRow) => (row as { score?: number }).score ?? row.mean;
-  const rows = [...r.table].sort((a, b) => (b.status === 'best' ? 1 : 0) - (a.status === 'best' ? 1 : 0) || (b.t ?? 0) - (a.t ?? 0) || score(b) - score(a) || a.id - b.id);
-  const head = ['#', ...keys, `${r.metric} (out of fold)`, `${(r.repeats ?? 1) > 1 ? `${r.repeats}×` : ''}${r.folds}-fold mean ± sd`, 'iterations', 'status'];
-  const body = rows.map((row) => [String(row.id), ...keys.map((k) => fmt(row.params[k])), score(row).toFixed(4), `${row.mean.toFixed(4)} ± ${row.sd.toFixed(4)}`, row.t === undefined ? '—' : String(row.t), row.status === 'best' ? 'best (refit)' : row.status]);
+  const byNeighbourhood = r.table.some((row) => row.neighbourhood !== undefined);
+  const ranked = (row: TuneRow) => (byNeighbourhood ? (row.neighbourhood ?? NaN) : score(row));
+  const rows = [...r.table].sort((a, b) => (b.status === 'best' ? 1 : 0) - (a.status === 'best' ? 1 : 0) || (b.t ?? 0) - (a.t ?? 0) || ranked(b) - ranked(a) || a.id - b.id);
+  const head = ['#', ...keys, `${r.metric} (out of fold)`, ...(byNeighbourhood ? ['neighbourhood mean'] : []), `${(r.repeats ?? 1) > 1 ? `${r.repeats}×` : ''}${r.folds}-fold mean ± sd`, 'iterations', 'status'];
+  const body = rows.map((row) => [
+    String(row.id),
+    ...keys.map((k) => fmt(row.params[k])),
+    score(row).toFixed(4),
+    ...(byNeighbourhood ? [(row.neighbourhood ?? NaN).toFixed(4)] : []),
+    `${row.mean.toFixed(4)} ± ${row.sd.toFixed(4)}`,
+    row.t === undefined ? '—' : String(row.t),
+    row.status === 'best' ? 'best (refit)' : row.status,
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n') + '\n';
@@ -131,6 +147,7 @@ export const tuneCommand: Command = {
       folds: { type: 'string' },
       repeats: { type: 'string' },
       metric: { type: 'string' },
+      select: { type: 'string' },
       grid: { type: 'string' },
       eta: { type: 'string' },
       t0: { type: 'string' },
@@ -151,6 +168,8 @@ export const tuneCommand: Command = {
     const t0 = intOption(values, 't0', { min: 1 });
     // tune() checks it against the learner (its own metric or the task's ranking metric).
     const metric = values.metric as MetricName | undefined;
+    const select = values.select as TuneSelection | undefined;
+    if (select !== undefined && !TUNE_SELECTIONS.includes(select)) throw new UsageError(`--select must be one of ${TUNE_SELECTIONS.join(', ')}, got '${select}'`);
     const { positive, cacheBytes } = settings.run;
 
     const display = tuneDisplay(io, settings.quiet || values.json === true && (io.stderr as { isTTY?: boolean }).isTTY !== true);
@@ -169,6 +188,7 @@ export const tuneCommand: Command = {
           ...(folds !== undefined ? { folds } : {}),
           ...(repeats !== undefined ? { repeats } : {}),
           ...(metric !== undefined ? { metric } : {}),
+          ...(select !== undefined ? { select } : {}),
           ...(eta !== undefined ? { eta } : {}),
           ...(t0 !== undefined ? { t0 } : {}),
           threads: settings.threads,
@@ -197,6 +217,7 @@ export const tuneCommand: Command = {
         '',
         `best        ${searched.map((k) => `${k} = ${fmt(result.best[k])}`).join(', ')}`,
         `σ₀          ${fmt(result.sigma0)} (median heuristic)`,
+        ...(result.select === 'neighbourhood' ? ['selection   neighbourhood: ranked by the mean out-of-fold score of each setting and its grid neighbours'] : []),
         ...(cost.fullGrid > 0 ? [`cost        ${cost.halving.toLocaleString('en')} block evaluations per batch point over ${result.repeats > 1 ? `${result.repeats} × ` : ''}${result.folds} folds, ${(100 * cost.fraction).toFixed(1)}% of a full grid at T (${cost.fullGrid.toLocaleString('en')}); refit ${cost.refit.toLocaleString('en')}`] : []),
         `wall time   ${formatDuration(wallMs)}`,
         `model       ${out}`,
