@@ -229,7 +229,7 @@ describe('dsgkit tune (CLI)', () => {
     expect(own.out).not.toMatch(/neighbourhood/);
     const bad = await run(['tune', '--learner', 'gkm', '--data', file, '--out', join(dir, 'never-gkm.dsg'), '--select', 'median']);
     expect(bad.code).toBe(2);
-    expect(bad.err).toMatch(/--select must be one of best, neighbourhood, got 'median'/);
+    expect(bad.err).toMatch(/select must be one of best, neighbourhood, got median/);
     expect(existsSync(join(dir, 'never-gkm.dsg'))).toBe(false);
   }, 60_000);
 

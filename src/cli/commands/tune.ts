@@ -2,7 +2,7 @@
 import cliProgress from 'cli-progress';
 import { CancelledError, UsageError } from '../../errors.ts';
 import { LEARNER_NAMES, LEARNERS, learnerSpec } from '../../api.ts';
-import { parseGrid, tune, TUNE_SELECTIONS, type TuneProgress, type TuneResult, type TuneRow, type TuneSelection } from '../../tune.ts';
+import { parseGrid, tune, type TuneProgress, type TuneResult, type TuneRow, type TuneSelection } from '../../tune.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { checkOutputs } from '../outputs.ts';
 import type { CliIO } from '../io.ts';
@@ -168,8 +168,8 @@ export const tuneCommand: Command = {
     const t0 = intOption(values, 't0', { min: 1 });
     // tune() checks it against the learner (its own metric or the task's ranking metric).
     const metric = values.metric as MetricName | undefined;
+    // tune() checks it (one of TUNE_SELECTIONS).
     const select = values.select as TuneSelection | undefined;
-    if (select !== undefined && !TUNE_SELECTIONS.includes(select)) throw new UsageError(`--select must be one of ${TUNE_SELECTIONS.join(', ')}, got '${select}'`);
     const { positive, cacheBytes } = settings.run;
 
     const display = tuneDisplay(io, settings.quiet || values.json === true && (io.stderr as { isTTY?: boolean }).isTTY !== true);
