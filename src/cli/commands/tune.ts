@@ -42,7 +42,7 @@ Options:
                        score) or neighbourhood (by the mean score of the
                        setting and its neighbours one grid step away in every
                        searched parameter: a region, not the luckiest single
-                       setting; default for gkm, else best)
+                       setting; default for ${LEARNERS.filter((l) => l.tuneSelection === 'neighbourhood').map((l) => l.name).join(', ') || 'none'}, else best)
   --grid <spec>        values to search, replacing the learner's for the
                        parameters named: 'sigma=0.5,1,2;lambda=0.001,0.01'
   --eta <η>            halving factor (default 3)
