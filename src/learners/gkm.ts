@@ -11,9 +11,4 @@ export const gkmSpec = graphMachineSpec({
   name: 'gkm',
   summary: 'graph-based semi-supervised kernel machine: SGD over labeled rows and graph edges, a support-vector model',
   help: 'GKM (Le et al.): minimises ½‖w‖² + C·mean over labeled rows of a loss (hinge, smooth hinge, logistic, L1, ε-insensitive) + C′·mean over the edges of the fully connected graph (every pair but labeled–labeled) of μ_uv |f(x_u) − f(x_v)|^p, μ_uv = exp(−σ_s‖x_u − x_v‖²) computed on the fly; SGD with η_t = 2/(t+1), one labeled row and one edge per step, the averaged iterate as the model. Saves only its support rows. There is no bias: labels are cut where the labeled rows\' class shares fall on the unlabeled training rows (class-mass normalisation).',
-  // With 56–323 labeled rows the CV argmax over σ × C is mostly noise; the mean over each setting's grid
-  // neighbours picked better over 10 seeds (80% of labels hidden; README § GKM): ionosphere 0.9243 against
-  // 0.9014, musk 0.8221 against 0.8053, breast cancer 0.9649 against 0.9632, pima 0.7455 against 0.7448,
-  // cells 0.7800 against 0.7832.
-  tuneSelection: 'neighbourhood',
 });
