@@ -8,7 +8,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import seedrandom from 'seedrandom';
 import { ChunkRunner, taskRange, type EvalTask } from '../src/engine/chunk-runner.ts';
-import { MAX_SLICES, MIN_SLICE_POINTS, sliceSpan, slicesFor, UNITS_PER_THREAD } from '../src/engine/chunks.ts';
+import { MAX_SLICES, MIN_SLICE_POINTS, sliceStart, slicesFor, UNITS_PER_THREAD } from '../src/engine/chunks.ts';
 import { Evaluator } from '../src/engine/evaluator.ts';
 import { History } from '../src/engine/history.ts';
 import { EvaluatorPool } from '../src/engine/pool.ts';
@@ -25,7 +25,7 @@ const matrix = (n: number, d: number, seed: string) => {
   return Float64Array.from({ length: n * d }, () => rng());
 };
 
-describe('slicesFor and sliceSpan', () => {
+describe('slicesFor and sliceStart', () => {
   it('slices only when the chunks give a thread fewer than UNITS_PER_THREAD units, up to MAX_SLICES, never below MIN_SLICE_POINTS points', () => {
     expect(slicesFor(100, 192, 2)).toBe(1);
     expect(slicesFor(UNITS_PER_THREAD * 56, 192, 56)).toBe(1);
@@ -40,7 +40,7 @@ describe('slicesFor and sliceSpan', () => {
       for (const S of [1, 2, 4]) {
         let at = 0;
         for (let s = 0; s < S; s++) {
-          const [p0, p1] = sliceSpan(s, S, n);
+          const [p0, p1] = [sliceStart(s, S, n), sliceStart(s + 1, S, n)];
           expect(p0).toBe(at);
           expect(p0 % 4 === 0 || p0 === n).toBe(true);
           expect(p1).toBeGreaterThanOrEqual(p0);

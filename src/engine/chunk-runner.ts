@@ -15,7 +15,7 @@ import { RffKernel } from './kernel.ts';
 import { FrequencyStore } from './frequency-store.ts';
 import { History } from './history.ts';
 import type { RandomFeatures } from './random-features.ts';
-import { sliceWidth } from './chunks.ts';
+import { sliceStart } from './chunks.ts';
 import { opensChunk } from './row-cache.ts';
 import { RowViews } from './row-views.ts';
 import { SharedRows } from './shared-rows.ts';
@@ -47,7 +47,7 @@ export interface TaskCommon {
   /**
    * Point slices per chunk (default 1): the task's range is then in slices,
    * slice `s` of chunk `c` being range index `c·slices + s` and covering the
-   * points `sliceSpan` gives (see chunks.ts, `slicesFor`).
+   * points `[sliceStart(s), sliceStart(s + 1))` (see chunks.ts, `slicesFor`).
    */
   readonly slices?: number;
 }
@@ -351,13 +351,11 @@ export class ChunkRunner {
     if (results.length < (task.chunkTo - task.resultBase) * nPoints) throw new RangeError('evaluation task: results buffer too small');
     const chunkSum = items.prepare(task);
     const S = task.slices ?? 1;
-    const width = sliceWidth(S, nPoints);
-    // Range indices [i0, i1) are slices: chunk c's slices s0 … s1 − 1 sum its items at those slices' points
-    // (sliceSpan's points, computed here without an array per chunk: this runs on every unit).
+    // Range indices [i0, i1) are slices: chunk c's slices s0 … s1 − 1 sum its items at those slices' points.
     return (i0, i1) => {
       for (let c = Math.floor(i0 / S); c * S < i1; c++) {
-        const p0 = Math.min(nPoints, (Math.max(i0, c * S) - c * S) * width);
-        const p1 = Math.min(nPoints, (Math.min(i1, (c + 1) * S) - c * S) * width);
+        const p0 = sliceStart(Math.max(i0, c * S) - c * S, S, nPoints);
+        const p1 = sliceStart(Math.min(i1, (c + 1) * S) - c * S, S, nPoints);
         if (p1 <= p0) continue;
         const from = Math.max(c * chunkSize, task.firstBlock);
         const to = Math.min((c + 1) * chunkSize, task.lastBlock);

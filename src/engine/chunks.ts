@@ -98,30 +98,18 @@ export function slicesFor(chunks: number, nPoints: number, parts: number): numbe
 }
 
 /**
- * Points per slice when `nPoints` points are cut into `S` slices: a whole
- * number of 4-point tiles; slice `s` is `[s·width, (s + 1)·width)`, clipped to
- * `nPoints` (see {@link sliceSpan}).
+ * The first point of slice `s` when `nPoints` points are cut into `S` slices
+ * of a whole number of 4-point tiles each, clipped to `nPoints`: slice `s` is
+ * `[sliceStart(s), sliceStart(s + 1))`, the last one shorter (possibly empty).
+ * A number, not a span, because the chunk runner calls it for every chunk of
+ * every unit.
  *
  * @example
- * sliceWidth(4, 192); // 48
- * sliceWidth(4, 50);  // 16
+ * sliceStart(1, 4, 192); // 48 (slice 1 is [48, 96))
+ * sliceStart(3, 4, 50);  // 48 (slice 3 is [48, 50): sliceStart(4, 4, 50) = 50)
  */
-export function sliceWidth(S: number, nPoints: number): number {
-  return Math.ceil(nPoints / S / 4) * 4;
-}
-
-/**
- * Points `[p0, p1)` of slice `s` when `nPoints` points are cut into `S`
- * slices: slices of a whole number of 4-point tiles, the last one shorter
- * (possibly empty).
- *
- * @example
- * sliceSpan(1, 4, 192); // [48, 96]
- * sliceSpan(3, 4, 50);  // [48, 50]
- */
-export function sliceSpan(s: number, S: number, nPoints: number): [number, number] {
-  const width = sliceWidth(S, nPoints);
-  return [Math.min(nPoints, s * width), Math.min(nPoints, (s + 1) * width)];
+export function sliceStart(s: number, S: number, nPoints: number): number {
+  return Math.min(nPoints, s * Math.ceil(nPoints / S / 4) * 4);
 }
 
 /**
