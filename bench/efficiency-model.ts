@@ -52,8 +52,8 @@
  * // npx tsx bench/efficiency-model.ts
  */
 import { readFileSync } from 'node:fs';
-import { DEFAULT_PARALLEL_MIN_WORK, rowGrain } from '../src/engine/evaluator.ts';
-import { slicesFor, TRAINING_CHUNK_SIZE } from '../src/engine/chunks.ts';
+import { callThreads, chunkSplit, rowGrain } from '../src/engine/evaluator.ts';
+import { TRAINING_CHUNK_SIZE } from '../src/engine/chunks.ts';
 import { SPIN_BUDGET_MS } from '../src/engine/work-board.ts';
 import { markdownTable, writeBenchOutputs } from './lib/index.ts';
 
@@ -171,16 +171,15 @@ function predict(strategy: 'history' | 'rows', T: number, p: number, opts: { asl
     if (strategy === 'history') {
       const chunks = Math.ceil((t - 1) / TRAINING_CHUNK_SIZE);
       // A call with fewer than UNITS_PER_THREAD chunks a thread cuts them into point slices (slicesFor), and
-      // counts the slices as parts when it picks its threads (evaluator.ts, chunkSplit).
-      const most = p > 1 ? slicesFor(chunks, B, p) : 1;
-      q = chunks * most < 2 || (t - 1) * B * work < DEFAULT_PARALLEL_MIN_WORK ? 1 : Math.min(p, chunks * most);
-      const S = q > 1 ? slicesFor(chunks, B, q) : 1;
+      // counts the slices as parts when it picks its threads: the evaluator's own policy (chunkSplit).
+      const { parts, slices: S } = chunkSplit((t - 1) * B * work, chunks, B, p);
+      q = parts;
       unitMs = (TRAINING_CHUNK_SIZE * B * c) / S;
       units = chunks * S;
       reduceMs = q > 1 ? (1 - 1 / q) * chunks * B * REDUCE_MS_PER_CHUNK_POINT : 0;
       claimUs = f.chunkUnitUs;
     } else {
-      q = n * work < DEFAULT_PARALLEL_MIN_WORK ? 1 : Math.min(p, n);
+      q = callThreads(n * work, n, p);
       const g = rowGrain(n, q);
       unitMs = g * c;
       units = Math.ceil(n / g);

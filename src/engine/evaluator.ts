@@ -70,6 +70,43 @@ function chunkGrain(chunks: number): number {
   return Math.max(1, Math.ceil(chunks / MAX_UNITS));
 }
 
+/**
+ * Threads a call of `work` (in {@link DEFAULT_PARALLEL_MIN_WORK} units) that
+ * can be cut into `parts` is split over, out of `threads`: 1 below the
+ * threshold or with fewer than 2 parts, else as many as there are parts.
+ *
+ * @example
+ * callThreads(5e6, 40, 8);  // 8
+ * callThreads(1e6, 40, 8);  // 1 (below the threshold)
+ */
+export function callThreads(work: number, parts: number, threads: number, parallelMinWork = DEFAULT_PARALLEL_MIN_WORK): number {
+  return threads === 1 || parts < 2 || work < parallelMinWork ? 1 : Math.min(threads, parts);
+}
+
+/** How a history call is split: its threads and the point slices per chunk. */
+export interface ChunkSplit {
+  readonly parts: number;
+  readonly slices: number;
+}
+
+/**
+ * How a call of `work` over `chunks` chunks at `nPoints` points is split on
+ * `threads`: the threads it uses ({@link callThreads}, counting each chunk's
+ * point slices as parts, so a short history can still use every thread) and
+ * the slices per chunk (`slicesFor`, chunks.ts: more than one where the chunks
+ * alone would give the threads too few units). One thread: no slices. The
+ * evaluator's policy, and the efficiency model's (bench/efficiency-model.ts).
+ *
+ * @example
+ * chunkSplit(5e6, 2, 192, 8);   // { parts: 8, slices: 4 }
+ * chunkSplit(5e6, 100, 192, 2); // { parts: 2, slices: 1 }
+ */
+export function chunkSplit(work: number, chunks: number, nPoints: number, threads: number, parallelMinWork = DEFAULT_PARALLEL_MIN_WORK): ChunkSplit {
+  const most = threads > 1 ? slicesFor(chunks, nPoints, threads) : 1;
+  const parts = callThreads(work, chunks * most, threads, parallelMinWork);
+  return { parts, slices: parts > 1 ? slicesFor(chunks, nPoints, parts) : 1 };
+}
+
 /** How a history evaluator of either kind runs. None of these options changes a result except `chunkSize`. */
 export interface EngineOptions {
   /**
@@ -258,21 +295,13 @@ export abstract class HistoryEvaluator {
     return report.workerUnits;
   }
 
-  /**
-   * How a call of `work` over `chunks` chunks at `nPoints` points is split:
-   * the threads it uses ({@link threadsFor}, counting each chunk's point
-   * slices as parts, so a short history can still use every thread) and the
-   * slices per chunk (`slicesFor`, chunks.ts: more than one where the chunks
-   * alone would give the threads too few units). One thread: no slices.
-   */
-  private chunkSplit(work: number, chunks: number, nPoints: number): { parts: number; slices: number } {
-    const most = this.threads > 1 ? slicesFor(chunks, nPoints, this.threads) : 1;
-    const parts = this.threadsFor(work, chunks * most);
-    return { parts, slices: parts > 1 ? slicesFor(chunks, nPoints, parts) : 1 };
+  /** {@link chunkSplit} with this evaluator's threads and threshold. */
+  private chunkSplit(work: number, chunks: number, nPoints: number): ChunkSplit {
+    return chunkSplit(work, chunks, nPoints, this.threads, this.parallelMinWork);
   }
 
   /** Runs a task's chunks as {@link chunkSplit} says ({@link runUnits}), and books the workers' share in chunks. */
-  private async runChunks(task: EvalTask, split: { parts: number; slices: number }, meanwhile?: () => void): Promise<void> {
+  private async runChunks(task: EvalTask, split: ChunkSplit, meanwhile?: () => void): Promise<void> {
     const { parts, slices: S } = split;
     const chunks = task.chunkTo - task.chunkFrom;
     // `slices` always set, even to 1, so the task's template does not change when the slicing does.
@@ -280,9 +309,9 @@ export abstract class HistoryEvaluator {
     this.calls.workerChunks += units / S;
   }
 
-  /** Threads a call of `work` (in {@link DEFAULT_PARALLEL_MIN_WORK} units) that can be cut into `parts` is split over. */
+  /** {@link callThreads} with this evaluator's threads and threshold. */
   protected threadsFor(work: number, parts: number): number {
-    return this.threads === 1 || parts < 2 || work < this.parallelMinWork ? 1 : Math.min(this.threads, parts);
+    return callThreads(work, parts, this.threads, this.parallelMinWork);
   }
 
   /**
