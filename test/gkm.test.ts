@@ -19,6 +19,7 @@ import {
   fitGraphMachine,
   GraphEdges,
   graphObjective,
+  LabeledDraws,
   graphSettings,
   type GraphMachineSettings,
 } from '../src/learners/graph-kernel-machine.ts';
@@ -99,6 +100,39 @@ describe('the graph', () => {
     const edges = new GraphEdges(Uint8Array.from([1, 1, 1]));
     expect(edges.count).toBe(0);
     expect(() => edges.sample(Math.random)).toThrow(/no edges/);
+  });
+});
+
+describe('the labeled draws', () => {
+  const L = Int32Array.from([2, 5, 6, 9, 11, 12, 20]);
+
+  it('shuffled: every labeled row once per epoch, each epoch in a new order, the same stream for the same seed', () => {
+    const epochs = (seed: number) => {
+      const draws = new LabeledDraws(L, 'shuffled', samplingRng(seed));
+      return Array.from({ length: 4 }, () => Array.from(L, () => draws.next()));
+    };
+    const run = epochs(3);
+    for (const epoch of run) expect([...epoch].sort((a, b) => a - b)).toEqual([...L]);
+    expect(new Set(run.map((e) => e.join())).size).toBeGreaterThan(1);
+    expect(epochs(3)).toEqual(run);
+    expect(epochs(4)).not.toEqual(run);
+  });
+
+  it("uniform (the paper's): independent uniform draws, so a row may repeat within |L| draws", () => {
+    const draws = new LabeledDraws(L, 'uniform', samplingRng(5));
+    const rng = samplingRng(5);
+    const seen = Array.from({ length: 7000 }, () => draws.next());
+    expect(seen.slice(0, 50)).toEqual(Array.from({ length: 50 }, () => L[Math.floor(rng() * L.length)]));
+    const windows = Array.from({ length: 1000 }, (_, k) => new Set(seen.slice(7 * k, 7 * k + 7)).size);
+    expect(windows.filter((size) => size < 7).length).toBeGreaterThan(900); // 1 − 7!/7⁷ ≈ 0.994
+    for (const row of L) expect(seen.filter((r) => r === row).length).toBeGreaterThan(850);
+  });
+
+  it('changes the model, and both orders train on the same data and options', async () => {
+    const ds = await smallSet(80, 20);
+    const a = await fitGraphMachine(ds, 1, settings({ T: 120 }), { engine: { threads: 1 } });
+    const b = await fitGraphMachine(ds, 1, settings({ T: 120, labeledOrder: 'uniform' }), { engine: { threads: 1 } });
+    expect(Array.from(a.expansion.c)).not.toEqual(Array.from(b.expansion.c));
   });
 });
 

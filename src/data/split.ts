@@ -75,7 +75,15 @@ export function stratifiedCounts(sizes: readonly number[], total: number): numbe
   return counts;
 }
 
-function shuffleInPlace(a: number[], rng: () => number): number[] {
+/**
+ * Fisher–Yates shuffle of `a` in place from `rng` (uniform over orders for a
+ * uniform `rng`); returns `a`. The one shuffle of the project: the splits'
+ * per-class pools, and the learners' epochs over their labeled rows.
+ *
+ * @example
+ * shuffleInPlace([1, 2, 3, 4], seedrandom('x')); // e.g. [3, 1, 4, 2], the same for the same stream
+ */
+export function shuffleInPlace<A extends number[] | Int32Array>(a: A, rng: () => number): A {
   for (let i = a.length - 1; i > 0; i--) {
     const j = Math.floor(rng() * (i + 1));
     const t = a[i];

@@ -15,7 +15,8 @@
  * same objective with C and C′ multiplied by σ_f², coefficients divided by it).
  *
  * Step t (1-based), η_t = 2/(t+1), one labeled row and one edge (or B of each,
- * gradients averaged):
+ * gradients averaged; the labeled rows by default in epochs, each a fresh
+ * shuffle of L, where the paper draws each uniformly: {@link LabeledDraws}):
  *   w_{t+1} = (t−1)/(t+1) w_t − η_t [C l′ y Φ(x_i) + C′ μ p sign(o)|o|^{p−1} (Φ(x_u) − Φ(x_v))],
  *   o = f_t(x_u) − f_t(x_v);
  *   w̄_{t+1} = (t−1)/(t+1) w̄_t + 2/(t+1) w_{t+1}   (the output).
@@ -29,6 +30,7 @@
 import { CancelledError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { samplingRng, type Validation } from '../coordinator/loop.ts';
+import { shuffleInPlace } from '../data/split.ts';
 import { svChunkSizeFor } from '../engine/chunks.ts';
 import type { EvaluatorOptions } from '../engine/evaluator.ts';
 import { SharedRows } from '../engine/shared-rows.ts';
@@ -66,7 +68,51 @@ export interface GraphMachineSettings {
   readonly T: number;
   /** Labeled rows and edges drawn per iteration. */
   readonly batchSize: number;
+  /** How the labeled rows are drawn ({@link LabeledDraws}). */
+  readonly labeledOrder: LabeledOrder;
   readonly seed: number;
+}
+
+/** The orders a graph machine may draw its labeled rows in ({@link LabeledDraws}). */
+export const LABELED_ORDERS = ['shuffled', 'uniform'] as const;
+/** One of {@link LABELED_ORDERS}. */
+export type LabeledOrder = (typeof LABELED_ORDERS)[number];
+
+/**
+ * The labeled row of each draw. `uniform`: each drawn independently and
+ * uniformly from L (the paper). `shuffled`: L in epochs, each a fresh seeded
+ * shuffle (random reshuffling), so every labeled row is drawn once per |L|
+ * draws: the same expected step, less variance in the loss term over an
+ * epoch. Over ten seeds with 80% of the labels hidden it gave `tune`'s GKM
+ * higher held-out accuracy on all five benchmark sets (README § GKM).
+ *
+ * @example
+ * const draws = new LabeledDraws(Int32Array.from([4, 7, 9]), 'shuffled', rng);
+ * [draws.next(), draws.next(), draws.next()]; // 4, 7 and 9 in some order; then the next epoch
+ */
+export class LabeledDraws {
+  private readonly order: Int32Array;
+  private at: number;
+
+  constructor(
+    private readonly L: Int32Array,
+    private readonly mode: LabeledOrder,
+    private readonly rng: () => number,
+  ) {
+    if (L.length === 0) throw new RangeError('LabeledDraws: no labeled rows');
+    this.order = Int32Array.from(L);
+    this.at = L.length;
+  }
+
+  /** The next labeled row (a training row index). */
+  next(): number {
+    if (this.mode === 'uniform') return this.L[Math.floor(this.rng() * this.L.length)];
+    if (this.at === this.order.length) {
+      shuffleInPlace(this.order, this.rng);
+      this.at = 0;
+    }
+    return this.order[this.at++];
+  }
 }
 
 /**
@@ -285,6 +331,7 @@ export async function fitGraphMachine(ds: Dataset, positive: number, s: GraphMac
   const evaluator = new SupportVectorEvaluator(history, { kernel, rows }, { ...run.engine, chunkSize: svChunkSizeFor(capacity) });
   const avg = new AveragedExpansion(n);
   const rng = samplingRng(s.seed);
+  const labeledDraws = new LabeledDraws(L, s.labeledOrder, rng);
 
   const nPoints = useEdges ? 3 * B : B;
   const points = new Float64Array(nPoints * d);
@@ -308,7 +355,7 @@ export async function fitGraphMachine(ds: Dataset, positive: number, s: GraphMac
       }
       if (run.signal?.aborted) throw new CancelledError(`training cancelled after ${t - 1} of ${T} iterations`);
       // Draw B labeled rows, then B edges (u, v): points [i_1..i_B, u_1, v_1, …].
-      for (let b = 0; b < B; b++) drawn[b] = L[Math.floor(rng() * L.length)];
+      for (let b = 0; b < B; b++) drawn[b] = labeledDraws.next();
       if (useEdges) {
         for (let b = 0; b < B; b++) {
           const [u, v] = edges.sample(rng);
@@ -519,19 +566,21 @@ const GRAPH_PARAMS = {
   p: { kind: 'number', default: 1, min: 1, max: 10, cli: 'smoothness-p', symbol: 'p', doc: 'exponent p ≥ 1 of the smoothness |f(x_u) − f(x_v)|^p (2 = the Laplacian)' },
   T: { kind: 'number', default: DEFAULT_GRAPH_T, min: 1, max: 10_000_000, integer: true, cli: 'iterations', doc: 'SGD iterations T (each adds ≤ 3B support vectors; time grows as T·min(3BT, n))' },
   batchSize: { kind: 'number', default: 1, min: 1, max: 100_000, integer: true, symbol: 'B', doc: 'labeled rows and edges drawn per iteration, gradients averaged (1 = the paper)' },
+  labeledOrder: { kind: 'choice', choices: LABELED_ORDERS, default: 'shuffled', cli: 'labeled-order', doc: 'labeled rows drawn in epochs, each a fresh shuffle (shuffled), or each uniformly at random (uniform, the paper)' },
   seed: { kind: 'number', default: 1, min: 0, max: MAX_SEED, integer: true, doc: 'sampling seed' },
 } as const satisfies ParamTable;
 
 /** The parameter table of a graph machine (without the parameters its preset fixes). */
 function graphParams(fixed: GraphMachinePreset['fixed'] = {}): ParamTable {
   const { loss, tau, epsilon, p, ...rest } = GRAPH_PARAMS;
-  const { T, batchSize, seed, ...head } = rest;
+  const { T, batchSize, labeledOrder, seed, ...head } = rest;
   return {
     ...head,
     ...(fixed.loss === undefined ? { loss, tau, epsilon } : {}),
     ...(fixed.p === undefined ? { p } : {}),
     T,
     batchSize,
+    labeledOrder,
     seed,
   };
 }
@@ -557,6 +606,7 @@ export function graphSettings(params: Params, fixed: GraphMachinePreset['fixed']
     sigmaS: (params.sigmaS as number | undefined) ?? sigma,
     T: params.T as number,
     batchSize: params.batchSize as number,
+    labeledOrder: (params.labeledOrder as LabeledOrder | undefined) ?? 'shuffled',
     seed: params.seed as number,
   };
 }
