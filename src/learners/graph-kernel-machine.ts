@@ -606,7 +606,7 @@ export function graphSettings(params: Params, fixed: GraphMachinePreset['fixed']
     sigmaS: (params.sigmaS as number | undefined) ?? sigma,
     T: params.T as number,
     batchSize: params.batchSize as number,
-    labeledOrder: (params.labeledOrder as LabeledOrder | undefined) ?? 'shuffled',
+    labeledOrder: (params.labeledOrder as LabeledOrder | undefined) ?? GRAPH_PARAMS.labeledOrder.default,
     seed: params.seed as number,
   };
 }
