@@ -48,7 +48,9 @@ const quiet = { onWarning: () => {} };
  * σ and C by `tune` as a user runs it: its default 5-fold
  * transductive CV (the peers' CV has 5 folds too) on the labeled rows (a fold's labels hidden, its rows kept
  * in the graph, as the LabelSpreading peer's CV does), over GKM's own search
- * space (σ₀·2⁻²…2² × C), scored by accuracy at the learner's cut.
+ * space (σ₀·2⁻²…2² × C), ranked as GKM's `tune` ranks by default (the grid
+ * neighbourhood's mean of the pooled out-of-fold AUC); `cvAccuracy` is the
+ * winner's mean fold accuracy at the learner's cut.
  */
 async function chooseByCv(tr: Dataset, seed: number): Promise<{ sigma: number; C: number; cvAccuracy: number }> {
   const { best, table } = await tune({ learner: 'gkm', data: tr, loss: 'hinge', p: 1, seed, threads: 1, ...quiet });

@@ -67,11 +67,11 @@ export interface TuneOptions {
    */
   repeats?: number;
   /**
-   * The metric candidates are ranked by (default: the learner's own). `auc`
-   * (binary) or `mean-auc` (ordinal) ranks a classifier by its scores alone,
-   * not by its labels — e.g. when the cut is set from the class shares
-   * (threshold rule `prior`). On GKM with 56–123 labeled rows it picked no
-   * better than accuracy (README § GKM).
+   * The metric candidates are ranked by (default: the learner's `tuneMetric`,
+   * else its own metric). `auc` (binary) or `mean-auc` (ordinal) ranks a
+   * classifier by its scores alone, not by its labels — e.g. when the cut is
+   * set from the class shares (threshold rule `prior`); GKM's default
+   * (README § GKM).
    */
   metric?: MetricName;
   /**
@@ -119,7 +119,7 @@ export interface TuneRow {
    * neighbours in its last round, what it was ranked by there.
    */
   readonly neighbourhood?: number;
-  /** Mean and sample sd over the folds (of every repeat, in repeat order) of the learner's metric, fold by fold. */
+  /** Mean and sample sd over the folds (of every repeat, in repeat order) of the metric ranked by (the learner's own, its `tuneMetric` or the one asked for), fold by fold. */
   readonly mean: number;
   readonly sd: number;
   readonly folds: readonly number[];
@@ -244,7 +244,7 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
   const fixed = resolveParams(spec, fixedGiven);
   const threads = resolveThreads(opts.threads, onWarning);
 
-  const metricName = opts.metric ?? spec.metric;
+  const metricName = opts.metric ?? spec.tuneMetric ?? spec.metric;
   const ranking = spec.task === 'binary' ? 'auc' : 'mean-auc';
   if (metricName !== spec.metric && metricName !== ranking) {
     throw new UsageError(`metric must be ${spec.metric === ranking ? ranking : `${spec.metric} or ${ranking}`} for ${spec.name} (a ${spec.task} learner), got ${String(opts.metric)}`);

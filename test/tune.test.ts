@@ -139,10 +139,17 @@ describe('tune (script API)', () => {
     expect((r.model.header.training.tune as { table: unknown[] }).table).toHaveLength(r.table.length);
   }, 60_000);
 
-  it('ranks by the ranking metric when asked (AUC for an accuracy learner), and refuses a metric the task has not', async () => {
+  it('ranks by the ranking metric when asked (AUC for an accuracy learner) or when the learner says so (GKM), and refuses a metric the task has not', async () => {
     const small = { data: await trainSet(), folds: 3, seed: 2, threads: 1, T: 200, grid: { C: [1, 64], Cprime: [1] } } as const;
     const byAuc = await tune({ learner: 'gkm', ...small, metric: 'auc' });
     expect(byAuc.metric).toBe('AUC');
+    // GKM's tuneMetric: AUC without being asked; its own metric when asked.
+    const byDefault = await tune({ learner: 'gkm', ...small });
+    expect(byDefault.metric).toBe('AUC');
+    expect(byDefault.table.map((r) => r.score)).toEqual(byAuc.table.map((r) => r.score));
+    const byAccuracy = await tune({ learner: 'gkm', ...small, metric: 'accuracy' });
+    expect(byAccuracy.metric).toBe('accuracy');
+    expect(byAccuracy.table.map((r) => r.score)).not.toEqual(byAuc.table.map((r) => r.score));
     const raw = await trainSet();
     const folds = labeledFolds(raw, { k: 3, seed: 2 });
     const y: number[] = [];
@@ -157,7 +164,7 @@ describe('tune (script API)', () => {
   }, 60_000);
 
   it('GKM ranks by the grid neighbourhood by default: the winner has the best mean over its neighbours, not necessarily the best own score', async () => {
-    const small = { data: await trainSet(), folds: 3, seed: 2, threads: 1, T: 200, grid: { sigma: [0.05, 0.2, 0.8], C: [1, 16, 256] } } as const;
+    const small = { data: await trainSet(), folds: 3, seed: 2, threads: 1, T: 200, grid: { sigma: [0.05, 0.2, 0.8], C: [1, 16, 256] }, metric: 'accuracy' } as const;
     const byRegion = await tune({ learner: 'gkm', ...small });
     const byOwn = await tune({ learner: 'gkm', ...small, select: 'best' });
     expect(byRegion.select).toBe('neighbourhood');

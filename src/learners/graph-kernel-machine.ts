@@ -39,7 +39,7 @@ import { SupportVectorHistory } from '../engine/sv-history.ts';
 import { exactKernel, kernelMatrix, type KernelSpec } from '../features/kernel-spec.ts';
 import type { KernelExpansion } from '../features/kernel-expansion.ts';
 import { KernelExpansionPredictor, type Predictor } from '../model/predictor.ts';
-import type { TaskClasses } from '../model/task.ts';
+import type { MetricName, TaskClasses } from '../model/task.ts';
 import { KERNEL_PARAMS, MAX_SEED, MAX_SIGMA, powersOfTwoAround } from './common.ts';
 import { marginLoss, marginLossDerivative, MARGIN_LOSS_DOCS, type MarginLoss } from './margin-losses.ts';
 import type { ParamTable } from './params.ts';
@@ -538,6 +538,8 @@ export interface GraphMachinePreset {
   readonly help: string;
   /** Settings fixed by the learner (e.g. LapSVM's hinge loss and p = 2); the rest are parameters. */
   readonly fixed?: Partial<Pick<GraphMachineSettings, 'loss' | 'p'>>;
+  /** What `tune` ranks by by default (`tuneMetric` in spec.ts; absent: accuracy, the learner's metric). */
+  readonly tuneMetric?: MetricName;
 }
 
 /** Default iterations T (the paper uses T = n on small sets, 0.2·n on large ones). */
@@ -682,5 +684,6 @@ export function graphMachineSpec(preset: GraphMachinePreset): DirectLearnerSpec 
     // 0.7448, cells 0.7800 against 0.7832. LapSVM: ionosphere 0.9200 against 0.9000, musk 0.8221 against
     // 0.8074, breast cancer 0.9684 both, pima 0.7435 against 0.7519.
     tuneSelection: 'neighbourhood',
+    ...(preset.tuneMetric !== undefined ? { tuneMetric: preset.tuneMetric } : {}),
   };
 }

@@ -60,6 +60,12 @@ interface LearnerBase {
    * score of its grid neighbours.
    */
   readonly tuneSelection?: TuneSelection;
+  /**
+   * What `tune` ranks candidates by by default (absent: {@link metric}): the
+   * task's ranking metric (`auc`) scores a classifier by its scores alone, a
+   * steadier estimate than accuracy at a cut when labels are few.
+   */
+  readonly tuneMetric?: MetricName;
 }
 
 /** A learner on the shared random-feature loop. */

@@ -12,6 +12,12 @@ import { optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOption
 import type { Command } from './command.ts';
 import type { MetricName } from '../../model/task.ts';
 
+/** How a learner's `tune` ranks by default, where it differs from its own metric, each setting alone: e.g. " (ranked by auc, grid neighbourhood)". */
+function rankedBy(l: (typeof LEARNERS)[number]): string {
+  const how = [l.tuneMetric, l.tuneSelection && l.tuneSelection !== 'best' ? `grid ${l.tuneSelection}` : undefined].filter((x) => x !== undefined);
+  return how.length > 0 ? ` (ranked by ${how.join(', ')})` : '';
+}
+
 const HELP = `dsgkit tune — choose a learner's hyperparameters by cross-validation, refit, save
 
 Usage: dsgkit tune --learner <name> --data <train file> --out <best.dsg> [options]
@@ -35,9 +41,10 @@ Options:
   --repeats <r>        draw the k folds r times, each with its own shuffle, and
                        rank by the mean score over the draws: steadier with few
                        labels, r times the cost (default 1)
-  --metric <name>      rank candidates by this metric instead of the learner's
-                       own: auc (binary) or mean-auc (ordinal) ranks a
+  --metric <name>      rank candidates by this metric: the learner's own, or
+                       auc (binary) or mean-auc (ordinal), which rank a
                        classifier by its scores alone, not by its labels
+                       (default: ${[...LEARNERS.filter((l) => l.tuneMetric !== undefined).map((l) => `${l.tuneMetric} for ${l.name}`), 'else the learner\'s own'].join(', ')})
   --select <rule>      how candidates are ranked: best (each by its own CV
                        score) or neighbourhood (by the mean score of the
                        setting and its neighbours one grid step away in every
@@ -54,7 +61,7 @@ Options:
 ${trainingOptionsHelp()}
 
 Learners and their search spaces (σ₀ = median heuristic):
-${LEARNERS.map((l) => `  ${l.name}: ${Object.entries(l.searchSpace({ sigma0: 1 })).map(([k, v]) => `${k} ∈ {${v.map((x) => (k === 'sigma' ? `${x}σ₀` : String(x))).join(', ')}}`).join(', ')}${l.tuneSelection && l.tuneSelection !== 'best' ? ` (ranked by ${l.tuneSelection})` : ''}`).join('\n')}
+${LEARNERS.map((l) => `  ${l.name}: ${Object.entries(l.searchSpace({ sigma0: 1 })).map(([k, v]) => `${k} ∈ {${v.map((x) => (k === 'sigma' ? `${x}σ₀` : String(x))).join(', ')}}`).join(', ')}${rankedBy(l)}`).join('\n')}
 
 Example:
   dsgkit tune --learner ${LEARNER_NAMES[0]} --data spam-train.arrow --out spam.dsg --iterations 400
