@@ -49,12 +49,12 @@ const quiet = { onWarning: () => {} };
  * transductive CV (the peers' CV has 5 folds too) on the labeled rows (a fold's labels hidden, its rows kept
  * in the graph, as the LabelSpreading peer's CV does), over GKM's own search
  * space (σ₀·2⁻²…2² × C), ranked as GKM's `tune` ranks by default (the grid
- * neighbourhood's mean of the pooled out-of-fold AUC); `cvAccuracy` is the
- * winner's mean fold accuracy at the learner's cut.
+ * neighbourhood's mean of the pooled out-of-fold AUC); `cvScore` is the
+ * winner's mean over the folds of that metric (`cvMetric`).
  */
-async function chooseByCv(tr: Dataset, seed: number): Promise<{ sigma: number; C: number; cvAccuracy: number }> {
-  const { best, table } = await tune({ learner: 'gkm', data: tr, loss: 'hinge', p: 1, seed, threads: 1, ...quiet });
-  return { sigma: best.sigma as number, C: best.C as number, cvAccuracy: table.find((r) => r.status === 'best')!.mean };
+async function chooseByCv(tr: Dataset, seed: number): Promise<{ sigma: number; C: number; cvMetric: string; cvScore: number }> {
+  const { best, table, metric } = await tune({ learner: 'gkm', data: tr, loss: 'hinge', p: 1, seed, threads: 1, ...quiet });
+  return { sigma: best.sigma as number, C: best.C as number, cvMetric: metric, cvScore: table.find((r) => r.status === 'best')!.mean };
 }
 
 interface PeerRecord {
@@ -85,7 +85,7 @@ for (const path of paths) {
   for (const { seed, train: tr, test } of splits) {
     const cv = await chooseByCv(tr, seed);
     chosen.push({ seed, ...cv });
-    console.error(`[gkm] ${name} seed ${seed}: σ = ${cv.sigma.toPrecision(3)}, C = ${cv.C} (CV accuracy ${cv.cvAccuracy.toFixed(4)})`);
+    console.error(`[gkm] ${name} seed ${seed}: σ = ${cv.sigma.toPrecision(3)}, C = ${cv.C} (CV ${cv.cvMetric} ${cv.cvScore.toFixed(4)})`);
     for (const { loss, p } of COMBOS) {
       const key = `${loss} p=${p}`;
       const t0 = performance.now();
