@@ -225,6 +225,11 @@ describe.each(LEARNERS.map((spec) => [spec.name, spec] as const))('learner %s co
     expect((typo as Error).message).toMatch(/lamda is not a parameter of/);
   }, 120_000);
 
+  it('declares a tune ranking tune accepts: its own metric or its task ranking metric', () => {
+    const ranking = spec.task === 'binary' ? 'auc' : 'mean-auc';
+    expect([spec.metric, ranking]).toContain(spec.tuneMetric ?? spec.metric);
+  });
+
   it(`reaches the quality floor on bundled data of its task`, async () => {
     const { train: tr, test } = await split(spec);
     const model = await train({ learner: spec.name, data: tr, ...small(spec), T: 'T' in spec.params ? 200 : undefined, threads: 2, onWarning: () => {} });
