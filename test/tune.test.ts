@@ -231,6 +231,11 @@ describe('dsgkit tune (CLI)', () => {
     const d = await run(['describe', out]);
     expect(d.out).toMatch(/ranked by the grid neighbourhood's mean/);
     expect(d.out).toMatch(/neighbourhood mean/);
+    expect(d.out).toMatch(/AUC \(out of fold\)/); // GKM's tuneMetric
+    // The hyperparameters' values start in one column, whatever the length of their names (labeledOrder, supportVectors).
+    const block = d.out.split('hyperparameters:\n')[1].split('\n\n')[0].split('\n');
+    expect(block.length).toBeGreaterThan(3);
+    expect(new Set(block.map((line) => /^ {2}\S+ +/.exec(line)![0].length)).size).toBe(1);
     const own = await run(['tune', '--learner', 'gkm', '--data', file, '--out', join(dir, 'gkm-own.dsg'), '--iterations', '100', '--folds', '3', '--grid', 'sigma=0.1,0.4;C=1,16', '--select', 'best', '--quiet']);
     expect(own.code, own.err).toBe(0);
     expect(own.out).not.toMatch(/neighbourhood/);

@@ -166,6 +166,8 @@ export function formatSummary(s: DatasetSummary): string {
 export function formatModel(model: Model, file: string): string {
   const h = model.header;
   const training = h.training as { rows?: number; labeledRows?: number; data?: string; tune?: { folds: number; repeats?: number; metric: string; select?: string; sigma0: number; table: TuneRow[]; halving?: { eta: number; t0: number; T: number }; blockEvaluations?: { halving: number; fullGrid: number; fraction: number } } };
+  // Names padded to the longest (at least 10), so values line up: labeledOrder, supportVectors.
+  const keyWidth = Math.max(10, ...Object.keys(h.hyperparameters).map((k) => k.length));
   const lines = [
     `file:        ${file}`,
     `learner:     ${h.learner}`,
@@ -176,7 +178,7 @@ export function formatModel(model: Model, file: string): string {
     `training:    ${training.rows ?? '?'} rows (${training.labeledRows ?? '?'} labeled)${training.data !== undefined ? ` from ${training.data}` : ''}`,
     ...(h.resume ? [`resume:      at t = ${h.resume.t} (continue with --init ${file} --iterations T')`] : []),
     'hyperparameters:',
-    ...Object.entries(h.hyperparameters).map(([k, v]) => `  ${k.padEnd(10)} ${typeof v === 'object' ? JSON.stringify(v) : typeof v === 'number' ? num(v) : String(v)}`),
+    ...Object.entries(h.hyperparameters).map(([k, v]) => `  ${k.padEnd(keyWidth)} ${typeof v === 'object' ? JSON.stringify(v) : typeof v === 'number' ? num(v) : String(v)}`),
   ];
   const tuned = training.tune;
   if (tuned) {
