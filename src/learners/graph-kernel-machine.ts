@@ -679,7 +679,8 @@ export function graphMachineSpec(preset: GraphMachinePreset): DirectLearnerSpec 
       ...(fixed.p === 2 ? { Cprime: [0.01, 0.05, 0.12] } : {}),
     }),
     // With 56–323 labeled rows the CV argmax over the grid is mostly noise; the mean over each setting's
-    // grid neighbours picked better over 10 seeds (80% of labels hidden; README § GKM). GKM: ionosphere 0.9243
+    // grid neighbours picked better over 10 seeds (80% of labels hidden, labeled rows then drawn uniformly,
+    // ranked by accuracy; README § GKM). GKM: ionosphere 0.9243
     // against 0.9014, musk 0.8221 against 0.8053, breast cancer 0.9649 against 0.9632, pima 0.7455 against
     // 0.7448, cells 0.7800 against 0.7832. LapSVM: ionosphere 0.9200 against 0.9000, musk 0.8221 against
     // 0.8074, breast cancer 0.9684 both, pima 0.7435 against 0.7519.

@@ -12,7 +12,7 @@ import { optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOption
 import type { Command } from './command.ts';
 import type { MetricName } from '../../model/task.ts';
 
-/** How a learner's `tune` ranks by default, where it differs from its own metric, each setting alone: e.g. " (ranked by auc, grid neighbourhood)". */
+/** A learner's `tune` ranking where it is not the default (its own metric, each setting by its own score), for the search-space list: e.g. " (ranked by auc, grid neighbourhood)"; empty otherwise. */
 function rankedBy(l: (typeof LEARNERS)[number]): string {
   const how = [l.tuneMetric, l.tuneSelection && l.tuneSelection !== 'best' ? `grid ${l.tuneSelection}` : undefined].filter((x) => x !== undefined);
   return how.length > 0 ? ` (ranked by ${how.join(', ')})` : '';
