@@ -46,12 +46,25 @@
  * the run, efficiency = speedup / p, loop efficiency (what `--profile` reports)
  * = the kernel's share: c·(ΣW + T·B) / (p · Σ time).
  *
- * Writes bench/results/efficiency-model.json; prints the table.
+ * The check: every thread count of the two scaling runs (and of a 1M × 18,
+ * T = 1,000 run, `scaling-1M-T1000.json`, where the directory has one) against
+ * the model's speedup, and against the model's speedup scaled by the run's
+ * machine ceiling at that count (`ceiling / p`: what one long kernel evaluation
+ * reaches there — clocks that drop as cores wake, shared caches — which the
+ * model's constants, measured on one thread, do not see).
+ *
+ * Reads its inputs from bench/results, or from the directory given (the same
+ * file names, e.g. the 16-core machine's bench/results/xeon16/), and writes
+ * bench/results/efficiency-model.json, or efficiency-model-<directory>.json;
+ * prints the tables.
  *
  * @example
  * // npx tsx bench/efficiency-model.ts
+ * // npx tsx bench/efficiency-model.ts bench/results/xeon16
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { callThreads, chunkSplit, rowGrain } from '../src/engine/evaluator.ts';
 import { TRAINING_CHUNK_SIZE } from '../src/engine/chunks.ts';
 import { SPIN_BUDGET_MS } from '../src/engine/work-board.ts';
@@ -68,10 +81,11 @@ interface Fitted {
 interface ScalingFile {
   iterations: number;
   evaluation: string;
-  rows: Array<{ threads: number; wallMs: number; speedup: number; profile?: { wallMs: number; iterations: number; phases: Record<string, number>; loopEfficiency: number } }>;
+  rows: Array<{ threads: number; wallMs: number; speedup: number; ceiling?: number; profile?: { wallMs: number; iterations: number; phases: Record<string, number>; loopEfficiency: number } }>;
 }
 
-const results = new URL('./results/', import.meta.url);
+const inputDir = process.argv[2];
+const results = inputDir === undefined ? new URL('./results/', import.meta.url) : pathToFileURL(resolve(inputDir) + '/');
 const dispatch = JSON.parse(readFileSync(new URL('dispatch.json', results), 'utf8')) as {
   fitted: Fitted;
   fixed: { serialMs: number; boardAfterPauseMs?: Record<string, number> };
@@ -101,7 +115,7 @@ const itemWork = m * (d + 8);
 function serialMs(strategy: 'history' | 'rows'): { ms: number; alongsideMs: number; from: string } {
   const run = scalingRuns.find((r) => r.evaluation === strategy);
   const one = run?.rows.find((r) => r.threads === 1)?.profile;
-  if (!run || !one) throw new Error(`no profiled 1-thread scaling run with evaluation ${strategy} in bench/results`);
+  if (!run || !one) throw new Error(`no profiled 1-thread scaling run with evaluation ${strategy} in ${results.pathname}`);
   const { sampling, weights, newBlock, shrinkAppend, validation, other } = one.phases;
   // History: the new block (projection, shrink, append), validation and the draw of the batch after next
   // ride along the call that evaluates the next batch. Rows: the same and the draw of the next batch ride
@@ -215,16 +229,27 @@ const big = [16, 56].map((p) => ({
   speedup: bigOne / predict('history', 1000, p, { shape: BIG }).ms,
   'speedup, asleep and no overlap (the design before)': bigOne / predict('history', 1000, p, { shape: BIG, asleep: true, overlap: false }).ms,
 }));
-// The check this machine allows: the 2-thread predictions against the measured scaling runs.
-const checks = scalingRuns.map((run) => {
+// The check: every measured thread count of the scaling runs against the model, alone and scaled by the run's
+// machine ceiling at that count (the speedup one long kernel evaluation reached there, just before the run).
+const bigPath = new URL('scaling-1M-T1000.json', results);
+const checkedRuns: Array<{ file: string; run: ScalingFile; shape: Shape }> = [
+  ...scalingRuns.map((run) => ({ file: `scaling-shuttle-T${run.iterations}.json`, run, shape: SHUTTLE })),
+  ...(existsSync(bigPath) ? [{ file: 'scaling-1M-T1000.json', run: JSON.parse(readFileSync(bigPath, 'utf8')) as ScalingFile, shape: BIG }] : []),
+];
+const checks = checkedRuns.flatMap(({ file, run, shape }) => {
   const strategy = run.evaluation as 'history' | 'rows';
-  const measured = run.rows.find((r) => r.threads === 2)?.speedup;
-  const predicted = predict(strategy, run.iterations, 1).ms / predict(strategy, run.iterations, 2).ms;
-  return { T: run.iterations, strategy, 'measured speedup, 2 threads': measured ?? NaN, 'predicted speedup, 2 threads': predicted };
+  const one = predict(strategy, run.iterations, 1, { shape }).ms;
+  return run.rows.filter((r) => r.threads > 1).map((r) => {
+    const predicted = one / predict(strategy, run.iterations, r.threads, { shape }).ms;
+    return {
+      run: file, strategy, threads: r.threads, 'measured speedup': r.speedup, 'predicted speedup': predicted,
+      'machine ceiling': r.ceiling ?? '–', 'predicted × ceiling / p': r.ceiling === undefined ? '–' : (predicted * r.ceiling) / r.threads,
+    };
+  });
 });
 console.log(`constants: c = ${f.pointBlockUs.toFixed(3)} µs (history) / ${f.rowPointBlockUs.toFixed(3)} µs (rows) a point-block; a = ${a.toFixed(3)} ms; o = ${o.spinning.toFixed(3)} ms (workers spinning) / ${o.asleep.toFixed(3)} ms (asleep); w = ${f.notifyPerThreadUs.toFixed(2)} µs (0 while the workers spin, up to ${SPIN_BUDGET_MS} ms between calls); h = ${f.chunkUnitUs.toFixed(2)} / ${f.rowUnitUs.toFixed(2)} µs; s = ${serial.history.ms.toFixed(3)} ms (history, ${serial.history.from}) / ${serial.rows.ms.toFixed(3)} ms (rows, ${serial.rows.from}, of which s∥ = ${serial.history.alongsideMs.toFixed(3)} / ${serial.rows.alongsideMs.toFixed(3)} ms alongside the workers)`);
 console.log(markdownTable(rows, { digits: 3 }));
 console.log(markdownTable(big, { digits: 3 }));
 console.log(markdownTable(checks, { digits: 3 }));
-const paths = writeBenchOutputs('efficiency-model', { constants: { ...f, serialCallMs: a, parallelCallMs: o, serialLoopMs: serial }, dispatchDate: dispatch.date, shape: { n, d, m, B }, predictions: rows, bigRun: big, checks, date: new Date().toISOString() });
+const paths = writeBenchOutputs(inputDir === undefined ? 'efficiency-model' : `efficiency-model-${basename(resolve(inputDir))}`, { inputs: inputDir ?? 'bench/results', constants: { ...f, serialCallMs: a, parallelCallMs: o, serialLoopMs: serial }, dispatchDate: dispatch.date, shape: { n, d, m, B }, predictions: rows, bigRun: big, checks, date: new Date().toISOString() });
 console.log(`wrote ${paths.json}`);
