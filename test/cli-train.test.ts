@@ -120,6 +120,23 @@ describe('dsgkit train', () => {
     expect(process.listenerCount('SIGINT')).toBe(listeners); // the handler is gone once the command returns
   });
 
+  it('Ctrl-C during the exact O(n³) solve stops it there (its own thread), not after it: exit 130, no model', async () => {
+    // 1,000 rows of spam: a solve of several seconds, during which the calling thread stays free for the signal.
+    const spam = await readArrow(spamPath);
+    const rows = selectRows(spam, Array.from({ length: 1000 }, (_, i) => 4 * i));
+    const file = join(dir, 'spam-1000.arrow');
+    await writeArrow(file, splitDataset(rows, { labeled: 100, seed: 1 }).train);
+    const out = join(dir, 'exact-cancelled.dsg');
+    const timer = setTimeout(() => process.emit('SIGINT'), 300);
+    const r = await run(['train', '--learner', 'exact-s2auc', '--data', file, '--out', out, '--quiet']);
+    clearTimeout(timer);
+    expect(r.code).toBe(130);
+    // Solved on the calling thread, the timer would fire only after the solve, and the message would be the
+    // loop's "after 0 iterations".
+    expect(r.err).toMatch(/dsgkit: training cancelled during the exact solve \(1000 rows\), before the model was kept\n$/);
+    expect(existsSync(out)).toBe(false);
+  });
+
   const bad: [string, string[], RegExp][] = [
     ['unknown learner', ['--learner', 'svm'], /--learner: unknown learner 'svm' \(expected one of qsg-s2auc, dsg, /],
     ['negative lambda', ['--learner', 'dsg', '--lambda', '-1'], /--lambda must be a number in \(0, ∞\), got '-1'/],

@@ -3,7 +3,8 @@ import { readDataset, splitDataset, MinMaxScaler } from '../src/data/index.ts';
 import type { Dataset } from '../src/data/dataset.ts';
 import { train } from '../src/api.ts';
 import { runLoop } from '../src/coordinator/loop.ts';
-import { exactQsgS2auc } from '../src/learners/exact.ts';
+import { EXACT_THREAD_ROWS, exactProblem, exactQsgS2auc, solveExactCancellable } from '../src/learners/exact.ts';
+import { CancelledError } from '../src/errors.ts';
 import { evaluateExpansion } from '../src/features/kernel-expansion.ts';
 import { QsgS2auc } from '../src/learners/qsg-s2auc.ts';
 import { aucWeights } from '../src/learners/auc-risk.ts';
@@ -60,6 +61,18 @@ describe('QSG-S2AUC against the exact O(n³) solution (breast cancer)', () => {
   const exact = exactQsgS2auc(ds, 1, params);
   const fStar = evaluateExpansion(exact, ds.X, ds.n);
   const aucStar = auc(te.y, evaluateExpansion(exact, te.X, te.n));
+
+  it('solved in a thread of its own (n > EXACT_THREAD_ROWS), the same bits; an abort stops it with CancelledError', async () => {
+    const problem = exactProblem(ds, 1, params);
+    expect(problem.n).toBeGreaterThan(EXACT_THREAD_ROWS);
+    const c = await solveExactCancellable(problem);
+    expect(Buffer.from(c.buffer).equals(Buffer.from(exact.c.buffer, exact.c.byteOffset, exact.c.byteLength))).toBe(true);
+    const controller = new AbortController();
+    const pending = solveExactCancellable(problem, controller.signal);
+    controller.abort();
+    await expect(pending).rejects.toThrow(CancelledError);
+    await expect(pending).rejects.toThrow(`training cancelled during the exact solve (${problem.n} rows), before the model was kept`);
+  });
 
   it('mean |f_T - f*|² falls roughly like 1/T and the AUC of f_T approaches that of f*', async () => {
     const checkpoints = [25, 50, 100, 200, 400];
