@@ -120,7 +120,12 @@ export function solveExact(problem: ExactProblem): Float64Array {
  */
 export function exactQsgS2auc(ds: Dataset, positive: number, params: { lambda: number; gamma: number; kernel: KernelSpec }): KernelExpansion {
   const problem = exactProblem(ds, positive, params);
-  return { kernel: params.kernel, d: problem.d, centers: problem.centers, c: solveExact(problem) };
+  return exactExpansion(problem, solveExact(problem));
+}
+
+/** The kernel expansion over a problem's centres with the coefficients solved for it. */
+function exactExpansion(problem: ExactProblem, c: Float64Array): KernelExpansion {
+  return { kernel: problem.kernel, d: problem.d, centers: problem.centers, c };
 }
 
 /**
@@ -166,8 +171,7 @@ export const exactS2aucSpec: DirectLearnerSpec = {
     if (classes.kind !== 'binary') throw new Error('exact-s2auc needs a binary task');
     const kernel = { kind: params.kernel, sigma: params.sigma } as KernelSpec;
     const problem = exactProblem(ds, classes.positive, { lambda: params.lambda as number, gamma: params.gamma as number, kernel });
-    const c = await solveExactCancellable(problem, signal);
-    return { predictor: new KernelExpansionPredictor({ kernel, d: problem.d, centers: problem.centers, c }) };
+    return { predictor: new KernelExpansionPredictor(exactExpansion(problem, await solveExactCancellable(problem, signal))) };
   },
   objective({ ds, classes, params }, predictor) {
     if (classes.kind !== 'binary') throw new Error('exact-s2auc needs a binary task');
