@@ -92,7 +92,9 @@ const dispatch = JSON.parse(readFileSync(new URL('dispatch.json', results), 'utf
   machine: unknown;
   date: string;
 };
-const scalingRuns = ['scaling-shuttle-T400.json', 'scaling-shuttle-T1000.json'].map((f) => JSON.parse(readFileSync(new URL(f, results), 'utf8')) as ScalingFile);
+/** A `dsgkit scaling` report of the input directory, with its file name. */
+const readRun = (file: string): { file: string; run: ScalingFile } => ({ file, run: JSON.parse(readFileSync(new URL(file, results), 'utf8')) as ScalingFile });
+const scalingRuns = ['scaling-shuttle-T400.json', 'scaling-shuttle-T1000.json'].map(readRun);
 const f = dispatch.fitted;
 
 /** Rows and dimension of a run's data. */
@@ -113,16 +115,16 @@ const itemWork = m * (d + 8);
  * workers have the call (`alongsideMs`, see coordinator/loop.ts).
  */
 function serialMs(strategy: 'history' | 'rows'): { ms: number; alongsideMs: number; from: string } {
-  const run = scalingRuns.find((r) => r.evaluation === strategy);
-  const one = run?.rows.find((r) => r.threads === 1)?.profile;
-  if (!run || !one) throw new Error(`no profiled 1-thread scaling run with evaluation ${strategy} in ${results.pathname}`);
+  const found = scalingRuns.find(({ run }) => run.evaluation === strategy);
+  const one = found?.run.rows.find((r) => r.threads === 1)?.profile;
+  if (!found || !one) throw new Error(`no profiled 1-thread scaling run with evaluation ${strategy} in ${results.pathname}`);
   const { sampling, weights, newBlock, shrinkAppend, validation, other } = one.phases;
   // History: the new block (projection, shrink, append), validation and the draw of the batch after next
   // ride along the call that evaluates the next batch. Rows: the same and the draw of the next batch ride
   // along the call that adds the block before it at every row (the next batch then gets the newest block on
   // the calling thread: c·B).
   const alongside = sampling + newBlock + shrinkAppend + (validation ?? 0);
-  return { ms: (sampling + weights + newBlock + shrinkAppend + (validation ?? 0) + other) / one.iterations, alongsideMs: alongside / one.iterations, from: `scaling-shuttle-T${run.iterations}.json` };
+  return { ms: (sampling + weights + newBlock + shrinkAppend + (validation ?? 0) + other) / one.iterations, alongsideMs: alongside / one.iterations, from: found.file };
 }
 const serial = { history: serialMs('history'), rows: serialMs('rows') };
 
@@ -231,10 +233,9 @@ const big = [16, 56].map((p) => ({
 }));
 // The check: every measured thread count of the scaling runs against the model, alone and scaled by the run's
 // machine ceiling at that count (the speedup one long kernel evaluation reached there, just before the run).
-const bigPath = new URL('scaling-1M-T1000.json', results);
 const checkedRuns: Array<{ file: string; run: ScalingFile; shape: Shape }> = [
-  ...scalingRuns.map((run) => ({ file: `scaling-shuttle-T${run.iterations}.json`, run, shape: SHUTTLE })),
-  ...(existsSync(bigPath) ? [{ file: 'scaling-1M-T1000.json', run: JSON.parse(readFileSync(bigPath, 'utf8')) as ScalingFile, shape: BIG }] : []),
+  ...scalingRuns.map((r) => ({ ...r, shape: SHUTTLE })),
+  ...(existsSync(new URL('scaling-1M-T1000.json', results)) ? [{ ...readRun('scaling-1M-T1000.json'), shape: BIG }] : []),
 ];
 const checks = checkedRuns.flatMap(({ file, run, shape }) => {
   const strategy = run.evaluation as 'history' | 'rows';
