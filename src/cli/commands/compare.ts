@@ -53,7 +53,7 @@ Example:
 
 /** The learners compare runs when none are named: every learner of the task on the stochastic loop, unless it opts out. */
 function defaultLearners(task: LearnerSpec['task']): LearnerSpec[] {
-  return LEARNERS.filter((l) => l.task === task && l.kind === 'loop' && l.compareByDefault !== false);
+  return LEARNERS.filter((l) => l.task === task && l.compareByDefault !== false);
 }
 
 function parseLearners(text: string | undefined): LearnerSpec[] | undefined {

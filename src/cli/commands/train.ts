@@ -1,6 +1,7 @@
 /** `dsgkit train`: train one model on a file and save it. */
 import { CancelledError, UsageError } from '../../errors.ts';
-import { defaultThreads, LEARNER_NAMES, LEARNERS, learnerSpec, Model, train, type ProfileReport, type TrainRequest } from '../../api.ts';
+import { defaultThreads, LEARNER_NAMES, LEARNERS, learnerSpec, Model, type ProfileReport, type TrainRequest } from '../../api.ts';
+import { trainModel } from '../../train/train.ts';
 import { formatProfile } from '../profile-report.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { load } from '../../model/model.ts';
@@ -105,7 +106,7 @@ export async function runTraining(
   const start = performance.now();
   try {
     const model = await interruptible(async ({ signal }) => {
-      const trained = await train({
+      const trained = await trainModel({
         ...options,
         signal,
         onProgress: (p) => {
@@ -167,7 +168,7 @@ export const trainCommand: Command = {
     const checkpointOption = typeof values.checkpoint === 'string' ? values.checkpoint : undefined;
     await checkOutputs({ out, checkpoint: checkpointOption }, { data: dataPath, validation: validationPath });
     const checkpointPath = every !== undefined ? (checkpointOption ?? out) : undefined;
-    if (values.profile === true && spec.kind !== 'loop') throw new UsageError(`--profile applies to learners on the stochastic loop only (${spec.name} is not)`);
+    if (values.profile === true && !spec.capabilities.profiles) throw new UsageError(`--profile applies to learners on the stochastic loop only (${spec.name} is not)`);
     let profile: ProfileReport | undefined;
 
     if (values['sample-on-read'] === true && values['in-memory'] === true) throw new UsageError('--sample-on-read and --in-memory exclude each other');

@@ -2,7 +2,7 @@
 import cliProgress from 'cli-progress';
 import { CancelledError, UsageError } from '../../errors.ts';
 import { LEARNER_NAMES, LEARNERS, learnerSpec } from '../../api.ts';
-import { parseGrid, tune, type TuneProgress, type TuneResult, type TuneRow, type TuneSelection } from '../../tune.ts';
+import { parseGrid, tuneModel, type TuneProgress, type TuneResult, type TuneRow, type TuneSelection } from '../../tune.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { checkOutputs } from '../outputs.ts';
 import type { CliIO } from '../io.ts';
@@ -184,7 +184,7 @@ export const tuneCommand: Command = {
     let result: TuneResult;
     try {
       result = await interruptible(async ({ signal }) => {
-        const r = await tune({
+        const r = await tuneModel({
           learner: spec.name,
           data: dataPath,
           ...(settings.labelColumn !== undefined ? { read: { labelColumn: settings.labelColumn } } : {}),
