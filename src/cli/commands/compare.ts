@@ -5,6 +5,7 @@ import { classCounts, readDataset, splitDataset } from '../../data/index.ts';
 import { intOption, numberOption, parseCommandArgs, requireString } from '../args.ts';
 import { formatDuration } from '../progress.ts';
 import { describeRun, optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
+import { inputFile } from '../stdin.ts';
 import type { Command } from './command.ts';
 import { runTraining } from './train.ts';
 
@@ -105,7 +106,7 @@ export const compare: Command = {
       json: { type: 'boolean' },
       ...TRAINING_OPTION_SPECS,
     });
-    const dataPath = requireString(values, 'data');
+    const dataPath = await inputFile(requireString(values, 'data'), io, 'data');
     const labeled = intOption(values, 'labeled', { min: 2, fallback: DEFAULT_LABELED })!;
     const test = numberOption(values, 'test', { min: 0, openMin: true, fallback: DEFAULT_TEST })!;
     if (test >= 1 && !Number.isInteger(test)) throw new UsageError(`--test must be a fraction in (0, 1) or a whole count ≥ 1, got '${values.test}'`);

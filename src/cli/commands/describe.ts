@@ -7,6 +7,7 @@ import type { TuneRow } from '../../tune.ts';
 import { METRICS, type MetricName } from '../../model/task.ts';
 import { onePositional, parseCommandArgs } from '../args.ts';
 import { parseReadOptions, READ_OPTION_SPECS, readOptionsHelp } from '../read-options.ts';
+import { inputFile } from '../stdin.ts';
 import type { Command } from './command.ts';
 
 const HELP = `dsgkit describe — summarise a data file or a model file
@@ -199,7 +200,7 @@ export const describe: Command = {
       ...READ_OPTION_SPECS,
       json: { type: 'boolean' },
     });
-    const input = onePositional(positionals, 'input file');
+    const input = await inputFile(onePositional(positionals, 'input file'), io, 'input file');
     if (input.endsWith('.dsg')) {
       const model = await load(input, { onWarning: (m) => io.stderr.write(`dsgkit: warning: ${m}\n`) });
       io.stdout.write(values.json ? JSON.stringify(model.header, null, 2) + '\n' : formatModel(model, input));

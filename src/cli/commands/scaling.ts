@@ -7,6 +7,7 @@ import { scaling, scalingChart, scalingTable } from '../../scaling.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { checkOutputs } from '../outputs.ts';
 import { describeRun, optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
+import { inputFile } from '../stdin.ts';
 import type { Command } from './command.ts';
 import { formatProfile } from '../profile-report.ts';
 
@@ -84,13 +85,14 @@ export const scalingCommand: Command = {
       ...TRAINING_OPTION_SPECS,
     });
     const spec = learnerSpec(requireString(values, 'learner'), '--learner');
-    const dataPath = requireString(values, 'data');
+    const dataGiven = requireString(values, 'data');
     const threads = threadList(requireString(values, 'threads'));
     const repeats = intOption(values, 'repeats', { min: 1 }) ?? 1;
     // --threads is a list here; the shared options parse everything else.
     const settings = parseTrainingOptions({ ...values, threads: undefined }, [spec]);
     const out = typeof values.out === 'string' ? reportPaths(values.out) : undefined;
-    if (out) await checkOutputs({ 'out (.json)': out.json, 'out (.svg)': out.svg }, { data: dataPath });
+    if (out) await checkOutputs({ 'out (.json)': out.json, 'out (.svg)': out.svg }, { data: dataGiven });
+    const dataPath = await inputFile(dataGiven, io, 'data');
 
     const read = settings.labelColumn !== undefined ? { labelColumn: settings.labelColumn } : {};
     const data = await readDataset(dataPath, read);

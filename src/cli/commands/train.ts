@@ -9,6 +9,7 @@ import type { CliIO } from '../io.ts';
 import { interruptible } from '../interrupt.ts';
 import { formatDuration, progressDisplay, rowsProgress, type ProgressDisplayOptions, type RowsProgress } from '../progress.ts';
 import { optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
+import { inputFile } from '../stdin.ts';
 import type { Command } from './command.ts';
 
 const width = Math.max(...LEARNER_NAMES.map((n) => n.length));
@@ -166,6 +167,8 @@ export const trainCommand: Command = {
     // A checkpoint goes to --out unless --checkpoint names another file (checked like --out).
     const checkpointOption = typeof values.checkpoint === 'string' ? values.checkpoint : undefined;
     await checkOutputs({ out, checkpoint: checkpointOption }, { data: dataPath, validation: validationPath });
+    // '--data -' is an Arrow stream read as it comes (below); a '-' validation file is copied from stdin.
+    const validationFile = validationPath !== undefined ? await inputFile(validationPath, io, 'validation') : undefined;
     const checkpointPath = every !== undefined ? (checkpointOption ?? out) : undefined;
     if (values.profile === true && spec.kind !== 'loop') throw new UsageError(`--profile applies to learners on the stochastic loop only (${spec.name} is not)`);
     let profile: ProfileReport | undefined;
@@ -176,7 +179,7 @@ export const trainCommand: Command = {
     const { model, wallMs } = await runTraining(
       io,
       // A path: the API reads it (whole, scaled in place, or a sample of it on read).
-      { learner: spec.name, data: dataPath === '-' ? process.stdin : dataPath, read, ...(sampleOnRead !== undefined ? { sampleOnRead } : {}), ...optionsFor(spec, settings), threads: settings.threads, ...(validationPath !== undefined ? { validation: validationPath } : {}), ...(initPath !== undefined ? { init: initPath } : {}) },
+      { learner: spec.name, data: dataPath === '-' ? process.stdin : dataPath, read, ...(sampleOnRead !== undefined ? { sampleOnRead } : {}), ...optionsFor(spec, settings), threads: settings.threads, ...(validationFile !== undefined ? { validation: validationFile } : {}), ...(initPath !== undefined ? { init: initPath } : {}) },
       { label: spec.name, quiet: settings.quiet },
       checkpointPath !== undefined ? { every: every!, path: checkpointPath } : undefined,
       values.profile === true ? (report) => (profile = report) : undefined,

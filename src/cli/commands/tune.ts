@@ -9,6 +9,7 @@ import type { CliIO } from '../io.ts';
 import { interruptible } from '../interrupt.ts';
 import { formatDuration } from '../progress.ts';
 import { optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
+import { inputFile } from '../stdin.ts';
 import type { Command } from './command.ts';
 import type { MetricName } from '../../model/task.ts';
 
@@ -162,9 +163,9 @@ export const tuneCommand: Command = {
       ...TRAINING_OPTION_SPECS,
     });
     const spec = learnerSpec(requireString(values, 'learner'), '--learner');
-    const dataPath = requireString(values, 'data');
     const out = requireString(values, 'out');
-    await checkOutputs({ out }, { data: dataPath });
+    await checkOutputs({ out }, { data: requireString(values, 'data') });
+    const dataPath = await inputFile(requireString(values, 'data'), io, 'data');
     const settings = parseTrainingOptions(values, [spec]);
     if (settings.run.step !== undefined || settings.run.theta !== undefined) throw new UsageError('--step/--theta: tune uses each candidate\'s default step schedule (it depends on λ)');
     if (settings.run.validateEvery !== undefined) throw new UsageError('--validate-every does not apply to tune (the folds are the validation)');
