@@ -20,6 +20,7 @@ import { MAX_SIGMA } from './learners/common.ts';
 import type { Dataset } from './data/dataset.ts';
 import { readDataset, tableToDataset, type ReadDatasetOptions } from './data/index.ts';
 import { MinMaxScaler } from './data/scaler.ts';
+import { arraysToDataset, isArrayData, type ArrayData } from './data/arrays.ts';
 import { datasetFingerprint } from './data/fingerprint.ts';
 import { TRAINING_CHUNK_SIZE } from './engine/chunks.ts';
 import { DEFAULT_CACHE_BYTES, type Evaluator, type EvaluatorOptions } from './engine/evaluator.ts';
@@ -59,9 +60,10 @@ export { THETA_LAMBDA } from './learners/common.ts';
  * Training data as `train` accepts it: a Dataset (raw features), a file path,
  * an Arrow Table, or an Arrow IPC stream of unknown length (a Node readable
  * such as `process.stdin`, or an async iterable of bytes; loop learners only,
- * read by a seeded reservoir sample).
+ * read by a seeded reservoir sample), or `{ X, y }` arrays (`null` / `NaN`
+ * in `y` = unlabeled; see `arraysToDataset`).
  */
-export type TrainData = Dataset | string | Table | ByteStream;
+export type TrainData = Dataset | string | Table | ByteStream | ArrayData;
 
 /** The options of `train` that are not learner parameters: data, task, step, and how the run goes. */
 export interface RunOptions {
@@ -278,10 +280,11 @@ const MAX_HISTORY_BYTES = 16 * 2 ** 30;
  */
 export async function toDataset(data: unknown, option: string, read: ReadDatasetOptions = {}): Promise<Dataset> {
   if (typeof data === 'string') return readDataset(data, read);
+  if (isArrayData(data)) return arraysToDataset(data, option);
   if (data instanceof Table) return tableToDataset(data, 'table', read);
   const ds = data as Dataset | null;
   if (ds !== null && typeof ds === 'object' && ds.X instanceof Float64Array && ds.y instanceof Float64Array && ds.labeled instanceof Uint8Array) return ds;
-  throw new UsageError(`${option} must be a Dataset, a file path or an Arrow Table, got ${data === null ? 'null' : typeof data === 'object' ? 'another object' : `${typeof data} ${String(data)}`}`);
+  throw new UsageError(`${option} must be a Dataset, a file path, an Arrow Table or { X, y } arrays, got ${data === null ? 'null' : typeof data === 'object' ? 'another object' : `${typeof data} ${String(data)}`}`);
 }
 
 /**

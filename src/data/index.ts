@@ -41,6 +41,7 @@ export {
   type SyntheticSummary,
   type SyntheticBatch,
 } from './synthetic.ts';
+export { arraysToDataset, isArrayData, type ArrayData, type ArrayLabel } from './arrays.ts';
 export { binLabels, quantileSorted, type Binned } from './binning.ts';
 export { writeBatchesStreaming, writeRowSource, type RowSourceSummary } from './batch-writer.ts';
 export { outputChunks, outputFormatFor, batchText, OUTPUT_FORMAT_BY_EXTENSION, FORMAT_NAMES, type OutputFormat, type TextFormat, type FormatName } from './text-output.ts';
