@@ -10,10 +10,15 @@ import { interruptible } from '../interrupt.ts';
 import { formatDuration, progressDisplay, rowsProgress, type ProgressDisplayOptions, type RowsProgress } from '../progress.ts';
 import { optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
 import { inputFile } from '../stdin.ts';
+import { learnersOnLine } from '../learner-help.ts';
 import type { Command } from './command.ts';
 
 const width = Math.max(...LEARNER_NAMES.map((n) => n.length));
-const HELP = `dsgkit train — train a semi-supervised kernel model and save it
+
+/** The help of `train`, for every learner or (`--learner X --help`) for the ones given. */
+function trainHelp(learners: typeof LEARNERS = LEARNERS): string {
+  const one = learners.length === 1;
+  return `dsgkit train — train a semi-supervised kernel model and save it
 
 Usage: dsgkit train --learner <name> --data <file> --out <model.dsg> [options]
        dsgkit train --init <model.dsg> --data <file> --iterations <T'> --out <model.dsg>
@@ -23,11 +28,12 @@ Reads a training file in which some rows are labeled and the others are not
 learner, and writes the model file (atomically: nothing is written if
 training fails or is cancelled with Ctrl-C).
 
-Learners:
-${LEARNERS.map((l) => `  ${l.name.padEnd(width)}  ${l.summary} [${l.task}; metric ${l.metric}]`).join('\n')}
+${one ? 'Learner' : 'Learners'}:
+${learners.map((l) => `  ${l.name.padEnd(width)}  ${l.summary} [${l.task}; metric ${l.metric}]`).join('\n')}
 
 Options:
-  --learner <name>        ${LEARNER_NAMES.join(' | ')} (required)
+  --learner <name>        ${LEARNER_NAMES.join(' | ')} (required; with --help:
+                          that learner's options only)
   --data <file>           training data: Arrow, CSV or LIBSVM (required); '-'
                           reads an Arrow IPC stream from stdin (a pipe of unknown
                           length): the labeled rows and a seeded reservoir of
@@ -59,7 +65,7 @@ Options:
   --in-memory             read the whole file into memory (the default otherwise)
   -h, --help              show this help
 
-${trainingOptionsHelp()}
+${trainingOptionsHelp(learners)}
 
 Progress goes to stderr: a bar on a terminal, a line every 10% otherwise.
 A summary goes to stdout. Ctrl-C cancels (exit code 130, no model written).
@@ -70,6 +76,8 @@ Example:
   dsgkit train --learner ${LEARNER_NAMES[0]} --data bc-train.arrow --out bc.dsg \\
     --validation bc-test.arrow --sigma 2
 `;
+}
+const HELP = trainHelp();
 
 /** How the summary names the evaluation strategy a run used. */
 const EVALUATION_TEXT: Record<string, string> = {
@@ -136,6 +144,7 @@ export const trainCommand: Command = {
   name: 'train',
   summary: `train a model (${LEARNER_NAMES.join(', ')}) on a file and save it`,
   help: HELP,
+  helpFor: (argv) => trainHelp(learnersOnLine(argv)),
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, {
       learner: { type: 'string' },

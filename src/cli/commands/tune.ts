@@ -10,6 +10,7 @@ import { interruptible } from '../interrupt.ts';
 import { formatDuration } from '../progress.ts';
 import { optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
 import { inputFile } from '../stdin.ts';
+import { learnersOnLine } from '../learner-help.ts';
 import type { Command } from './command.ts';
 import type { MetricName } from '../../model/task.ts';
 
@@ -19,7 +20,9 @@ function rankedBy(l: (typeof LEARNERS)[number]): string {
   return how.length > 0 ? ` (ranked by ${how.join(', ')})` : '';
 }
 
-const HELP = `dsgkit tune — choose a learner's hyperparameters by cross-validation, refit, save
+/** The help of `tune`, for every learner or (`--learner X --help`) for the ones given. */
+function tuneHelp(learners: typeof LEARNERS = LEARNERS): string {
+  return `dsgkit tune — choose a learner's hyperparameters by cross-validation, refit, save
 
 Usage: dsgkit tune --learner <name> --data <train file> --out <best.dsg> [options]
 
@@ -45,12 +48,12 @@ Options:
   --metric <name>      rank candidates by this metric: the learner's own, or
                        auc (binary) or mean-auc (ordinal), which rank a
                        classifier by its scores alone, not by its labels
-                       (default: ${[...LEARNERS.filter((l) => l.tuneMetric !== undefined).map((l) => `${l.tuneMetric} for ${l.name}`), 'else the learner\'s own'].join(', ')})
+                       (default: ${[...learners.filter((l) => l.tuneMetric !== undefined).map((l) => `${l.tuneMetric} for ${l.name}`), 'else the learner\'s own'].join(', ')})
   --select <rule>      how candidates are ranked: best (each by its own CV
                        score) or neighbourhood (by the mean score of the
                        setting and its neighbours one grid step away in every
                        searched parameter: a region, not the luckiest single
-                       setting; default for ${LEARNERS.filter((l) => l.tuneSelection === 'neighbourhood').map((l) => l.name).join(', ') || 'none'}, else best)
+                       setting; default for ${learners.filter((l) => l.tuneSelection === 'neighbourhood').map((l) => l.name).join(', ') || 'none'}, else best)
   --grid <spec>        values to search, replacing the learner's for the
                        parameters named: 'sigma=0.5,1,2;lambda=0.001,0.01'
   --eta <η>            halving factor (default 3)
@@ -59,14 +62,16 @@ Options:
   -h, --help           show this help
   A learner parameter given (e.g. --iterations, --lambda) is fixed, not searched.
 
-${trainingOptionsHelp()}
+${trainingOptionsHelp(learners)}
 
-Learners and their search spaces (σ₀ = median heuristic):
-${LEARNERS.map((l) => `  ${l.name}: ${Object.entries(l.searchSpace({ sigma0: 1 })).map(([k, v]) => `${k} ∈ {${v.map((x) => (k === 'sigma' ? `${x}σ₀` : String(x))).join(', ')}}`).join(', ')}${rankedBy(l)}`).join('\n')}
+${learners.length === 1 ? 'Search space' : 'Learners and their search spaces'} (σ₀ = median heuristic):
+${learners.map((l) => `  ${l.name}: ${Object.entries(l.searchSpace({ sigma0: 1 })).map(([k, v]) => `${k} ∈ {${v.map((x) => (k === 'sigma' ? `${x}σ₀` : String(x))).join(', ')}}`).join(', ')}${rankedBy(l)}`).join('\n')}
 
 Example:
   dsgkit tune --learner ${LEARNER_NAMES[0]} --data spam-train.arrow --out spam.dsg --iterations 400
 `;
+}
+const HELP = tuneHelp();
 
 /** A progress display over the tune's work (block evaluations), with an ETA linear in it. */
 function tuneDisplay(io: CliIO, quiet: boolean): { update(p: TuneProgress): void; stop(): void } {
@@ -147,6 +152,7 @@ export const tuneCommand: Command = {
   name: 'tune',
   summary: 'choose hyperparameters by k-fold CV with successive halving, refit the best, save it',
   help: HELP,
+  helpFor: (argv) => tuneHelp(learnersOnLine(argv)),
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, {
       learner: { type: 'string' },
