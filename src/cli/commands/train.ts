@@ -177,6 +177,7 @@ export const trainCommand: Command = {
     const checkpointOption = typeof values.checkpoint === 'string' ? values.checkpoint : undefined;
     await checkOutputs({ out, checkpoint: checkpointOption }, { data: dataPath, validation: validationPath });
     // '--data -' is an Arrow stream read as it comes (below); a '-' validation file is copied from stdin.
+    if (dataPath === '-' && validationPath === '-') throw new UsageError('--validation -: stdin is read once, and --data reads it already; give a file for one of them');
     const validationFile = validationPath !== undefined ? await inputFile(validationPath, io, 'validation') : undefined;
     const checkpointPath = every !== undefined ? (checkpointOption ?? out) : undefined;
     if (values.profile === true && spec.kind !== 'loop') throw new UsageError(`--profile applies to learners on the stochastic loop only (${spec.name} is not)`);
@@ -188,7 +189,7 @@ export const trainCommand: Command = {
     const { model, wallMs } = await runTraining(
       io,
       // A path: the API reads it (whole, scaled in place, or a sample of it on read).
-      { learner: spec.name, data: dataPath === '-' ? process.stdin : dataPath, read, ...(sampleOnRead !== undefined ? { sampleOnRead } : {}), ...optionsFor(spec, settings), threads: settings.threads, ...(validationFile !== undefined ? { validation: validationFile } : {}), ...(initPath !== undefined ? { init: initPath } : {}) },
+      { learner: spec.name, data: dataPath === '-' ? (io.stdin ?? process.stdin) : dataPath, read, ...(sampleOnRead !== undefined ? { sampleOnRead } : {}), ...optionsFor(spec, settings), threads: settings.threads, ...(validationFile !== undefined ? { validation: validationFile } : {}), ...(initPath !== undefined ? { init: initPath } : {}) },
       { label: spec.name, quiet: settings.quiet },
       checkpointPath !== undefined ? { every: every!, path: checkpointPath } : undefined,
       values.profile === true ? (report) => (profile = report) : undefined,
