@@ -47,6 +47,8 @@ Data files: Arrow IPC (.arrow .feather .ipc file format; .arrows stream format)
 is the native input; LIBSVM (.libsvm .svm .txt .t) and CSV (.csv, header row)
 convert to it with 'dsgkit convert'. The label column is 'label' unless
 --label says otherwise; a missing label (null, '?', empty, NA) = unlabeled row.
+Any input file may be '-' to read stdin. 'predict' writes Arrow, CSV or JSON
+Lines by the extension of --out, or to stdout with --out -.
 
 Exit codes: 0 success, 1 bad data or model (message names file, column and
 row), 2 bad usage, 130 cancelled by Ctrl-C (SIGINT), 143 stopped by SIGTERM.
@@ -62,6 +64,8 @@ Example:
   dsgkit convert a9a.libsvm --out a9a.arrow --features 123
   dsgkit split a9a.arrow --labeled 200 --test 0.2 --out-train tr.arrow --out-test te.arrow
   dsgkit describe tr.arrow
+  dsgkit train --learner qsg-s2auc --data tr.arrow --out m.dsg
+  dsgkit predict --model m.dsg --data te.arrow --out - | head
 `;
 }
 
