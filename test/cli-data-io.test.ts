@@ -144,6 +144,21 @@ describe("'-' reads stdin", () => {
     expect(bad.err).not.toMatch(/dsgkit-stdin-/);
   });
 
+  it('train --data - reads CSV piped in; the model records stdin and is the same bytes on every run', async () => {
+    const csv = join(dir, 'train.csv');
+    expect((await run(['convert', trainFile, '--out', csv])).code).toBe(0);
+    const text = await readFile(csv);
+    const models = [];
+    for (const name of ['a.dsg', 'b.dsg']) {
+      const r = await run(['train', '--learner', 'qsg-s2auc', '--data', '-', '--out', join(dir, name), ...TINY], text);
+      expect(r.code).toBe(0);
+      models.push(await readFile(join(dir, name)));
+    }
+    expect(models[0].equals(models[1])).toBe(true);
+    const d = await run(['describe', join(dir, 'a.dsg')]);
+    expect(d.out).toMatch(/training:\s+\d+ rows \(\d+ labeled\) from stdin\n/);
+  });
+
   it('refuses a terminal, an empty input, and two inputs reading stdin, with a clear message', async () => {
     const tty = Object.assign(Readable.from([]), { isTTY: true });
     const t = await run(['describe', '-'], tty);

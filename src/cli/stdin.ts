@@ -15,7 +15,9 @@
 import { createWriteStream, rmSync } from 'node:fs';
 import { mkdtemp, open, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
+import { readDataset, type Dataset, type ReadDatasetOptions } from '../data/index.ts';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DataError, UsageError } from '../errors.ts';
 import type { CliIO } from './io.ts';
@@ -75,6 +77,51 @@ export async function inputFile(path: string, io: CliIO, option: string): Promis
   const path2 = `${raw}${extensionFor(head)}`;
   await rename(raw, path2);
   return path2;
+}
+
+/**
+ * Training data given as `-`: an Arrow IPC stream is handed on as it comes
+ * (an async iterable of its bytes, `path` 'stdin', for a reservoir sample of
+ * unknown length); any other input (CSV, LIBSVM, an Arrow file) is copied to
+ * a temporary file like {@link inputFile} does, and its path returned.
+ *
+ * @example
+ * const data = dataPath === '-' ? await trainingInput(io, 'data') : dataPath;
+ */
+export async function trainingInput(io: CliIO, option: string): Promise<string | (AsyncIterable<Uint8Array> & { path: string })> {
+  if (taken !== undefined) throw new UsageError(`${shown(option)} -: stdin is read once, and ${shown(taken)} reads it already; give a file for one of them`);
+  const stdin = io.stdin ?? process.stdin;
+  if ((stdin as { isTTY?: boolean }).isTTY === true) throw new UsageError(`${shown(option)} - reads stdin, but stdin is a terminal: pipe the data in (cat train.arrows | dsgkit …) or give a file`);
+  const it = (stdin as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
+  const first = await it.next();
+  if (first.done) throw new DataError('no data on stdin (empty input)', { file: 'stdin' });
+  const head = Buffer.from(first.value);
+  const bytes = (async function* () {
+    yield head;
+    for (;;) {
+      const next = await it.next();
+      if (next.done) return;
+      yield Buffer.from(next.value);
+    }
+  })();
+  if (extensionFor(head) === '.arrows') {
+    taken = option;
+    return Object.assign(bytes, { path: 'stdin' });
+  }
+  return inputFile('-', { ...io, stdin: Readable.from(bytes) }, option);
+}
+
+/**
+ * For training: a temporary copy of stdin read into a Dataset whose source is
+ * `stdin` (so a model file records 'stdin', never the random temporary path,
+ * and the same piped data gives the same model bytes); any other path as it is.
+ *
+ * @example
+ * const data = await stdinDataset(await inputFile(given, io, 'data'), { labelColumn: 'y' });
+ */
+export async function stdinDataset(path: string, read: ReadDatasetOptions): Promise<string | Dataset> {
+  if (![...copies].some((dir) => path.startsWith(dir + sep))) return path;
+  return { ...(await readDataset(path, read)), source: 'stdin' };
 }
 
 /**

@@ -9,7 +9,7 @@ import type { CliIO } from '../io.ts';
 import { interruptible } from '../interrupt.ts';
 import { formatDuration, progressDisplay, rowsProgress, type ProgressDisplayOptions, type RowsProgress } from '../progress.ts';
 import { optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
-import { inputFile } from '../stdin.ts';
+import { inputFile, stdinDataset, trainingInput } from '../stdin.ts';
 import { learnersOnLine } from '../learner-help.ts';
 import type { Command } from './command.ts';
 
@@ -35,10 +35,12 @@ Options:
   --learner <name>        ${LEARNER_NAMES.join(' | ')} (required; with --help:
                           that learner's options only)
   --data <file>           training data: Arrow, CSV or LIBSVM (required); '-'
-                          reads an Arrow IPC stream from stdin (a pipe of unknown
-                          length): the labeled rows and a seeded reservoir of
-                          T·B unlabeled rows are kept (deterministic; a different,
-                          equally valid model than one trained on the whole file)
+                          reads stdin. An Arrow IPC stream there (a pipe of
+                          unknown length) is read as it comes: the labeled rows
+                          and a seeded reservoir of T·B unlabeled rows are kept
+                          (deterministic; a different, equally valid model than
+                          one trained on the whole file). Other data on stdin
+                          (CSV, LIBSVM, an Arrow file) is read whole
   --out <file>            model file to write, e.g. model.dsg (required)
   --validation <file>     labeled held-out rows whose AUC (mean AUC for ordinal
                           learners) the progress shows; never changes the model
@@ -186,10 +188,13 @@ export const trainCommand: Command = {
     if (values['sample-on-read'] === true && values['in-memory'] === true) throw new UsageError('--sample-on-read and --in-memory exclude each other');
     const sampleOnRead = values['sample-on-read'] === true ? true : values['in-memory'] === true ? false : undefined;
     const read = settings.labelColumn !== undefined ? { labelColumn: settings.labelColumn } : {};
+    // stdin: an Arrow stream as it comes, or other data (copied to a file) as a Dataset named 'stdin'.
+    const data = dataPath === '-' ? await trainingInput(io, 'data') : dataPath;
+    const trainData = typeof data === 'string' ? await stdinDataset(data, read) : data;
     const { model, wallMs } = await runTraining(
       io,
       // A path: the API reads it (whole, scaled in place, or a sample of it on read).
-      { learner: spec.name, data: dataPath === '-' ? (io.stdin ?? process.stdin) : dataPath, read, ...(sampleOnRead !== undefined ? { sampleOnRead } : {}), ...optionsFor(spec, settings), threads: settings.threads, ...(validationFile !== undefined ? { validation: validationFile } : {}), ...(initPath !== undefined ? { init: initPath } : {}) },
+      { learner: spec.name, data: trainData, ...(trainData !== data ? { scaleInPlace: true } : {}), read, ...(sampleOnRead !== undefined ? { sampleOnRead } : {}), ...optionsFor(spec, settings), threads: settings.threads, ...(validationFile !== undefined ? { validation: validationFile } : {}), ...(initPath !== undefined ? { init: initPath } : {}) },
       { label: spec.name, quiet: settings.quiet },
       checkpointPath !== undefined ? { every: every!, path: checkpointPath } : undefined,
       values.profile === true ? (report) => (profile = report) : undefined,

@@ -9,7 +9,7 @@ import type { CliIO } from '../io.ts';
 import { interruptible } from '../interrupt.ts';
 import { formatDuration } from '../progress.ts';
 import { optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
-import { inputFile } from '../stdin.ts';
+import { inputFile, stdinDataset } from '../stdin.ts';
 import { learnersOnLine } from '../learner-help.ts';
 import type { Command } from './command.ts';
 import type { MetricName } from '../../model/task.ts';
@@ -193,7 +193,7 @@ export const tuneCommand: Command = {
       result = await interruptible(async ({ signal }) => {
         const r = await tune({
           learner: spec.name,
-          data: dataPath,
+          data: await stdinDataset(dataPath, settings.labelColumn !== undefined ? { labelColumn: settings.labelColumn } : {}),
           ...(settings.labelColumn !== undefined ? { read: { labelColumn: settings.labelColumn } } : {}),
           ...optionsFor(spec, settings),
           ...(positive !== undefined ? { positive } : {}),
