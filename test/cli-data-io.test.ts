@@ -166,7 +166,7 @@ describe("'-' reads stdin", () => {
     expect(t.err).toMatch(/stdin is a terminal/);
     const empty = await run(['describe', '-'], '');
     expect(empty.code).toBe(1);
-    expect(empty.err).toMatch(/no data on stdin/);
+    expect(empty.err).toMatch(/^dsgkit: stdin: empty input/);
     const two = await run(['train', '--learner', 'dsg', '--data', trainFile, '--validation', '-', '--out', join(dir, 'v.dsg'), ...TINY], await readFile(testFile));
     expect(two.code).toBe(0); // one '-' is fine
     const both = await run(['train', '--learner', 'dsg', '--data', '-', '--validation', '-', '--out', join(dir, 'v.dsg'), ...TINY], await readFile(testFile));

@@ -73,7 +73,7 @@ export async function inputFile(path: string, io: CliIO, option: string): Promis
   } finally {
     await fh.close();
   }
-  if (head.length === 0) throw new DataError('no data on stdin (empty input)', { file: 'stdin' });
+  if (head.length === 0) throw new DataError('empty input (nothing was piped in)', { file: 'stdin' });
   const path2 = `${raw}${extensionFor(head)}`;
   await rename(raw, path2);
   return path2;
@@ -94,7 +94,7 @@ export async function trainingInput(io: CliIO, option: string): Promise<string |
   if ((stdin as { isTTY?: boolean }).isTTY === true) throw new UsageError(`${shown(option)} - reads stdin, but stdin is a terminal: pipe the data in (cat train.arrows | dsgkit …) or give a file`);
   const it = (stdin as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
   const first = await it.next();
-  if (first.done) throw new DataError('no data on stdin (empty input)', { file: 'stdin' });
+  if (first.done) throw new DataError('empty input (nothing was piped in)', { file: 'stdin' });
   const head = Buffer.from(first.value);
   const bytes = (async function* () {
     yield head;
