@@ -117,6 +117,8 @@ describe('dsgkit usage errors exit 2', () => {
     [['convert', spam, '--out', 'x.txt'], /--out 'x\.txt': unknown output type '\.txt'/],
     [['frobnicate'], /unknown command 'frobnicate'/],
     [['trian'], /unknown command 'trian' \(did you mean 'train'\?\)/],
+    [['train', '--learner', 'qsg-s2uac', '--data', spam, '--out', 'm.dsg'], /unknown learner 'qsg-s2uac' \(did you mean 'qsg-s2auc'\?\)/],
+    [['predict', '--model', 'm.dsg', '--data', spam, '--out', '-', '--format', 'jsnl'], /got 'jsnl' \(did you mean 'jsonl'\?\)/],
     [['convert', spam, '--out', 'x.arrow', '--fromat', 'csv'], /Unknown option '--fromat' \(did you mean '--format'\?\)/],
     [['predict', '--model', 'm.dsg', '--data', spam, '--out', '-', '--format', 'parquet'], /--format must be one of arrow, csv, jsonl, got 'parquet'/],
     [['convert', 'x.parquet', '--out', 'x.arrow'], /unknown file type '\.parquet'/],

@@ -172,6 +172,6 @@ export function positiveNumberOption(values: ParsedArgs['values'], name: string)
 export function choiceOption<C extends string>(values: ParsedArgs['values'], name: string, choices: readonly C[]): C | undefined {
   const v = values[name];
   if (v === undefined) return undefined;
-  if (typeof v !== 'string' || !(choices as readonly string[]).includes(v)) throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got '${String(v)}'`);
+  if (typeof v !== 'string' || !(choices as readonly string[]).includes(v)) throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got '${String(v)}'${typeof v === 'string' ? didYouMean(v, choices) : ''}`);
   return v as C;
 }

@@ -1,6 +1,6 @@
 /** `dsgkit scaling`: train the same model at several thread counts and report how it scales. */
 import { UsageError } from '../../errors.ts';
-import { LEARNER_NAMES, learnerSpec } from '../../api.ts';
+import { LEARNER_NAMES } from '../../api.ts';
 import { readDataset } from '../../data/index.ts';
 import { writeFileAtomic } from '../../data/atomic.ts';
 import { scaling, scalingChart, scalingTable } from '../../scaling.ts';
@@ -8,6 +8,7 @@ import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { checkOutputs } from '../outputs.ts';
 import { describeRun, optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
 import { inputFile } from '../stdin.ts';
+import { cliLearnerSpec } from '../learner-help.ts';
 import type { Command } from './command.ts';
 import { formatProfile } from '../profile-report.ts';
 
@@ -84,7 +85,7 @@ export const scalingCommand: Command = {
       'no-ceiling': { type: 'boolean' },
       ...TRAINING_OPTION_SPECS,
     });
-    const spec = learnerSpec(requireString(values, 'learner'), '--learner');
+    const spec = cliLearnerSpec(requireString(values, 'learner'), '--learner');
     const dataGiven = requireString(values, 'data');
     const threads = threadList(requireString(values, 'threads'));
     const repeats = intOption(values, 'repeats', { min: 1 }) ?? 1;

@@ -1,6 +1,6 @@
 /** `dsgkit train`: train one model on a file and save it. */
 import { CancelledError, UsageError } from '../../errors.ts';
-import { defaultThreads, LEARNER_NAMES, LEARNERS, learnerSpec, Model, train, type ProfileReport, type TrainRequest } from '../../api.ts';
+import { defaultThreads, LEARNER_NAMES, LEARNERS, Model, train, type ProfileReport, type TrainRequest } from '../../api.ts';
 import { formatProfile } from '../profile-report.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { load } from '../../model/model.ts';
@@ -10,7 +10,7 @@ import { interruptible } from '../interrupt.ts';
 import { formatDuration, progressDisplay, rowsProgress, type ProgressDisplayOptions, type RowsProgress } from '../progress.ts';
 import { optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
 import { inputFile, stdinDataset, trainingInput } from '../stdin.ts';
-import { learnersOnLine } from '../learner-help.ts';
+import { cliLearnerSpec, learnersOnLine } from '../learner-help.ts';
 import type { Command } from './command.ts';
 
 const width = Math.max(...LEARNER_NAMES.map((n) => n.length));
@@ -164,7 +164,7 @@ export const trainCommand: Command = {
     const initPath = typeof values.init === 'string' ? values.init : undefined;
     const init = initPath !== undefined ? await load(initPath, { onWarning: (m) => io.stderr.write(`dsgkit: warning: ${m}\n`) }) : undefined;
     if (init && values.learner !== undefined && values.learner !== init.learner) throw new UsageError(`--learner ${String(values.learner)} differs from the --init model's learner ${init.learner}`);
-    const spec = learnerSpec(init ? init.learner : requireString(values, 'learner'), '--learner');
+    const spec = cliLearnerSpec(init ? init.learner : requireString(values, 'learner'), '--learner');
     if (init && values.iterations === undefined) throw new UsageError(`--init needs --iterations T', the iteration count to continue to (the model is at t = ${init.header.resume?.t ?? '?'})`);
     const every = intOption(values, 'checkpoint-every', { min: 1 });
     if (values.checkpoint !== undefined && every === undefined) throw new UsageError('--checkpoint needs --checkpoint-every <K>');

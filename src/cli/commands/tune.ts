@@ -1,7 +1,7 @@
 /** `dsgkit tune`: cross-validated hyperparameter search with successive halving, then the winner refit and saved. */
 import cliProgress from 'cli-progress';
 import { CancelledError, UsageError } from '../../errors.ts';
-import { LEARNER_NAMES, LEARNERS, learnerSpec } from '../../api.ts';
+import { LEARNER_NAMES, LEARNERS } from '../../api.ts';
 import { parseGrid, tune, type TuneProgress, type TuneResult, type TuneRow, type TuneSelection } from '../../tune.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { checkOutputs } from '../outputs.ts';
@@ -10,7 +10,7 @@ import { interruptible } from '../interrupt.ts';
 import { formatDuration } from '../progress.ts';
 import { optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
 import { inputFile, stdinDataset } from '../stdin.ts';
-import { learnersOnLine } from '../learner-help.ts';
+import { cliLearnerSpec, learnersOnLine } from '../learner-help.ts';
 import type { Command } from './command.ts';
 import type { MetricName } from '../../model/task.ts';
 
@@ -168,7 +168,7 @@ export const tuneCommand: Command = {
       json: { type: 'boolean' },
       ...TRAINING_OPTION_SPECS,
     });
-    const spec = learnerSpec(requireString(values, 'learner'), '--learner');
+    const spec = cliLearnerSpec(requireString(values, 'learner'), '--learner');
     const out = requireString(values, 'out');
     await checkOutputs({ out }, { data: requireString(values, 'data') });
     const dataPath = await inputFile(requireString(values, 'data'), io, 'data');
