@@ -3,15 +3,16 @@
  * (columns `score`, `predicted`, then the input's label column when it had
  * one), as Arrow, CSV or JSON Lines: the score's range, the predicted classes
  * and, where the label is known, how often the prediction agrees with it.
- * Read row by row, in flat memory.
+ * Read row by row, in flat memory; an Arrow file's messages are checked
+ * before they are decoded, as for any data file.
  */
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline';
-import { RecordBatchReader } from 'apache-arrow';
 import { parse } from 'csv-parse';
 import { DataError } from '../../errors.ts';
+import { openArrowBatches } from '../../data/arrow.ts';
 
 /** What `describe` says of a predictions file (the `--json` form). */
 export interface PredictionsSummary {
@@ -73,11 +74,10 @@ async function openRows(path: string): Promise<{ names: string[]; rows: AsyncIte
     }
     return { names, rows: rows() };
   }
-  const reader = await RecordBatchReader.from(createReadStream(path));
-  await reader.open();
-  const names = reader.schema.fields.map((f) => f.name);
+  const arrow = await openArrowBatches(path);
+  const names = arrow.names;
   async function* rows(): AsyncGenerator<Cell[]> {
-    for await (const batch of reader) {
+    for await (const batch of arrow.batches()) {
       const cols = names.map((_, j) => batch.getChildAt(j)!);
       for (let i = 0; i < batch.numRows; i++) yield cols.map((c) => c.get(i) as Cell);
     }
@@ -106,11 +106,9 @@ export async function isPredictionsFile(path: string): Promise<boolean> {
       }
     }
     if (!['.arrow', '.arrows', '.feather', '.ipc'].includes(ext)) return false;
-    const reader = await RecordBatchReader.from(createReadStream(path));
-    await reader.open();
-    const names = reader.schema.fields.map((f) => f.name);
-    await reader.cancel();
-    return names[0] === 'score' && names[1] === 'predicted';
+    const arrow = await openArrowBatches(path);
+    await arrow.close();
+    return arrow.names[0] === 'score' && arrow.names[1] === 'predicted';
   } catch {
     return false; // not readable as a predictions file: the data-file reader says why
   }
