@@ -7,6 +7,7 @@
  */
 import { Table } from 'apache-arrow';
 import { UsageError } from '../errors.ts';
+import { arraysToDataset, isArrayData } from '../data/arrays.ts';
 import { isByteStream, openArrowStream } from '../data/arrow.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { datasetFingerprint } from '../data/fingerprint.ts';
@@ -30,10 +31,11 @@ import type { RunOptions } from './options.ts';
  */
 export async function toDataset(data: unknown, option: string, read: ReadDatasetOptions = {}): Promise<Dataset> {
   if (typeof data === 'string') return readDataset(data, read);
+  if (isArrayData(data)) return arraysToDataset(data, option);
   if (data instanceof Table) return tableToDataset(data, 'table', read);
   const ds = data as Dataset | null;
   if (ds !== null && typeof ds === 'object' && ds.X instanceof Float64Array && ds.y instanceof Float64Array && ds.labeled instanceof Uint8Array) return ds;
-  throw new UsageError(`${option} must be a Dataset, a file path or an Arrow Table, got ${data === null ? 'null' : typeof data === 'object' ? 'another object' : `${typeof data} ${String(data)}`}`);
+  throw new UsageError(`${option} must be a Dataset, a file path, an Arrow Table or { X, y } arrays, got ${data === null ? 'null' : typeof data === 'object' ? 'another object' : `${typeof data} ${String(data)}`}`);
 }
 
 /** A run's training rows, scaled, with what comes from the whole data. */

@@ -6,6 +6,7 @@
  */
 import type { Table } from 'apache-arrow';
 import { UsageError } from '../errors.ts';
+import type { ArrayData } from '../data/arrays.ts';
 import type { ByteStream } from '../data/arrow.ts';
 import type { Dataset } from '../data/dataset.ts';
 import type { ReadDatasetOptions } from '../data/index.ts';
@@ -20,11 +21,12 @@ import type { Model } from '../model/model.ts';
 
 /**
  * Training data as `train` accepts it: a Dataset (raw features), a file path,
- * an Arrow Table, or an Arrow IPC stream of unknown length (a Node readable
+ * an Arrow Table, an Arrow IPC stream of unknown length (a Node readable
  * such as `process.stdin`, or an async iterable of bytes; learners that
- * sample on read, read by a seeded reservoir sample).
+ * sample on read, read by a seeded reservoir sample), or `{ X, y }` arrays
+ * (`null` / `NaN` in `y` = unlabeled; see `arraysToDataset`).
  */
-export type TrainData = Dataset | string | Table | ByteStream;
+export type TrainData = Dataset | string | Table | ByteStream | ArrayData;
 
 /** The options of `train` that are not learner parameters: data, task, step, and how the run goes. */
 export interface RunOptions {

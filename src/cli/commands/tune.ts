@@ -1,7 +1,7 @@
 /** `dsgkit tune`: cross-validated hyperparameter search with successive halving, then the winner refit and saved. */
 import cliProgress from 'cli-progress';
 import { CancelledError, UsageError } from '../../errors.ts';
-import { LEARNER_NAMES, LEARNERS, learnerSpec } from '../../api.ts';
+import { LEARNER_NAMES, LEARNERS } from '../../api.ts';
 import { parseGrid, tuneModel, type TuneProgress, type TuneResult, type TuneRow, type TuneSelection } from '../../tune.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { checkOutputs } from '../outputs.ts';
@@ -9,6 +9,8 @@ import type { CliIO } from '../io.ts';
 import { interruptible } from '../interrupt.ts';
 import { formatDuration } from '../progress.ts';
 import { optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
+import { inputFile, stdinDataset } from '../stdin.ts';
+import { cliLearnerSpec, learnersOnLine } from '../learner-help.ts';
 import type { Command } from './command.ts';
 import type { MetricName } from '../../model/task.ts';
 
@@ -18,7 +20,9 @@ function rankedBy(l: (typeof LEARNERS)[number]): string {
   return how.length > 0 ? ` (ranked by ${how.join(', ')})` : '';
 }
 
-const HELP = `dsgkit tune — choose a learner's hyperparameters by cross-validation, refit, save
+/** The help of `tune`, for every learner or (`--learner X --help`) for the ones given. */
+function tuneHelp(learners: typeof LEARNERS = LEARNERS): string {
+  return `dsgkit tune — choose a learner's hyperparameters by cross-validation, refit, save
 
 Usage: dsgkit tune --learner <name> --data <train file> --out <best.dsg> [options]
 
@@ -44,12 +48,12 @@ Options:
   --metric <name>      rank candidates by this metric: the learner's own, or
                        auc (binary) or mean-auc (ordinal), which rank a
                        classifier by its scores alone, not by its labels
-                       (default: ${[...LEARNERS.filter((l) => l.tuneMetric !== undefined).map((l) => `${l.tuneMetric} for ${l.name}`), 'else the learner\'s own'].join(', ')})
+                       (default: ${[...learners.filter((l) => l.tuneMetric !== undefined).map((l) => `${l.tuneMetric} for ${l.name}`), 'else the learner\'s own'].join(', ')})
   --select <rule>      how candidates are ranked: best (each by its own CV
                        score) or neighbourhood (by the mean score of the
                        setting and its neighbours one grid step away in every
                        searched parameter: a region, not the luckiest single
-                       setting; default for ${LEARNERS.filter((l) => l.tuneSelection === 'neighbourhood').map((l) => l.name).join(', ') || 'none'}, else best)
+                       setting; default for ${learners.filter((l) => l.tuneSelection === 'neighbourhood').map((l) => l.name).join(', ') || 'none'}, else best)
   --grid <spec>        values to search, replacing the learner's for the
                        parameters named: 'sigma=0.5,1,2;lambda=0.001,0.01'
   --eta <η>            halving factor (default 3)
@@ -58,14 +62,16 @@ Options:
   -h, --help           show this help
   A learner parameter given (e.g. --iterations, --lambda) is fixed, not searched.
 
-${trainingOptionsHelp()}
+${trainingOptionsHelp(learners)}
 
-Learners and their search spaces (σ₀ = median heuristic):
-${LEARNERS.map((l) => `  ${l.name}: ${Object.entries(l.searchSpace({ sigma0: 1 })).map(([k, v]) => `${k} ∈ {${v.map((x) => (k === 'sigma' ? `${x}σ₀` : String(x))).join(', ')}}`).join(', ')}${rankedBy(l)}`).join('\n')}
+${learners.length === 1 ? 'Search space' : 'Learners and their search spaces'} (σ₀ = median heuristic):
+${learners.map((l) => `  ${l.name}: ${Object.entries(l.searchSpace({ sigma0: 1 })).map(([k, v]) => `${k} ∈ {${v.map((x) => (k === 'sigma' ? `${x}σ₀` : String(x))).join(', ')}}`).join(', ')}${rankedBy(l)}`).join('\n')}
 
 Example:
   dsgkit tune --learner ${LEARNER_NAMES[0]} --data spam-train.arrow --out spam.dsg --iterations 400
 `;
+}
+const HELP = tuneHelp();
 
 /** A progress display over the tune's work (block evaluations), with an ETA linear in it. */
 function tuneDisplay(io: CliIO, quiet: boolean): { update(p: TuneProgress): void; stop(): void } {
@@ -146,6 +152,7 @@ export const tuneCommand: Command = {
   name: 'tune',
   summary: 'choose hyperparameters by k-fold CV with successive halving, refit the best, save it',
   help: HELP,
+  helpFor: (argv) => tuneHelp(learnersOnLine(argv)),
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, {
       learner: { type: 'string' },
@@ -161,10 +168,10 @@ export const tuneCommand: Command = {
       json: { type: 'boolean' },
       ...TRAINING_OPTION_SPECS,
     });
-    const spec = learnerSpec(requireString(values, 'learner'), '--learner');
-    const dataPath = requireString(values, 'data');
+    const spec = cliLearnerSpec(requireString(values, 'learner'), '--learner');
     const out = requireString(values, 'out');
-    await checkOutputs({ out }, { data: dataPath });
+    await checkOutputs({ out }, { data: requireString(values, 'data') });
+    const dataPath = await inputFile(requireString(values, 'data'), io, 'data');
     const settings = parseTrainingOptions(values, [spec]);
     if (settings.run.step !== undefined || settings.run.theta !== undefined) throw new UsageError('--step/--theta: tune uses each candidate\'s default step schedule (it depends on λ)');
     if (settings.run.validateEvery !== undefined) throw new UsageError('--validate-every does not apply to tune (the folds are the validation)');
@@ -186,7 +193,7 @@ export const tuneCommand: Command = {
       result = await interruptible(async ({ signal }) => {
         const r = await tuneModel({
           learner: spec.name,
-          data: dataPath,
+          data: await stdinDataset(dataPath, settings.labelColumn !== undefined ? { labelColumn: settings.labelColumn } : {}),
           ...(settings.labelColumn !== undefined ? { read: { labelColumn: settings.labelColumn } } : {}),
           ...optionsFor(spec, settings),
           ...(positive !== undefined ? { positive } : {}),
