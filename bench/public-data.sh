@@ -13,7 +13,7 @@
 # Ordinal: ames (Sale_Price), boston (medv), each binned into 5 equal-frequency
 # classes; diamonds (cut, 5 grades); insteval (lecture rating 1–5).
 # With data/spam.arrow, data/breast_cancer.arrow and data/diabetes.arrow (shipped)
-# these are the 20 sets of `npm run bench:quality` (bench/quality.ts).
+# these are the 18 sets of `npm run bench:quality` (bench/quality.ts).
 # Idempotent: does nothing when every output exists (unless --force).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

@@ -1,7 +1,7 @@
 /**
  * The public quality benchmark: every dsgkit learner, at its defaults and
  * after `tune`, and each semi-supervised learner's own supervised special
- * case, against the scikit-learn peers, on the very same splits of 20 public
+ * case, against the scikit-learn peers, on the very same splits of 18 public
  * data sets (15 from bench/public-data.sh + the 3 shipped in data/, 3 seeds
  * each), in the papers' protocol. The summary — wins / ties / losses of each
  * learner against the best peer per set, the mean gap and the worst set, and
@@ -71,7 +71,7 @@ interface BenchSet {
   task: Task;
 }
 
-/** The 20 sets, smallest first within each task (provenance: bench/README.md § Public datasets, data/README.md). */
+/** The 18 sets, smallest first within each task (provenance: bench/README.md § Public datasets, data/README.md). */
 const SETS: BenchSet[] = [
   ...['ionosphere', 'musk', 'breast_cancer', 'pima', 'cells', 'dna', 'spam', 'satellite', 'churn', 'grants', 'mnist', 'letter', 'fertility'].map((name) => ({
     name,
