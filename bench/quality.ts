@@ -51,6 +51,7 @@ import { accuracy, auc, mean, meanAbsoluteError, ordinalMeanAuc, sampleSd } from
 import { tune } from '../src/tune.ts';
 import { dotPlotSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
 import { runPythonPeers } from './peers/python-peers.ts';
+import { cellKey, gapToBestPeer as peerGap, latestCells, tally, type QualityCell } from './lib/quality.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const CELLS = join(REPO, 'bench/results/quality-cells.jsonl');
@@ -120,31 +121,7 @@ function dsgkitMethods(learner: (typeof LEARNERS)[number], modes: ('default' | '
   return out;
 }
 
-/** One finished cell, as one line of quality-cells.jsonl. */
-interface Cell {
-  set: string;
-  task: Task;
-  protocol: Protocol;
-  seed: number;
-  method: string;
-  kind: 'peer' | 'dsgkit';
-  /** Held-out AUC (binary, larger label positive) or mean threshold AUC (ordinal). */
-  metric: number;
-  accuracy: number;
-  mae?: number;
-  /** Wall time of training (with its search) and scoring the test rows. */
-  seconds: number;
-  /** Chosen hyperparameters (peers, tune). */
-  params?: Record<string, unknown>;
-  rows: number;
-  trainRows: number;
-  labeledTrainRows: number;
-  testRows: number;
-  /** `git rev-parse HEAD:src` when the cell was made (dsgkit cells are reused only from the same tree). */
-  srcTree: string;
-  loadavg: number[];
-  date: string;
-}
+type Cell = QualityCell;
 
 const { values: opt } = parseArgs({
   options: {
@@ -185,7 +162,6 @@ function readCells(): Cell[] {
   if (!existsSync(CELLS)) return [];
   return readFileSync(CELLS, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Cell);
 }
-const cellKey = (c: Pick<Cell, 'set' | 'protocol' | 'seed' | 'method'>) => `${c.set}|${c.protocol}|${c.seed}|${c.method}`;
 
 /** The split of `set` for `seed` under `protocol` (see the module comment). */
 function makeSplit(raw: Dataset, set: BenchSet, protocol: Protocol, seed: number): { train: Dataset; test: Dataset; rows: number } {
@@ -307,31 +283,14 @@ function measureOf(learner: string): 'metric' | 'accuracy' {
 const measureName = (learner: string, task: Task) => (measureOf(learner) === 'accuracy' ? 'accuracy' : task === 'ordinal' ? 'mean threshold AUC' : 'AUC');
 
 function summarize(): void {
-  // The newest cell per key.
-  const latest = new Map<string, Cell>();
-  for (const c of readCells()) latest.set(cellKey(c), c);
-  const cells = [...latest.values()];
+  const cells = latestCells(readCells());
   const bySet = new Map<string, Cell[]>();
   for (const c of cells) {
     const k = `${c.set}|${c.protocol}`;
     bySet.set(k, [...(bySet.get(k) ?? []), c]);
   }
   const seedsOf = (list: Cell[], method: string) => new Map(list.filter((c) => c.method === method).map((c) => [c.seed, c]));
-
-  /** method − best peer by `measure` on the seeds the method has (the best peer picked by its mean on those seeds). */
-  function gapToBestPeer(list: Cell[], method: string, measure: 'metric' | 'accuracy') {
-    const mine = seedsOf(list, method);
-    if (mine.size === 0) return undefined;
-    let best: { peer: string; mean: number; diffs: number[] } | undefined;
-    for (const p of PEERS) {
-      const theirs = seedsOf(list, p);
-      if (![...mine.keys()].every((s) => theirs.has(s))) continue;
-      const m = mean([...mine.keys()].map((s) => theirs.get(s)![measure]));
-      if (!best || m > best.mean) best = { peer: p, mean: m, diffs: [...mine.keys()].map((s) => mine.get(s)![measure] - theirs.get(s)![measure]) };
-    }
-    if (!best) return undefined;
-    return { peer: best.peer, peerMean: best.mean, value: mean([...mine.values()].map((c) => c[measure])), gap: mean(best.diffs), sdGap: best.diffs.length > 1 ? sampleSd(best.diffs) : 0, seeds: mine.size };
-  }
+  const gapToBestPeer = (list: Cell[], method: string, measure: 'metric' | 'accuracy') => peerGap(list, method, measure, PEERS);
 
   const setOrder = SETS.map((s) => s.name);
   const groups = [...bySet.entries()].sort(([a], [b]) => setOrder.indexOf(a.split('|')[0]) - setOrder.indexOf(b.split('|')[0]) || a.localeCompare(b));
@@ -371,17 +330,17 @@ function summarize(): void {
         gapRows.push({ set: `${list[0].set}${list[0].task === 'ordinal' ? ' (ord.)' : list[0].protocol === 'hide' ? ' (80% hidden)' : ''}`, method, gap: g.gap, sd: g.sdGap });
       }
       if (per.length === 0) continue;
-      const worst = per.reduce((a, b) => (b.gap < a.gap ? b : a));
+      const t = tally(per, TIE);
       wtl.push({
         learner: l.learner,
         mode: mode === 'tune' ? 'after tune' : 'defaults',
         measure: measureName(l.learner, l.task),
         sets: per.length,
-        wins: per.filter((p) => p.gap > TIE).length,
-        ties: per.filter((p) => Math.abs(p.gap) <= TIE).length,
-        losses: per.filter((p) => p.gap < -TIE).length,
-        'mean gap': signed(mean(per.map((p) => p.gap))),
-        'worst set': `${worst.set} ${signed(worst.gap)}`,
+        wins: t.wins,
+        ties: t.ties,
+        losses: t.losses,
+        'mean gap': signed(t.meanGap),
+        'worst set': `${t.worst.set} ${signed(t.worst.gap)}`,
       });
     }
   }
@@ -405,14 +364,15 @@ function summarize(): void {
         diffs.push({ set: list[0].set, d: semi - supv, semi, sup: supv, n: common.length });
       }
       if (diffs.length === 0) continue;
+      const t = tally(diffs.map((x) => ({ set: x.set, gap: x.d })), TIE);
       special.push({
         learner: `${method} vs [${l.special!.label}]`,
         measure: measureName(l.learner, l.task),
         sets: diffs.length,
-        'unlabeled helps': diffs.filter((x) => x.d > TIE).length,
-        ties: diffs.filter((x) => Math.abs(x.d) <= TIE).length,
-        'unlabeled hurts': diffs.filter((x) => x.d < -TIE).length,
-        'mean difference': signed(mean(diffs.map((x) => x.d)), 4),
+        'unlabeled helps': t.wins,
+        ties: t.ties,
+        'unlabeled hurts': t.losses,
+        'mean difference': signed(t.meanGap, 4),
         'identical sets': diffs.filter((x) => x.d === 0).length,
       });
       for (const x of diffs) specialDetail.push({ learner: method, set: x.set, seeds: x.n, semi: fmt(x.semi, 4), supervised: fmt(x.sup, 4), difference: signed(x.d, 4) });
