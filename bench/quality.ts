@@ -44,6 +44,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import seedrandom from 'seedrandom';
 import { learnerSpec, train, type Model } from '../src/api.ts';
+import { CancelledError } from '../src/errors.ts';
 import { readDataset, selectRows, splitDataset, type Dataset } from '../src/data/index.ts';
 import { shuffleInPlace } from '../src/data/split.ts';
 import { availableCores } from '../src/engine/cores.ts';
@@ -135,6 +136,7 @@ const { values: opt } = parseArgs({
     'tune-only': { type: 'boolean', default: false },
     'no-special': { type: 'boolean', default: false },
     fresh: { type: 'boolean', default: false },
+    'cell-timeout': { type: 'string' },
     'summary-only': { type: 'boolean', default: false },
     'unlabeled-cap': { type: 'string', default: '4000' },
     python: { type: 'string', default: '/usr/bin/python3' },
@@ -155,6 +157,8 @@ const seeds = opt.seeds.split(',').map((s) => {
   if (!Number.isSafeInteger(v) || v < 0) throw new Error(`--seeds: '${s}' is not a whole number ≥ 0`);
   return v;
 });
+const cellTimeout = opt['cell-timeout'] === undefined ? undefined : Number(opt['cell-timeout']);
+if (cellTimeout !== undefined && !(cellTimeout > 0)) throw new Error(`--cell-timeout: seconds > 0, got '${opt['cell-timeout']}'`);
 const modes: ('default' | 'tune')[] = opt['tune-only'] ? ['tune'] : opt['no-tune'] ? ['default'] : ['default', 'tune'];
 const srcTree = execFileSync('git', ['rev-parse', 'HEAD:src'], { cwd: REPO, encoding: 'utf8' }).trim();
 
@@ -192,12 +196,14 @@ async function runDsgkit(m: DsgkitMethod, task: Task, trainSet: Dataset, testSet
   let model: Model;
   let params: Record<string, unknown> | undefined;
   const warnings: string[] = [];
+  const signal = cellTimeout !== undefined ? AbortSignal.timeout(cellTimeout * 1000) : undefined;
+  const run = { seed, ...(m.fixed ?? {}), onWarning: (w: string) => warnings.push(w), ...(signal ? { signal } : {}) };
   if (m.mode === 'tune') {
-    const r = await tune({ learner: m.learner, data: trainSet, seed, ...(m.fixed ?? {}), onProgress: () => undefined, onWarning: (w: string) => warnings.push(w) });
+    const r = await tune({ learner: m.learner, data: trainSet, ...run, onProgress: () => undefined });
     model = r.model;
     params = { ...r.best };
   } else {
-    model = await train({ learner: m.learner, data: trainSet, seed, ...(m.fixed ?? {}), onWarning: (w: string) => warnings.push(w) });
+    model = await train({ learner: m.learner, data: trainSet, ...run });
   }
   const f = await model.decisionFunction(testSet);
   const seconds = (performance.now() - t0) / 1000;
@@ -218,7 +224,7 @@ interface PyRecord {
 async function runCells(): Promise<void> {
   mkdirSync(dirname(CELLS), { recursive: true });
   const done = new Map<string, Cell>();
-  if (!opt.fresh) for (const c of readCells()) if (c.kind === 'peer' || c.srcTree === srcTree) done.set(cellKey(c), c);
+  if (!opt.fresh) for (const c of readCells()) if (c.timedOut === undefined && (c.kind === 'peer' || c.srcTree === srcTree)) done.set(cellKey(c), c);
   const raws = new Map<string, Dataset>();
   const started = performance.now();
   // Seed-major: every set gets seed 1 before any gets seed 2, so a stopped run still covers every set.
@@ -257,8 +263,15 @@ async function runCells(): Promise<void> {
           }
         }
         for (const m of dsgTodo) {
-          const r = await runDsgkit(m, set.task, tr, test, seed);
-          record({ ...base, method: m.name, kind: 'dsgkit', ...r, loadavg: loadavg(), date: new Date().toISOString() });
+          const t0 = performance.now();
+          try {
+            const r = await runDsgkit(m, set.task, tr, test, seed);
+            record({ ...base, method: m.name, kind: 'dsgkit', ...r, loadavg: loadavg(), date: new Date().toISOString() });
+          } catch (e) {
+            if (!(e instanceof CancelledError) || cellTimeout === undefined) throw e;
+            // Recorded (so the timing table can say "more than"), never aggregated, and retried by the next run.
+            record({ ...base, method: m.name, kind: 'dsgkit', metric: NaN, accuracy: NaN, seconds: (performance.now() - t0) / 1000, timedOut: cellTimeout, loadavg: loadavg(), date: new Date().toISOString() });
+          }
         }
       }
     }
@@ -283,7 +296,8 @@ function measureOf(learner: string): 'metric' | 'accuracy' {
 const measureName = (learner: string, task: Task) => (measureOf(learner) === 'accuracy' ? 'accuracy' : task === 'ordinal' ? 'mean threshold AUC' : 'AUC');
 
 function summarize(): void {
-  const cells = latestCells(readCells());
+  const all = latestCells(readCells());
+  const cells = all.filter((c) => c.timedOut === undefined);
   const bySet = new Map<string, Cell[]>();
   for (const c of cells) {
     const k = `${c.set}|${c.protocol}`;
@@ -404,14 +418,20 @@ function summarize(): void {
   }
 
   // tune vs one train at defaults on the largest set where both ran.
+  // A tune cell that ran out of --cell-timeout counts here as "more than" its time.
   const timing: Record<string, unknown>[] = [];
+  const withTimeouts = new Map<string, Cell[]>();
+  for (const c of all) withTimeouts.set(`${c.set}|${c.protocol}`, [...(withTimeouts.get(`${c.set}|${c.protocol}`) ?? []), c]);
   for (const l of LEARNERS) {
-    const candidates = groups.map(([, list]) => list).filter((list) => list[0].task === l.task && list[0].protocol === l.protocol && list.some((c) => c.method === `tune ${l.learner}`) && list.some((c) => c.method === l.learner));
+    const candidates = [...withTimeouts.values()].filter((list) => list[0].task === l.task && list[0].protocol === l.protocol && list.some((c) => c.method === `tune ${l.learner}`) && list.some((c) => c.method === l.learner && c.timedOut === undefined));
     if (candidates.length === 0) continue;
     const largest = candidates.reduce((a, b) => (b[0].trainRows > a[0].trainRows ? b : a));
-    const def = mean(largest.filter((c) => c.method === l.learner).map((c) => c.seconds));
-    const tun = mean(largest.filter((c) => c.method === `tune ${l.learner}`).map((c) => c.seconds));
-    timing.push({ learner: l.learner, set: largest[0].set, 'train rows': largest[0].trainRows.toLocaleString('en-US'), 'train at defaults, s': fmt(def, 1), 'tune, s': fmt(tun, 1), ratio: `${fmt(tun / def, 1)}×` });
+    const tuneSeeds = new Set(largest.filter((c) => c.method === `tune ${l.learner}`).map((c) => c.seed));
+    const def = mean(largest.filter((c) => c.method === l.learner && c.timedOut === undefined && tuneSeeds.has(c.seed)).map((c) => c.seconds));
+    const tuned = largest.filter((c) => c.method === `tune ${l.learner}`);
+    const tun = mean(tuned.map((c) => c.seconds));
+    const more = tuned.some((c) => c.timedOut !== undefined) ? '> ' : '';
+    timing.push({ learner: l.learner, set: largest[0].set, 'train rows': largest[0].trainRows.toLocaleString('en-US'), seeds: tuned.length, 'train at defaults, s': fmt(def, 1), 'tune, s': `${more}${fmt(tun, 1)}`, ratio: `${more}${fmt(tun / def, 1)}×`, 'load average': fmt(mean(tuned.map((c) => c.loadavg[0])), 1) });
   }
 
   const peerRows: Record<string, unknown>[] = [];

@@ -27,6 +27,8 @@ export interface QualityCell {
   trainRows: number;
   labeledTrainRows: number;
   testRows: number;
+  /** Set when the run was stopped by `--cell-timeout` after this many seconds (its metrics are NaN, written null). */
+  timedOut?: number;
   /** `git rev-parse HEAD:src` when the cell was made. */
   srcTree: string;
   loadavg: number[];
