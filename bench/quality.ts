@@ -387,7 +387,7 @@ function summarize(): void {
         ties: t.ties,
         'unlabeled hurts': t.losses,
         'mean difference': signed(t.meanGap, 4),
-        'identical sets': diffs.filter((x) => x.d === 0).length,
+        'sets exactly equal': diffs.filter((x) => x.d === 0).length,
       });
       for (const x of diffs) specialDetail.push({ learner: method, set: x.set, seeds: x.n, semi: fmt(x.semi, 4), supervised: fmt(x.sup, 4), difference: signed(x.d, 4) });
     }
