@@ -43,13 +43,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import seedrandom from 'seedrandom';
-import { learnerSpec, train, type Model } from '../src/api.ts';
+import { learnerSpec, type Model } from '../src/api.ts';
+// Learners chosen by name at run time: the untyped entries (the typed train/tune check literal options at compile time).
+import { trainModel as train } from '../src/train/train.ts';
 import { CancelledError } from '../src/errors.ts';
 import { readDataset, selectRows, splitDataset, type Dataset } from '../src/data/index.ts';
 import { shuffleInPlace } from '../src/data/split.ts';
 import { availableCores } from '../src/engine/cores.ts';
 import { accuracy, auc, mean, meanAbsoluteError, ordinalMeanAuc, sampleSd } from '../src/metrics/index.ts';
-import { tune } from '../src/tune.ts';
+import { tuneModel as tune } from '../src/tune.ts';
 import { dotPlotSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
 import { runPythonPeers } from './peers/python-peers.ts';
 import { cellKey, gapToBestPeer as peerGap, latestCells, tally, type QualityCell } from './lib/quality.ts';
