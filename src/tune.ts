@@ -132,8 +132,12 @@ export interface TuneRow {
   readonly folds: readonly number[];
   /** Iterations it reached (loop learners), or undefined. */
   readonly t?: number;
-  /** 'best', 'kept' (ran the last round but lost), or the round it was dropped after. */
-  readonly status: 'best' | 'kept' | `dropped after round ${number}`;
+  /**
+   * 'best'; 'kept' (ran the last round but lost); 'reference' (the learner's
+   * defaults, run to T after the halving so the winner is never worse in CV
+   * than them); or the round it was dropped after.
+   */
+  readonly status: 'best' | 'kept' | 'reference' | `dropped after round ${number}`;
 }
 
 /** One round as it ran. */
@@ -146,6 +150,8 @@ export interface TuneRound {
   readonly scores: readonly number[];
   /** With selection `neighbourhood`: what the round ranked by (see {@link TuneRow.neighbourhood}), in `candidates` order. */
   readonly neighbourhood?: readonly number[];
+  /** The defaults' reference round after the halving (see {@link TuneRow.status}). */
+  readonly reference?: true;
 }
 
 /** What {@link tune} returns. */
@@ -168,6 +174,14 @@ export interface TuneResult {
    * at T over all folds would cost, and the refit (loop learners; zeros for direct ones).
    */
   readonly cost: { readonly halving: number; readonly fullGrid: number; readonly fraction: number; readonly refit: number };
+  /** The table row of the learner's defaults (a grid point, or one row more): the winner's CV score is never below its. */
+  readonly defaultsId: number;
+  /**
+   * Semi-supervised learners: whether the chosen setting uses the unlabeled
+   * rows — false when it is the learner's supervised special case (e.g. γ = 1),
+   * i.e. CV judged that the unlabeled rows did not help.
+   */
+  readonly usesUnlabeled?: boolean;
 }
 
 /** Keys of {@link TuneOptions} that are not learner parameters. */
@@ -227,7 +241,12 @@ interface TunePlan {
   readonly classes: TaskClasses;
   readonly sigma0: number;
   readonly space: Record<string, ParamValue[]>;
+  /** The grid's candidates, then the learner's defaults when they are not a grid point. */
   readonly candidates: readonly Params[];
+  /** Candidates the halving runs: the grid's (0 … gridCount − 1). */
+  readonly gridCount: number;
+  /** The defaults' candidate id. */
+  readonly defaultsId: number;
   readonly steps: ReadonlyArray<StepSize | undefined>;
   readonly k: number;
   readonly repeats: number;
@@ -258,21 +277,27 @@ interface SearchOutcome {
   readonly droppedAfter: Map<number, number>;
   readonly rounds: TuneRound[];
   readonly winner: number;
+  /** Whether the defaults ran a reference round of their own (they were dropped, or are not a grid point). */
+  readonly reference: boolean;
 }
 
 /** The progress a tune run reports, in units of {@link TunePlan.total}. */
 class TuneMeter {
   done = 0;
   round = 0;
+  /** The planned total; grows by the defaults' reference round when one runs. */
+  total: number;
   private readonly start = performance.now();
 
   constructor(
     private readonly plan: Pick<TunePlan, 'total' | 'opts'>,
     private readonly rounds: number,
-  ) {}
+  ) {
+    this.total = plan.total;
+  }
 
   report(): void {
-    this.plan.opts.onProgress?.({ done: this.done, total: this.plan.total, round: this.round, rounds: this.rounds, elapsedMs: performance.now() - this.start });
+    this.plan.opts.onProgress?.({ done: this.done, total: this.total, round: this.round, rounds: this.rounds, elapsedMs: performance.now() - this.start });
   }
 }
 
@@ -298,13 +323,16 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
  */
 export async function tuneModel(opts: TuneArgs): Promise<TuneResult> {
   const plan = await planTune(opts);
-  const meter = new TuneMeter(plan, halvingPlan(plan.candidates.length, plan.halving).length);
+  const meter = new TuneMeter(plan, halvingPlan(plan.gridCount, plan.halving).length);
   const outcome = await searchCandidates(plan, meter);
   const table = cvTable(plan, outcome);
   const model = await refit(plan, outcome.winner, meter);
   const halving = plan.spec.capabilities.continues ? plan.planned : 0;
-  const fullGrid = plan.spec.capabilities.continues ? plan.candidates.length * plan.folds.length * continuationCost(0, plan.T) : 0;
+  const fullGrid = plan.spec.capabilities.continues ? plan.gridCount * plan.folds.length * continuationCost(0, plan.T) : 0;
   const cost = { halving, fullGrid, fraction: fullGrid > 0 ? halving / fullGrid : 1, refit: plan.refitCost };
+  const best = plan.candidates[outcome.winner];
+  const supervised = plan.spec.supervisedCase;
+  const usesUnlabeled = supervised ? !Object.entries(supervised).every(([k, v]) => best[k] === v) : undefined;
   const record: TuneRecord = {
     folds: plan.k,
     repeats: plan.repeats,
@@ -316,10 +344,11 @@ export async function tuneModel(opts: TuneArgs): Promise<TuneResult> {
     table,
     rounds: outcome.rounds,
     blockEvaluations: cost,
+    ...(usesUnlabeled !== undefined ? { usesUnlabeled } : {}),
   };
   const withTable = new Model({ ...model.header, training: { ...model.header.training, tune: record } }, model.predictor);
   const { metric, select, k: folds, repeats, sigma0 } = plan;
-  return { best: plan.candidates[outcome.winner], table, rounds: outcome.rounds, model: withTable, sigma0, metric: METRICS[metric].title, select, folds, repeats, cost };
+  return { best, table, rounds: outcome.rounds, model: withTable, sigma0, metric: METRICS[metric].title, select, folds, repeats, cost, defaultsId: plan.defaultsId, ...(usesUnlabeled !== undefined ? { usesUnlabeled } : {}) };
 }
 
 /** Validates the options, reads and scales the data, and lays out the candidates, folds and halving rounds. */
@@ -351,27 +380,32 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   // Scaled once with the scaler of all training rows (unsupervised: the features' ranges only).
   const ds = MinMaxScaler.fit(raw).transform(raw);
   const sigma0 = kernelScale0(ds);
-  const space = searchSpace(spec, opts, fixedGiven, sigma0);
-  const candidates = gridCandidates(space).map((c) => withDataDefaults(spec, { ...fixed, ...c }, ds));
+  const space = searchSpace(spec, opts, fixedGiven, fixed, sigma0);
+  const grid = gridCandidates(space).map((c) => withDataDefaults(spec, { ...fixed, ...c }, ds));
+  // The learner's defaults (with what the caller fixed) take part whether or not they are a grid point.
+  const defaults = withDataDefaults(spec, fixed, ds);
+  const found = grid.findIndex((c) => Object.keys(space).every((k) => c[k] === defaults[k]));
+  const candidates = found >= 0 ? grid : [...grid, defaults];
+  const defaultsId = found >= 0 ? found : grid.length;
   const splits = repeatedLabeledFolds(ds, { k, seed: typeof fixed.seed === 'number' ? fixed.seed : 1, repeats });
   const folds = splits.flat();
   const continues = spec.capabilities.continues;
   const T = continues ? (fixed.T as number) : 1;
-  const t0 = continues ? (opts.t0 ?? defaultT0(candidates.length, eta, T)) : 1;
+  const t0 = continues ? (opts.t0 ?? defaultT0(grid.length, eta, T)) : 1;
   if (!Number.isSafeInteger(t0) || t0 < 1 || t0 > T) throw new UsageError(`t0 must be a whole number in [1, T = ${T}], got ${String(opts.t0)}`);
   const halving: HalvingOptions = { t0, eta, T };
-  const rounds = halvingPlan(candidates.length, halving);
+  const rounds = halvingPlan(grid.length, halving);
   const planned = rounds.reduce((sum, r, i) => sum + r.count * continuationCost(i === 0 ? 0 : rounds[i - 1].t, r.t), 0) * folds.length;
   const refitCost = continues ? continuationCost(0, T) : 0;
-  const total = continues ? planned + refitCost : candidates.length * folds.length + 1;
+  const total = continues ? planned + refitCost : grid.length * folds.length + 1;
   const steps = candidates.map((c) => resolveStep(spec, c, {}));
-  return { spec, opts, raw, classes, sigma0, space, candidates, steps, k, repeats, splits, folds, metric, select, eta, t0, T, halving, threads, onWarning, planned, refitCost, total };
+  return { spec, opts, raw, classes, sigma0, space, candidates, gridCount: grid.length, defaultsId, steps, k, repeats, splits, folds, metric, select, eta, t0, T, halving, threads, onWarning, planned, refitCost, total };
 }
 
 /** The search space: the learner's, with the caller's grid replacing what it names, without the parameters the caller fixed. */
-function searchSpace(spec: LearnerSpec, opts: TuneArgs, fixedGiven: Readonly<Record<string, unknown>>, sigma0: number): Record<string, ParamValue[]> {
+function searchSpace(spec: LearnerSpec, opts: TuneArgs, fixedGiven: Readonly<Record<string, unknown>>, fixed: Params, sigma0: number): Record<string, ParamValue[]> {
   const space: Record<string, ParamValue[]> = {};
-  for (const [key, values] of Object.entries(spec.searchSpace({ sigma0 }))) if (fixedGiven[key] === undefined) space[key] = [...values];
+  for (const [key, values] of Object.entries(spec.searchSpace({ sigma0, fixed }))) if (fixedGiven[key] === undefined) space[key] = [...values];
   if (opts.grid !== undefined) {
     if (opts.grid === null || typeof opts.grid !== 'object') throw new UsageError('grid must be an object: parameter → list of values');
     for (const [key, values] of Object.entries(opts.grid)) space[key] = checkGridValues(spec, key, values);
@@ -386,7 +420,7 @@ function searchSpace(spec: LearnerSpec, opts: TuneArgs, fixedGiven: Readonly<Rec
  */
 async function searchCandidates(plan: TunePlan, meter: TuneMeter): Promise<SearchOutcome> {
   const { candidates, folds, opts } = plan;
-  const n = candidates.length;
+  const n = plan.gridCount;
   const pool = plan.threads > 1 ? new EvaluatorPool(plan.threads - 1) : undefined;
   const engine: EvaluatorOptions = {
     threads: plan.threads,
@@ -397,9 +431,10 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter): Promise<Searc
   const states: Array<Array<FitState | undefined>> = candidates.map(() => folds.map(() => undefined));
   const out: SearchOutcome = {
     lastScores: candidates.map(() => []), lastPooled: candidates.map(() => NaN), lastNeighbourhood: candidates.map(() => NaN),
-    reached: candidates.map(() => 0), droppedAfter: new Map(), rounds: [], winner: 0,
+    reached: candidates.map(() => 0), droppedAfter: new Map(), rounds: [], winner: 0, reference: false,
   };
   let winner = 0;
+  let reference = false;
   try {
     let step: HalvingStep | undefined = firstHalvingStep(n, plan.halving);
     while (step) {
@@ -418,15 +453,41 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter): Promise<Searc
       const decision = nextHalvingStep(n, plan.halving, current, neighbourhood ?? pooled);
       for (const c of decision.dropped) {
         out.droppedAfter.set(c, current.round);
-        states[c].fill(undefined); // free the history
+        if (c !== plan.defaultsId) states[c].fill(undefined); // free the history (the defaults' may continue below)
       }
       if (decision.winner !== undefined) winner = decision.winner;
       step = decision.next;
     }
+    reference = await scoreDefaultsAtT(plan, out, engine, states, meter);
   } finally {
     await pool?.close();
   }
-  return { ...out, winner };
+  // Never a winner worse in CV than the learner's defaults.
+  const d = plan.defaultsId;
+  if (d !== winner && out.lastPooled[d] >= out.lastPooled[winner]) winner = d;
+  return { ...out, winner, reference };
+}
+
+/**
+ * The defaults' CV score at T, when the halving did not take them there
+ * (dropped on the way, or not a grid point): they continue from where they
+ * stopped, on every fold. Returns whether such a reference round ran.
+ */
+async function scoreDefaultsAtT(plan: TunePlan, out: SearchOutcome, engine: EvaluatorOptions, states: Array<Array<FitState | undefined>>, meter: TuneMeter): Promise<boolean> {
+  const d = plan.defaultsId;
+  const from = out.reached[d];
+  if (from >= plan.T) return false;
+  const step: HalvingStep = { round: out.rounds.length, from, t: plan.T, run: [d] };
+  meter.total += plan.spec.capabilities.continues ? plan.folds.length * continuationCost(from, plan.T) : plan.folds.length;
+  meter.round = step.round;
+  const { scores, outOfFold } = await runRound(plan, step, engine, states, meter);
+  const pooled = roundScore(plan, scores[0], outOfFold[0]);
+  out.lastScores[d] = scores[0];
+  out.lastPooled[d] = pooled;
+  out.reached[d] = plan.T;
+  out.droppedAfter.delete(d);
+  out.rounds.push({ round: step.round, from, t: plan.T, candidates: [d], scores: [pooled], reference: true });
+  return true;
 }
 
 /** One round: every (candidate, fold) fit, as many at a time as threads; each candidate's fold scores and out-of-fold values. */
@@ -510,7 +571,7 @@ function pooledScore(metric: MetricName, classes: TaskClasses, sizes: readonly n
 
 /** The CV table: every candidate's searched values, last scores, iterations reached and fate. */
 function cvTable(plan: TunePlan, out: SearchOutcome): TuneRow[] {
-  const rounds = halvingPlan(plan.candidates.length, plan.halving).length;
+  const rounds = halvingPlan(plan.gridCount, plan.halving).length;
   return plan.candidates.map((candidate, c) => ({
     id: c,
     params: Object.fromEntries(Object.keys(plan.space).map((key) => [key, candidate[key]])),
@@ -520,14 +581,14 @@ function cvTable(plan: TunePlan, out: SearchOutcome): TuneRow[] {
     sd: sampleSd(out.lastScores[c]),
     folds: out.lastScores[c],
     ...(plan.spec.capabilities.continues ? { t: out.reached[c] } : {}),
-    status: c === out.winner ? 'best' : out.droppedAfter.get(c) === rounds - 1 ? 'kept' : (`dropped after round ${out.droppedAfter.get(c)!}` as const),
+    status: c === out.winner ? 'best' : c === plan.defaultsId && out.reference ? 'reference' : out.droppedAfter.get(c) === rounds - 1 ? 'kept' : (`dropped after round ${out.droppedAfter.get(c)!}` as const),
   }));
 }
 
 /** The refit: the winner's parameters on all training rows (σ as found, even if it came from σ₀). */
 async function refit(plan: TunePlan, winner: number, meter: TuneMeter): Promise<Model> {
   const { opts, spec } = plan;
-  meter.round = halvingPlan(plan.candidates.length, plan.halving).length;
+  meter.round = halvingPlan(plan.gridCount, plan.halving).length;
   const baseDone = meter.done;
   const model = await trainModel({
     learner: spec.name,
@@ -546,7 +607,7 @@ async function refit(plan: TunePlan, winner: number, meter: TuneMeter): Promise<
       meter.report();
     },
   });
-  meter.done = plan.total;
+  meter.done = meter.total;
   meter.report();
   return model;
 }

@@ -44,6 +44,25 @@ async function tunedOnOneThread(): Promise<TuneResult> {
   return oneThread;
 }
 
+describe('tune: safe selection', () => {
+  it("includes the learner's supervised special case, runs its defaults to T, and never picks worse than them in CV", async () => {
+    // TSGS3VM: C* = 0 is its supervised case; its default C* = C·n_l/n_u is not a grid point, so the defaults are a row of their own.
+    const r = await tune({ learner: 'tsgs3vm', data: await trainSet(), T: 20, m: 8, batchSize: 8, seed: 3, folds: 3, grid: { C: [1, 100] }, threads: 1 });
+    expect(r.table.some((row) => row.params.Cstar === 0)).toBe(true);
+    const defaults = r.table[r.defaultsId];
+    expect(defaults.params.Cstar).toBeUndefined();
+    expect(defaults.params.C).toBe(100);
+    expect(defaults.t).toBe(20);
+    const winner = r.table.find((row) => row.status === 'best')!;
+    expect(winner.score).toBeGreaterThanOrEqual(defaults.score);
+    expect(r.usesUnlabeled).toBe(winner.params.Cstar !== 0);
+    expect(r.model.header.training.tune!.usesUnlabeled).toBe(r.usesUnlabeled);
+    const ref = r.rounds.filter((round) => round.reference);
+    expect(ref.length).toBeLessThanOrEqual(1);
+    if (ref.length === 1) expect(ref[0].candidates).toEqual([r.defaultsId]);
+  }, 120_000);
+});
+
 describe('tune (script API)', () => {
   it('gives the same table, winner and model bytes on 1 and 2 threads (the pool proven used)', async () => {
     const a = await tunedOnOneThread();
@@ -56,8 +75,10 @@ describe('tune (script API)', () => {
   }, 60_000);
 
   it('halves the field each round, continues survivors to T, and spends what the schedule says (less than a full grid)', async () => {
-    const r = await tunedOnOneThread();
-    const n = learnerSpec(loopLearner).searchSpace({ sigma0: 1 }).sigma!.length * 2 * 3; // σ × λ × loss
+    const r0 = await tunedOnOneThread();
+    // The halving's own rounds (the defaults' reference round, when one ran, is checked below).
+    const r = { ...r0, rounds: r0.rounds.filter((round) => !round.reference) };
+    const n = learnerSpec(loopLearner).searchSpace({ sigma0: 1, fixed: {} }).sigma!.length * 2 * 3; // σ × λ × loss
     expect(r.table).toHaveLength(n);
     expect(r.table.filter((row) => row.status === 'best')).toHaveLength(1);
     const best = r.table.find((row) => row.status === 'best')!;
@@ -164,25 +185,30 @@ describe('tune (script API)', () => {
   }, 60_000);
 
   it('GKM ranks by the grid neighbourhood by default: the winner has the best mean over its neighbours, not necessarily the best own score', async () => {
-    const small = { data: await trainSet(), folds: 3, seed: 2, threads: 1, T: 200, grid: { sigma: [0.05, 0.2, 0.8], C: [1, 16, 256] }, metric: 'accuracy' } as const;
+    const small = { data: await trainSet(), folds: 3, seed: 2, threads: 1, T: 200, grid: { sigma: [0.05, 0.2, 0.8], C: [1, 16, 256], Cprime: [1] }, metric: 'accuracy' } as const;
     const byRegion = await tune({ learner: 'gkm', ...small });
     const byOwn = await tune({ learner: 'gkm', ...small, select: 'best' });
     expect(byRegion.select).toBe('neighbourhood');
     expect(byOwn.select).toBe('best');
     // The same CV either way; only the rule that reads it differs.
     expect(byRegion.table.map((r) => r.score)).toEqual(byOwn.table.map((r) => r.score));
-    // Each row's neighbourhood mean, recomputed from the table: the rows one grid step away in σ and C.
+    // Each grid row's neighbourhood mean, recomputed from the table: the rows one grid step away in σ and C
+    // (the defaults, σ₀ and C = 64, are not a grid point here: their row comes last, outside the grid).
+    const grid = byRegion.table.slice(0, 9);
+    expect(byRegion.defaultsId).toBe(9);
     const step = (values: readonly number[], a: number, b: number) => Math.abs(values.indexOf(a) - values.indexOf(b));
-    const expected = byRegion.table.map((r) => {
-      const near = byRegion.table.filter((q) => step(small.grid.sigma, r.params.sigma as number, q.params.sigma as number) <= 1 && step(small.grid.C, r.params.C as number, q.params.C as number) <= 1);
+    const expected = grid.map((r) => {
+      const near = grid.filter((q) => step(small.grid.sigma, r.params.sigma as number, q.params.sigma as number) <= 1 && step(small.grid.C, r.params.C as number, q.params.C as number) <= 1);
       return near.reduce((a, q) => a + q.score, 0) / near.length;
     });
-    byRegion.table.forEach((r, i) => expect(r.neighbourhood).toBeCloseTo(expected[i], 12));
+    grid.forEach((r, i) => expect(r.neighbourhood).toBeCloseTo(expected[i], 12));
     const argmax = (v: number[]) => v.indexOf(Math.max(...v)); // first on ties, as tune breaks them
-    expect(byRegion.table.find((r) => r.status === 'best')!.id).toBe(argmax(expected));
-    expect(byOwn.table.find((r) => r.status === 'best')!.id).toBe(argmax(byOwn.table.map((r) => r.score)));
-    // On this data the two rules pick differently (a lone 0.967 against a region around 0.95), so the test tells them apart.
-    expect(byRegion.best).not.toEqual(byOwn.best);
+    // The rule's pick among the grid, unless the defaults score at least as well in CV (tune never returns worse).
+    const guarded = (pick: number, r: TuneResult) => (r.table[r.defaultsId].score >= r.table[pick].score ? r.defaultsId : pick);
+    expect(byRegion.table.find((r) => r.status === 'best')!.id).toBe(guarded(argmax(expected), byRegion));
+    expect(byOwn.table.find((r) => r.status === 'best')!.id).toBe(guarded(argmax(grid.map((_, i) => byOwn.table[i].score)), byOwn));
+    // On this data the two rules pick differently among the grid (a lone high score against a region), so the test tells them apart.
+    expect(argmax(expected)).not.toBe(argmax(grid.map((_, i) => byOwn.table[i].score)));
     expect(byOwn.table[0].neighbourhood).toBeUndefined();
     expect((byRegion.model.header.training.tune as { select: string }).select).toBe('neighbourhood');
     await expect(tune({ learner: 'gkm', ...small, select: 'nope' as never })).rejects.toThrow(/select must be one of best, neighbourhood/);
@@ -207,7 +233,7 @@ describe('dsgkit tune (CLI)', () => {
     const r = await run(['tune', '--learner', loopLearner, '--data', file, '--out', out, '--iterations', '30', '--random-features', '8', '--batch-size', '8', '--folds', '3', '--repeats', '2', '--grid', 'sigma=0.5,2;lambda=0.01;loss=hinge,square', '--json', '--quiet']);
     expect(r.code, r.err).toBe(0);
     const j = JSON.parse(r.out) as { best: Record<string, unknown>; table: Array<{ status: string; folds: number[] }>; cost: { fraction: number }; repeats: number };
-    expect(j.table).toHaveLength(4);
+    expect(j.table).toHaveLength(5); // the grid's 4, and the defaults (σ₀ is not a grid point here)
     expect(j.repeats).toBe(2);
     expect(j.table[0].folds).toHaveLength(6);
     expect(j.table.filter((x) => x.status === 'best')).toHaveLength(1);

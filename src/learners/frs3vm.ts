@@ -209,5 +209,6 @@ export const frs3vmSpec = {
     for (let i = 0; i < history.t; i++) out.set(history.coefficients(i), i * 2 * history.m);
     return out;
   },
-  searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), C: [1, 10, 100], Cstar: [0.1, 1, 10] }),
+  supervisedCase: { Cstar: 0 },
+  searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), C: [1, 10, 100], Cstar: [0, 0.1, 1, 10] }),
 } as const satisfies DirectLearnerSpec<typeof FRS3VM_PARAMS, 'frs3vm'>;

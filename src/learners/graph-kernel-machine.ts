@@ -697,11 +697,18 @@ export function graphMachineSpec<N extends string, P extends ParamTable>(preset:
     coefficients: (predictor) => (predictor as KernelExpansionPredictor).expansion.c,
     // σ and C, with C′ at its default for GKM (the paper tunes two parameters; each one more adds selection
     // noise with few labels); LapSVM searches C′ under the paper's condition (docs/tuning.md).
-    searchSpace: ({ sigma0 }) => ({
-      sigma: powersOfTwoAround(sigma0, 2),
-      C: [1, 4, 16, 64, 256],
-      ...(fixed.p === 2 ? { Cprime: [0.01, 0.05, 0.12] } : {}),
-    }),
+    supervisedCase: { Cprime: 0 },
+    // Below p = 2 the default C′ does not depend on C, so C′ = 0 (the supervised case) and the default
+    // cross the grid; at p = 2 C′ is searched under the paper's condition, 0 included; above 2 the
+    // default depends on C and C′ is not searched.
+    searchSpace: ({ sigma0, fixed: given }) => {
+      const p = fixed.p ?? (given.p as number | undefined) ?? GRAPH_PARAMS.p.default;
+      return {
+        sigma: powersOfTwoAround(sigma0, 2),
+        C: [1, 4, 16, 64, 256],
+        ...(p === 2 ? { Cprime: [0, 0.01, 0.05, 0.12] } : p < 2 ? { Cprime: [0, DEFAULT_CPRIME_BELOW_2] } : {}),
+      };
+    },
     // With few labeled rows the CV argmax over the grid is mostly noise: a setting is ranked by the mean over its grid neighbours (docs/tuning.md).
     tuneSelection: 'neighbourhood',
     ...(preset.tuneMetric !== undefined ? { tuneMetric: preset.tuneMetric } : {}),

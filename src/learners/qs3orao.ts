@@ -242,6 +242,7 @@ export const qs3oraoSpec = loopLearner({
     const c = ordinalClasses('qs3orao', classes);
     return new Qs3orao(ds, c, { name: 'qs3orao', ...loopParams(params), gamma: gammaPerThreshold(params.gamma, c.length), step });
   },
+  supervisedCase: { gamma: 1 },
   searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), lambda: [1e-3, 1e-2, 1e-1], gamma: [0.25, 0.5, 0.75, 1] }),
 });
 

@@ -105,6 +105,8 @@ export interface Fitted {
 export interface SearchContext {
   /** The median-heuristic kernel scale σ₀ of the (scaled) training rows. */
   readonly sigma0: number;
+  /** The parameters the search does not vary, as resolved (given values and defaults), e.g. GKM's p. */
+  readonly fixed: Params;
 }
 
 /** Fields every learner declares. */
@@ -129,6 +131,13 @@ export interface LearnerBase<P extends ParamTable = ParamTable, N extends string
    * main learners, or an O(n³) or support-vector baseline). Default: in `compare`'s default set.
    */
   readonly compareByDefault?: boolean;
+  /**
+   * Semi-supervised learners: the parameter values that switch the unlabeled
+   * term off (QSG-S2AUC γ = 1, TSGS3VM C* = 0, GKM C′ = 0): the learner's own
+   * supervised special case, which its search space always includes, so
+   * `tune` can say when the unlabeled rows did not help.
+   */
+  readonly supervisedCase?: Readonly<Record<string, number>>;
   /** The grid `tune` searches, per parameter (parameters not listed keep their value). */
   searchSpace(ctx: SearchContext): Readonly<Record<string, readonly ParamValue[]>>;
   /**

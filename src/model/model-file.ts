@@ -101,8 +101,10 @@ export interface TuneRecord {
     readonly t?: number;
     readonly status: string;
   }>;
-  readonly rounds: ReadonlyArray<{ readonly round: number; readonly from: number; readonly t: number; readonly candidates: readonly number[]; readonly scores: readonly number[]; readonly neighbourhood?: readonly number[] }>;
+  readonly rounds: ReadonlyArray<{ readonly round: number; readonly from: number; readonly t: number; readonly candidates: readonly number[]; readonly scores: readonly number[]; readonly neighbourhood?: readonly number[]; readonly reference?: true }>;
   readonly blockEvaluations?: { readonly halving: number; readonly fullGrid: number; readonly fraction: number; readonly refit: number };
+  /** Semi-supervised learners: false when the chosen setting is the learner's supervised special case (CV judged the unlabeled rows not to help). */
+  readonly usesUnlabeled?: boolean;
 }
 
 /**

@@ -2,7 +2,8 @@
 import { formatOf, readDataset, type Dataset } from '../../data/index.ts';
 import { openArrowRows } from '../../data/arrow.ts';
 import { load, type Model } from '../../model/model.ts';
-import { formatTuneTable } from './tune.ts';
+import { formatTuneTable, unlabeledLines } from './tune.ts';
+import type { TrainingRecord } from '../../model/model-file.ts';
 import type { TuneRow } from '../../tune.ts';
 import { METRICS, type MetricName } from '../../model/task.ts';
 import { onePositional, parseCommandArgs } from '../args.ts';
@@ -175,7 +176,7 @@ export function formatSummary(s: DatasetSummary): string {
  */
 export function formatModel(model: Model, file: string): string {
   const h = model.header;
-  const training = h.training as { rows?: number; labeledRows?: number; data?: string; tune?: { folds: number; repeats?: number; metric: string; select?: string; sigma0: number; table: TuneRow[]; halving?: { eta: number; t0: number; T: number }; blockEvaluations?: { halving: number; fullGrid: number; fraction: number } } };
+  const training = h.training as Partial<TrainingRecord>;
   // Names padded to the longest (at least 10), so values line up: labeledOrder, supportVectors.
   const keyWidth = Math.max(10, ...Object.keys(h.hyperparameters).map((k) => k.length));
   const lines = [
@@ -193,9 +194,10 @@ export function formatModel(model: Model, file: string): string {
   const tuned = training.tune;
   if (tuned) {
     lines.push('', `cross-validation (${tuned.folds} folds over the labeled rows${(tuned.repeats ?? 1) > 1 ? `, drawn ${tuned.repeats} times` : ''}, σ₀ = ${num(tuned.sigma0)}${tuned.halving ? `, successive halving η = ${tuned.halving.eta} from t0 = ${tuned.halving.t0} to T = ${tuned.halving.T}` : ''}${tuned.select === 'neighbourhood' ? ', ranked by the grid neighbourhood\'s mean' : ''}):`);
-    lines.push(formatTuneTable({ table: tuned.table, metric: METRICS[tuned.metric as MetricName]?.title ?? tuned.metric, folds: tuned.folds, repeats: tuned.repeats ?? 1 }).trimEnd());
+    lines.push(formatTuneTable({ table: tuned.table as readonly TuneRow[], metric: METRICS[tuned.metric as MetricName]?.title ?? tuned.metric, folds: tuned.folds, repeats: tuned.repeats ?? 1 }).trimEnd());
     const c = tuned.blockEvaluations;
     if (c && c.fullGrid > 0) lines.push(`cost: ${c.halving.toLocaleString('en')} block evaluations per batch point, ${(100 * c.fraction).toFixed(1)}% of a full grid at T`);
+    lines.push(...unlabeledLines(tuned.usesUnlabeled, tuned.table.some((row) => row.status === 'reference')));
   }
   return lines.join('\n') + '\n';
 }

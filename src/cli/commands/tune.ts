@@ -65,7 +65,7 @@ Options:
 ${trainingOptionsHelp(learners)}
 
 ${learners.length === 1 ? 'Search space' : 'Learners and their search spaces'} (σ₀ = median heuristic):
-${learners.map((l) => `  ${l.name}: ${Object.entries(l.searchSpace({ sigma0: 1 })).map(([k, v]) => `${k} ∈ {${v.map((x) => (k === 'sigma' ? `${x}σ₀` : String(x))).join(', ')}}`).join(', ')}${rankedBy(l)}`).join('\n')}
+${learners.map((l) => `  ${l.name}: ${Object.entries(l.searchSpace({ sigma0: 1, fixed: {} })).map(([k, v]) => `${k} ∈ {${v.map((x) => (k === 'sigma' ? `${x}σ₀` : String(x))).join(', ')}}`).join(', ')}${rankedBy(l)}`).join('\n')}
 
 Example:
   dsgkit tune --learner ${LEARNER_NAMES[0]} --data spam-train.arrow --out spam.dsg --iterations 400
@@ -115,7 +115,21 @@ function tuneDisplay(io: CliIO, quiet: boolean): { update(p: TuneProgress): void
   };
 }
 
-const fmt = (v: unknown) => (typeof v === 'number' ? String(Number(v.toPrecision(4))) : String(v));
+const fmt = (v: unknown) => (typeof v === 'number' ? String(Number(v.toPrecision(4))) : v === undefined ? 'default' : String(v));
+
+/**
+ * What the search says of the unlabeled rows and of the defaults, for the
+ * summary under the table (and `describe`).
+ *
+ * @example
+ * unlabeledLines(false, true); // ['unlabeled   not used: …', 'defaults    …']
+ */
+export function unlabeledLines(usesUnlabeled: boolean | undefined, reference: boolean): string[] {
+  return [
+    ...(usesUnlabeled === false ? ["unlabeled   not used: the chosen setting is the learner's supervised special case (CV judged the unlabeled rows not to help)"] : []),
+    ...(reference ? ['defaults    run to T as the reference row: the winner is never below them in CV'] : []),
+  ];
+}
 
 /**
  * The CV table as text: one line per candidate, best first (then by the round
@@ -232,6 +246,7 @@ export const tuneCommand: Command = {
         `best        ${searched.map((k) => `${k} = ${fmt(result.best[k])}`).join(', ')}`,
         `σ₀          ${fmt(result.sigma0)} (median heuristic)`,
         ...(result.select === 'neighbourhood' ? ['selection   neighbourhood: ranked by the mean out-of-fold score of each setting and its grid neighbours'] : []),
+        ...unlabeledLines(result.usesUnlabeled, result.table.some((row) => row.status === 'reference')),
         ...(cost.fullGrid > 0 ? [`cost        ${cost.halving.toLocaleString('en')} block evaluations per batch point over ${result.repeats > 1 ? `${result.repeats} × ` : ''}${result.folds} folds, ${(100 * cost.fraction).toFixed(1)}% of a full grid at T (${cost.fullGrid.toLocaleString('en')}); refit ${cost.refit.toLocaleString('en')}`] : []),
         `wall time   ${formatDuration(wallMs)}`,
         `model       ${out}`,
