@@ -83,8 +83,7 @@ export type LabeledOrder = (typeof LABELED_ORDERS)[number];
  * uniformly from L (the paper). `shuffled`: L in epochs, each a fresh seeded
  * shuffle (random reshuffling), so every labeled row is drawn once per |L|
  * draws: the same expected step, less variance in the loss term over an
- * epoch. Over ten seeds with 80% of the labels hidden it gave `tune`'s GKM
- * higher held-out accuracy on all five benchmark sets (README § GKM).
+ * epoch; measured against uniform draws in docs/tuning.md.
  *
  * @example
  * const draws = new LabeledDraws(Int32Array.from([4, 7, 9]), 'shuffled', rng);

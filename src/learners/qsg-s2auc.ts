@@ -136,9 +136,8 @@ export const qsgS2aucSpec = loopLearner({
     if (classes.kind !== 'binary') throw new Error('qsg-s2auc needs a binary task');
     return new QsgS2auc(ds, classes.positive, { lambda: params.lambda, gamma: params.gamma, batchSize: params.batchSize, step });
   },
-  // λ from 10⁻⁴ (at the default step, η_t ≈ 0.5 throughout a T = 400 run: little shrink, stopped by T) to 10⁻²:
-  // on spam (200 labeled rows, seeds 1–3) tune went from 0.9349 held-out AUC with {10⁻³, 10⁻², 10⁻¹} to 0.9387,
-  // picking 10⁻⁴ on two seeds; 10⁻¹ had won none of 13 selections (spam, 10 seeds; breast cancer, 3; README § tune).
+  // λ from 10⁻⁴ (at the default step η_t stays near 0.5 through a T = 400 run: little shrink, the run is
+  // stopped by T) to 10⁻²; 10⁻¹ does not win selections (docs/tuning.md has the measurements).
   supervisedCase: { gamma: 1 },
   searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), lambda: [1e-4, 1e-3, 1e-2], gamma: [0.25, 0.5, 0.75, 1] }),
 });
