@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# On a lent machine without Node: unpacks .devcarry/ (bench/device/make-carry.sh)
+# and runs the measurements given as arguments, writing into $OUT.
+#
+#   bash bench/device/run-carried.sh scaling kernel determinism
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+mkdir -p /tmp/dnode && xz -dc .devcarry/node.xz > /tmp/dnode/node && chmod +x /tmp/dnode/node
+export PATH=/tmp/dnode:$PATH
+tar -xJf .devcarry/built.tar.xz
+out=${OUT:-/tmp/device-out}
+mkdir -p "$out"
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)" | tee "$out/machine.txt"
+tsx() { node --import tsx "$@"; }
+for what in "$@"; do
+  case "$what" in
+    scaling)
+      # Short runs on every core: QSG-S2AUC, T = 400, 50,000 × 9 (1,000 labeled), each count's bytes compared.
+      node bin/dsgkit.js generate --out /tmp/shuttle.arrow --rows 50000 --dim 9 --labeled 1000 --seed 1 >/dev/null
+      node bin/dsgkit.js scaling --data /tmp/shuttle.arrow --learner qsg-s2auc --iterations 400 --threads 1,2,4,8,12,16 --out "$out/scaling-shuttle-T400" 2>&1 | tee "$out/scaling-shuttle-T400.txt"
+      ;;
+    kernel)
+      # The WASM kernel against the native C ceiling, same run (../shared/bench beside the repository).
+      mkdir -p ../shared/bench 2>/dev/null && cp .devcarry/shared/* ../shared/bench/ 2>/dev/null || true
+      tsx bench/kernel.ts 8 28 128 784 2>&1 | tee "$out/kernel.txt"
+      cp bench/results/kernel.json bench/results/kernel.svg "$out/" 2>/dev/null || true
+      ;;
+    determinism)
+      # Every learner's model bytes: compare with `bash bench/determinism.sh . /tmp/det-x` on another machine.
+      bash bench/determinism.sh . /tmp/det-x 2>&1 | tee "$out/determinism.txt"
+      ;;
+  esac
+done
