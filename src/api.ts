@@ -16,7 +16,7 @@ import { gatherRows, isDataset, labeledDataset, trainingRows, type TrainingRows 
 import { chooseSampleOnRead, readPlannedRows } from './sample-plan.ts';
 import { reservoirSample, type ReadProgress } from './data/sample-on-read.ts';
 import { isByteStream, openArrowStream, type ByteStream } from './data/arrow.ts';
-import { MAX_SIGMA } from './learners/common.ts';
+import { MAX_SIGMA, randomFeaturesFor } from './learners/common.ts';
 import type { Dataset } from './data/dataset.ts';
 import { readDataset, tableToDataset, type ReadDatasetOptions } from './data/index.ts';
 import { MinMaxScaler } from './data/scaler.ts';
@@ -26,8 +26,7 @@ import { DEFAULT_CACHE_BYTES, type Evaluator, type EvaluatorOptions } from './en
 import { EvaluatorPool } from './engine/pool.ts';
 import { availableCores } from './engine/cores.ts';
 export { defaultThreads } from './engine/pool.ts';
-import { checkRandomFeatures, type RandomFeatures } from './engine/random-features.ts';
-import type { KernelSpec } from './features/kernel-spec.ts';
+import type { RandomFeatures } from './engine/random-features.ts';
 import { EVALUATIONS, modelBias, resolveEvaluation, runLoop, type Evaluation, type LoopStart, type LoopState, type Progress, type SamplingState, type Validation } from './coordinator/loop.ts';
 import type { LearnerBias } from './coordinator/learner.ts';
 import type { History } from './engine/history.ts';
@@ -506,8 +505,7 @@ async function fit(
     return spec.fit({ ds: rows, classes, params, engine, ...hooks, ...(validation ? { validation } : {}) });
   }
   const T = params.T as number;
-  const kernel = { kind: params.kernel, sigma: params.sigma } as KernelSpec;
-  const features: RandomFeatures = checkRandomFeatures({ kernel, seed: params.seed as number, d: rows.d, m: params.m as number });
+  const features: RandomFeatures = randomFeaturesFor(params, rows.d);
   const chunkSize = TRAINING_CHUNK_SIZE;
   const learner = spec.create(rows, classes, params, run.step!);
   const saved = run.init?.header.resume;

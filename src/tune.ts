@@ -22,8 +22,8 @@ import { MinMaxScaler } from './data/scaler.ts';
 import { TRAINING_CHUNK_SIZE } from './engine/chunks.ts';
 import { EvaluatorPool } from './engine/pool.ts';
 import type { EvaluatorOptions } from './engine/evaluator.ts';
-import { checkRandomFeatures, type RandomFeatures } from './engine/random-features.ts';
-import type { KernelSpec } from './features/kernel-spec.ts';
+import type { RandomFeatures } from './engine/random-features.ts';
+import { randomFeaturesFor } from './learners/common.ts';
 import { runLoop, type LoopStart } from './coordinator/loop.ts';
 import { neighbourhoodScores, TUNE_SELECTIONS, type TuneSelection } from './coordinator/grid-neighbourhood.ts';
 export { TUNE_SELECTIONS, type TuneSelection } from './coordinator/grid-neighbourhood.ts';
@@ -439,8 +439,7 @@ async function runFold(
   const { ds, classes, params, engine } = job;
   let predictor: Predictor;
   if (spec.kind === 'loop') {
-    const kernel = { kind: params.kernel, sigma: params.sigma } as KernelSpec;
-    const features: RandomFeatures = checkRandomFeatures({ kernel, seed: params.seed as number, d: ds.d, m: params.m as number });
+    const features: RandomFeatures = randomFeaturesFor(params, ds.d);
     const learner = spec.create(ds, classes, params, job.step!);
     const result = await runLoop(learner, {
       features,

@@ -7,7 +7,7 @@
 import { RffKernel } from './kernel.ts';
 import { sampleBlockOmega } from '../features/spectral.ts';
 import type { FrequencyStore } from './frequency-store.ts';
-import type { RandomFeatures } from './random-features.ts';
+import { familyOf, type RandomFeatures } from './random-features.ts';
 
 /**
  * Single-block operations with a private kernel instance.
@@ -56,7 +56,7 @@ export class BlockOps {
     k.reserve(Math.max(1, nPoints), rf.d, rf.m);
     k.points().set(X.subarray(0, nPoints * rf.d));
     if (store !== undefined) store.fill(i, k.omega());
-    else sampleBlockOmega(rf.kernel, rf.seed, i, rf.d, rf.m, k.omega());
+    else sampleBlockOmega(rf.kernel, rf.seed, i, rf.d, rf.m, k.omega(), familyOf(rf));
     return k;
   }
 }

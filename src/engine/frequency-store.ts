@@ -9,7 +9,7 @@
  * afterwards, instead of each worker caching — and regenerating — its own copy.
  */
 import { sampleBlockOmega } from '../features/spectral.ts';
-import type { RandomFeatures } from './random-features.ts';
+import { familyOf, type RandomFeatures } from './random-features.ts';
 import { RowViews } from './row-views.ts';
 
 /**
@@ -76,12 +76,12 @@ export class FrequencyStore {
         return;
       }
       const rf = this.features;
-      sampleBlockOmega(rf.kernel, rf.seed, i, rf.d, rf.m, target);
+      sampleBlockOmega(rf.kernel, rf.seed, i, rf.d, rf.m, target, familyOf(rf));
       row.set(target.subarray(0, width));
       Atomics.store(this.flags, i, 1);
       return;
     }
     const rf = this.features;
-    sampleBlockOmega(rf.kernel, rf.seed, i, rf.d, rf.m, target);
+    sampleBlockOmega(rf.kernel, rf.seed, i, rf.d, rf.m, target, familyOf(rf));
   }
 }

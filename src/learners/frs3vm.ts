@@ -24,12 +24,11 @@ import { BlockOps } from '../engine/block-ops.ts';
 import { TRAINING_CHUNK_SIZE } from '../engine/chunks.ts';
 import { Evaluator } from '../engine/evaluator.ts';
 import { History } from '../engine/history.ts';
-import { checkRandomFeatures, type RandomFeatures } from '../engine/random-features.ts';
-import type { KernelSpec } from '../features/kernel-spec.ts';
+import type { RandomFeatures } from '../engine/random-features.ts';
 import { eventLoopYielder, samplingRng } from '../coordinator/loop.ts';
 import { stepAt } from '../coordinator/step-size.ts';
 import { RandomFeaturePredictor } from '../model/predictor.ts';
-import { KERNEL_PARAMS, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
+import { KERNEL_PARAMS, powersOfTwoAround, RANDOM_FEATURE_PARAMS, randomFeaturesFor } from './common.ts';
 import { marginLoss, marginLossDerivative } from './margin-losses.ts';
 import { paperStep, S3VM_PARAMS, S3vmObjective, s3vmSettings, unlabeledLoss, unlabeledLossDerivative, type UnlabeledLoss } from './s3vm.ts';
 import { binarySources } from './sources.ts';
@@ -39,8 +38,7 @@ import type { Predictor } from '../model/predictor.ts';
 
 /** The fixed random features of a fit: blocks 0 … K−1 of the seed. */
 function fixedFeatures(d: number, params: Params): RandomFeatures {
-  const kernel = { kind: params.kernel, sigma: params.sigma } as KernelSpec;
-  return checkRandomFeatures({ kernel, seed: params.seed as number, d, m: params.m as number });
+  return randomFeaturesFor(params, d);
 }
 
 /**
@@ -126,6 +124,7 @@ export const frs3vmSpec: DirectLearnerSpec = {
     blocks: { kind: 'number', default: 16, min: 1, max: 100_000, integer: true, symbol: 'K', doc: 'blocks K of fixed random features (blocks 0 … K−1 of the seed)' },
     epochs: { kind: 'number', default: 10, min: 1, max: 1_000_000, integer: true, doc: "passes over the unlabeled rows (⌈n_u/B⌉ SGD steps each); the paper's experiments use 10" },
     seed: RANDOM_FEATURE_PARAMS.seed,
+    features: RANDOM_FEATURE_PARAMS.features,
     batchSize: RANDOM_FEATURE_PARAMS.batchSize,
     ...S3VM_PARAMS,
   },

@@ -44,6 +44,11 @@ export interface ChoiceParam extends ParamBase {
   readonly kind: 'choice';
   readonly choices: readonly string[];
   readonly default: string;
+  /**
+   * The default is the key's absence: never filled in, and a given default
+   * dropped, so headers written before the parameter existed keep their bytes.
+   */
+  readonly omitDefault?: boolean;
 }
 
 /**
@@ -149,6 +154,7 @@ export function checkParams(given: Readonly<Record<string, unknown>>, table: Par
     const spec = table[key];
     if (!spec) throw new UsageError(`${opts.prefix ?? ''}${key} is not a parameter of ${opts.learner} (its parameters: ${Object.keys(table).join(', ')})`);
     out[key] = checkParam(`${opts.prefix ? opts.prefix + cliName(key, spec) : key}`, spec, value);
+    if (spec.kind === 'choice' && spec.omitDefault && out[key] === spec.default) delete out[key];
   }
   return out;
 }
@@ -162,7 +168,7 @@ export function checkParams(given: Readonly<Record<string, unknown>>, table: Par
 export function withDefaults(given: ParamValues, table: ParamTable): Record<string, ParamValue> {
   const out: Record<string, ParamValue> = {};
   for (const [key, spec] of Object.entries(table)) {
-    const v = given[key] ?? spec.default;
+    const v = given[key] ?? (spec.kind === 'choice' && spec.omitDefault ? undefined : spec.default);
     if (v !== undefined) out[key] = v;
   }
   return out;
