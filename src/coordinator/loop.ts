@@ -15,7 +15,7 @@ import { Evaluator, type EvaluatorOptions } from '../engine/evaluator.ts';
 import { History } from '../engine/history.ts';
 import { measureKernelRate, RunProfile, type ProfileReport } from '../engine/profile.ts';
 import { RowCache } from '../engine/row-cache.ts';
-import type { RandomFeatures } from '../engine/random-features.ts';
+import { familyOf, type RandomFeatures } from '../engine/random-features.ts';
 import type { Batch, DsgLearner, LearnerBias } from './learner.ts';
 import { stepAt } from './step-size.ts';
 
@@ -392,7 +392,7 @@ export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<L
       trace,
       elapsedMs: performance.now() - start,
       rng: rng.state(),
-      ...(profile ? { profile: profile.report(loopMs, evaluator.threads, T - (from?.t ?? 0), measureKernelRate(rf.d, rf.m)) } : {}),
+      ...(profile ? { profile: profile.report(loopMs, evaluator.threads, T - (from?.t ?? 0), measureKernelRate(rf.d, rf.m, undefined, familyOf(rf))) } : {}),
       evaluation,
       ...(b !== undefined ? { bias: b, runningBias: bias!.value } : {}),
     };

@@ -142,6 +142,45 @@ function structuredBlock(rng: () => number, std: number, d: number, m: number, o
 }
 
 /**
+ * Doubles in block `i`'s kernel form ({@link sampleKernelBlock}): the dense
+ * `d·m` frequencies, or for `sorf` the structured block (its scale, then three
+ * sign diagonals of N per group of N rows).
+ *
+ * @example
+ * kernelBlockWidth(784, 64, 'sorf'); // 1 + 3·1024 = 3073 (against 50,176 dense)
+ */
+export function kernelBlockWidth(d: number, m: number, family: FeatureFamily = 'gaussian'): number {
+  if (family !== 'sorf') return d * m;
+  const N = paddedDimension(d);
+  return 1 + 3 * N * Math.ceil(m / N);
+}
+
+/**
+ * Block `i` in the form the engine's kernel evaluates: the transposed dense
+ * frequencies of {@link sampleBlockOmega}, except for `sorf`, where it is
+ * `[std/N, D₁, D₂, D₃ of group 0, D₁, D₂, D₃ of group 1, …]` (±1 values, the
+ * same draws as the dense rows), so the kernel applies `x ↦ c·Hu·D₁·Hu·D₂·Hu·D₃·x`
+ * in `O(N log N)` instead of multiplying by a `d × m` matrix.
+ * `target` must hold {@link kernelBlockWidth} values.
+ *
+ * @example
+ * const s = new Float64Array(kernelBlockWidth(784, 64, 'sorf'));
+ * sampleKernelBlock({ kind: 'rbf', sigma: 0.01 }, 1, 0, 784, 64, s, 'sorf');
+ */
+export function sampleKernelBlock(spec: KernelSpec, modelSeed: number, i: number, d: number, m: number, target: Float64Array, family: FeatureFamily = 'gaussian'): void {
+  if (family !== 'sorf') {
+    sampleBlockOmega(spec, modelSeed, i, d, m, target, family);
+    return;
+  }
+  if (spec.kind !== 'rbf') throw new RangeError(`sorf features need the rbf kernel (the ${spec.kind} kernel's spectral density is not rotation invariant)`);
+  const rng = seedrandom.alea(blockSeed(modelSeed, i));
+  const N = paddedDimension(d);
+  target[0] = Math.sqrt(2 * spec.sigma) / N;
+  const groups = Math.ceil(m / N);
+  for (let k = 1; k < 1 + 3 * N * groups; k++) target[k] = rng() < 0.5 ? -1 : 1;
+}
+
+/**
  * The smallest power of two ≥ d (the dimension SORF works in).
  *
  * @example
