@@ -246,7 +246,7 @@ describe.each(LEARNERS.map((spec) => [spec.name, spec] as const))('learner %s co
 const bytes = (model: Model) => Buffer.from(model.toBytes());
 
 describe.each(LEARNERS.filter((s) => 'features' in s.params).flatMap((spec) => (['orf', 'sorf'] as const).map((f) => [spec.name, f, spec] as const)))('learner %s with features %s conforms', (_name, features, spec) => {
-  it('the same bytes on 1 and 2 threads (pool used), through save/load, and not the Gaussian model', async () => {
+  it('the same bytes on 1 and 2 threads (pool used), without the frequency store, through save/load, and not the Gaussian model', async () => {
     const { train: tr, test } = await split(spec);
     const opts = { learner: spec.name, data: tr, ...small(spec), features, parallelMinWork: 0, onWarning: () => {} };
     const one = await train({ ...opts, threads: 1 });
@@ -262,6 +262,8 @@ describe.each(LEARNERS.filter((s) => 'features' in s.params).flatMap((spec) => (
     const again = await load(path);
     expect(bytes(again).equals(bytes(one))).toBe(true);
     expect(Array.from(await again.decisionFunction(test, { threads: 1 }))).toEqual(Array.from(await one.decisionFunction(test, { threads: 1 })));
+    const regenerated = await train({ ...opts, threads: 2, cacheBytes: 0 });
+    expect(bytes(regenerated).equals(bytes(one)), 'blocks regenerated on every use (no frequency store) give the same bytes').toBe(true);
     const gaussian = await train({ ...opts, features: 'gaussian', threads: 1 });
     expect('features' in gaussian.header.hyperparameters, 'a Gaussian model records no features key').toBe(false);
     expect(bytes(gaussian).equals(bytes(one))).toBe(false);
