@@ -16,6 +16,10 @@
  * 4. every bad parameter value is a UsageError naming the option, from a
  *    script and from the command line (exit 2, before any data is read);
  * 5. a quality floor on bundled data of the learner's task.
+ *
+ * Every learner that declares `features` repeats 2 and 3 with each structured
+ * family (orf, sorf), plus sample on read against in memory, and refuses a
+ * structured family with the Laplacian kernel.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,7 +30,7 @@ import { LEARNERS, resolveParams, resolveStep, withDataDefaults, type LearnerSpe
 // Learners chosen by name at run time: the untyped entry (the typed `train` checks literal options at compile time).
 import { trainModel as train } from '../src/train/train.ts';
 import { main } from '../src/cli/main.ts';
-import { readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
+import { readDataset, splitDataset, writeArrow, type Dataset } from '../src/data/index.ts';
 import { MinMaxScaler } from '../src/data/scaler.ts';
 import { poolTasksCompleted } from '../src/engine/pool.ts';
 import { UsageError } from '../src/errors.ts';
@@ -238,4 +242,55 @@ describe.each(LEARNERS.map((spec) => [spec.name, spec] as const))('learner %s co
     const value = await model.score(test);
     expect(value, `${spec.metric} on ${DATA[spec.task].path}`).toBeGreaterThanOrEqual(DATA[spec.task].floor);
   }, 120_000);
+});
+
+/** Bytes of a model, for equality. */
+const bytes = (model: Model) => Buffer.from(model.toBytes());
+
+describe.each(LEARNERS.filter((s) => 'features' in s.params).flatMap((spec) => (['orf', 'sorf'] as const).map((f) => [spec.name, f, spec] as const)))('learner %s with features %s conforms', (_name, features, spec) => {
+  it('the same bytes on 1 and 2 threads (pool used), without the frequency store, through save/load, and not the Gaussian model', async () => {
+    const { train: tr, test } = await split(spec);
+    const opts = { learner: spec.name, data: tr, ...small(spec), features, parallelMinWork: 0, onWarning: () => {} };
+    const one = await train({ ...opts, threads: 1 });
+    expect(one.header.hyperparameters.features).toBe(features);
+    const before = poolTasksCompleted();
+    const two = await train({ ...opts, threads: 2 });
+    expect(poolTasksCompleted()).toBeGreaterThan(before);
+    expect(bytes(two).equals(bytes(one))).toBe(true);
+    expect(Array.from(await two.decisionFunction(test, { threads: 2, parallelMinWork: 0 }))).toEqual(Array.from(await one.decisionFunction(test, { threads: 1 })));
+    const path = join(dir, `${spec.name}-${features}.dsg`);
+    await one.save(path);
+    const { load } = await import('../src/api.ts');
+    const again = await load(path);
+    expect(bytes(again).equals(bytes(one))).toBe(true);
+    expect(Array.from(await again.decisionFunction(test, { threads: 1 }))).toEqual(Array.from(await one.decisionFunction(test, { threads: 1 })));
+    const regenerated = await train({ ...opts, threads: 2, cacheBytes: 0 });
+    expect(bytes(regenerated).equals(bytes(one)), 'blocks regenerated on every use (no frequency store) give the same bytes').toBe(true);
+    const gaussian = await train({ ...opts, features: 'gaussian', threads: 1 });
+    expect('features' in gaussian.header.hyperparameters, 'a Gaussian model records no features key').toBe(false);
+    expect(bytes(gaussian).equals(bytes(one))).toBe(false);
+  }, 120_000);
+
+  it.runIf(spec.kind === 'loop')('continues a saved run to the same bytes (0 → 25 → 60 = 0 → 60), and samples on read to the in-memory bytes', async () => {
+    const { train: tr } = await split(spec);
+    const opts = { learner: spec.name, data: tr, ...small(spec), features, threads: 1 };
+    const first = await train({ ...opts, T: 25 });
+    const direct = await train({ ...opts, step: first.header.hyperparameters.step as StepSize });
+    const path = join(dir, `${spec.name}-${features}-25.dsg`);
+    await first.save(path);
+    const continued = await train({ init: path, data: tr, T: 60, threads: 2, parallelMinWork: 0, onWarning: () => {} });
+    expect(bytes(continued).equals(bytes(direct))).toBe(true);
+    const file = join(dir, `${spec.task}.arrow`);
+    await writeArrow(file, tr);
+    const inMemory = await train({ ...opts, data: file, sampleOnRead: false });
+    const sampled = await train({ ...opts, data: file, sampleOnRead: true });
+    expect(bytes(sampled).equals(bytes(inMemory))).toBe(true);
+  }, 120_000);
+
+  it('refuses the Laplacian kernel with a UsageError naming features', async () => {
+    const { train: tr } = await split(spec);
+    const err = await train({ learner: spec.name, data: tr, ...small(spec), features, kernel: 'laplacian', threads: 1 }).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toMatch(new RegExp(`^features ${features} needs the rbf kernel`));
+  });
 });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import seedrandom from 'seedrandom';
-import { exactKernel, featureMap, sampleBlockOmega, type KernelSpec } from '../src/features/index.ts';
+import { exactKernel, featureMap, paddedDimension, sampleBlockOmega, walshHadamard, type FeatureFamily, type KernelSpec } from '../src/features/index.ts';
 import { logLogSlope } from './support/log-log-slope.ts';
 
 /** Mean absolute error of φ(x)·φ(x') against k(x,x') over fixed pairs, using `blocks` blocks of m features. */
-function approximationError(spec: KernelSpec, d: number, m: number, blocks: number, seed: number): number {
+function approximationError(spec: KernelSpec, d: number, m: number, blocks: number, seed: number, family: FeatureFamily = 'gaussian'): number {
   const rng = seedrandom('pairs');
   const pairs = 60;
   const X = Float64Array.from({ length: 2 * pairs * d }, () => rng());
@@ -13,7 +13,7 @@ function approximationError(spec: KernelSpec, d: number, m: number, blocks: numb
   const phiB = new Float64Array(2 * m);
   const approx = new Float64Array(pairs);
   for (let i = 0; i < blocks; i++) {
-    sampleBlockOmega(spec, seed, i, d, m, omega);
+    sampleBlockOmega(spec, seed, i, d, m, omega, family);
     for (let p = 0; p < pairs; p++) {
       featureMap(omega, d, m, X, 2 * p * d, phiA);
       featureMap(omega, d, m, X, (2 * p + 1) * d, phiB);
@@ -70,3 +70,112 @@ describe('block regeneration', () => {
     expect(variance / (2 * sigma)).toBeLessThan(1.05);
   });
 });
+
+/** Row j of a transposed block (`omegaT[k*m + j]`). */
+const rowOf = (omegaT: Float64Array, d: number, m: number, j: number) => Float64Array.from({ length: d }, (_, k) => omegaT[k * m + j]);
+const dot = (a: Float64Array, b: Float64Array) => a.reduce((s, v, k) => s + v * b[k], 0);
+
+describe('structured feature families', () => {
+  const rbf = { kind: 'rbf', sigma: 0.7 } as const;
+
+  it('the fast Walsh–Hadamard transform is the ±1 Hadamard matrix (Sylvester order)', () => {
+    const N = 16;
+    const rng = seedrandom('wht');
+    const v = Float64Array.from({ length: N }, () => rng() - 0.5);
+    const expected = Float64Array.from({ length: N }, (_, i) => v.reduce((s, x, k) => s + (countBits(i & k) % 2 ? -x : x), 0));
+    const w = v.slice();
+    walshHadamard(w);
+    for (let i = 0; i < N; i++) expect(w[i]).toBeCloseTo(expected[i], 12);
+    expect(paddedDimension(784)).toBe(1024);
+    expect(paddedDimension(8)).toBe(8);
+    expect(paddedDimension(1)).toBe(1);
+  });
+
+  it('orf: rows in a group of d are orthogonal, and ‖ω‖² has the Gaussian mean 2σd', () => {
+    const d = 12;
+    const m = 36; // three groups of d
+    const w = new Float64Array(d * m);
+    let norms = 0;
+    const seeds = 40;
+    for (let seed = 0; seed < seeds; seed++) {
+      sampleBlockOmega(rbf, seed, 3, d, m, w, 'orf');
+      for (let j = 0; j < m; j++) {
+        const a = rowOf(w, d, m, j);
+        norms += dot(a, a) / (seeds * m);
+        for (let q = Math.floor(j / d) * d; q < j; q++) {
+          const b = rowOf(w, d, m, q);
+          expect(Math.abs(dot(a, b)) / Math.sqrt(dot(a, a) * dot(b, b)), `rows ${q}, ${j}`).toBeLessThan(1e-12);
+        }
+      }
+    }
+    expect(norms / (2 * rbf.sigma * d)).toBeGreaterThan(0.93);
+    expect(norms / (2 * rbf.sigma * d)).toBeLessThan(1.07);
+  });
+
+  it('sorf: with d a power of two, rows in a group are orthogonal with length √(2σd)', () => {
+    const d = 16;
+    const m = 32;
+    const w = new Float64Array(d * m);
+    sampleBlockOmega(rbf, 5, 0, d, m, w, 'sorf');
+    for (let j = 0; j < m; j++) {
+      const a = rowOf(w, d, m, j);
+      expect(Math.sqrt(dot(a, a))).toBeCloseTo(Math.sqrt(2 * rbf.sigma * d), 12);
+      for (let q = Math.floor(j / d) * d; q < j; q++) expect(Math.abs(dot(a, rowOf(w, d, m, q)))).toBeLessThan(1e-12);
+    }
+  });
+
+  for (const family of ['orf', 'sorf'] as const) {
+    it(`${family}: block i depends on (modelSeed, i) only`, () => {
+      const a = new Float64Array(7 * 33);
+      const b = new Float64Array(7 * 33);
+      sampleBlockOmega(rbf, 9, 123, 7, 33, a, family);
+      sampleBlockOmega(rbf, 9, 5, 7, 33, b, family);
+      sampleBlockOmega(rbf, 9, 123, 7, 33, b, family);
+      expect(Buffer.from(b.buffer).equals(Buffer.from(a.buffer))).toBe(true);
+      sampleBlockOmega(rbf, 9, 124, 7, 33, b, family);
+      expect(b[0]).not.toBe(a[0]);
+    });
+  }
+
+  /** Mean error over 4 model seeds with `blocks` blocks of m = d features, σ = 4/d (σ‖x − x′‖² ≈ 2/3). */
+  const meanError = (family: FeatureFamily, d: number, blocks: number) =>
+    [1, 2, 3, 4].reduce((s, seed) => s + approximationError({ kind: 'rbf', sigma: 4 / d }, d, d, blocks, seed, family), 0) / 4;
+
+  it('orf is unbiased: its error shrinks like 1/sqrt(features)', () => {
+    const blockCounts = [1, 4, 16, 64];
+    const slope = logLogSlope(blockCounts, blockCounts.map((n) => meanError('orf', 8, n)));
+    expect(slope).toBeGreaterThan(-0.7);
+    expect(slope).toBeLessThan(-0.3);
+  });
+
+  it('sorf is biased at small d (Yu et al. 2016), the bias fading as d grows', () => {
+    // With many blocks the variance is gone and what is left is the bias: d = 8
+    // keeps a floor near 0.026 while i.i.d. rows go on falling; at d = 64 it is 7× lower.
+    const small = meanError('sorf', 8, 64);
+    expect(small).toBeGreaterThan(1.3 * meanError('gaussian', 8, 64));
+    expect(meanError('sorf', 64, 64)).toBeLessThan(0.3 * small);
+  });
+
+  it('orf and sorf approximate the Gaussian kernel better than i.i.d. rows at m = d', () => {
+    // Yu et al. 2016: orthogonal rows lower the variance of the estimate; with m = d
+    // and wide pairs (σ‖x − x′‖² around 1) the gain is large. 40 seeds × 60 pairs.
+    const d = 16;
+    const spec = { kind: 'rbf', sigma: 0.4 } as const;
+    const mean = (family: FeatureFamily) => Array.from({ length: 40 }, (_, s) => approximationError(spec, d, d, 1, s, family)).reduce((a, b) => a + b) / 40;
+    const gaussian = mean('gaussian');
+    expect(mean('orf')).toBeLessThan(0.8 * gaussian);
+    expect(mean('sorf')).toBeLessThan(0.8 * gaussian);
+  });
+
+  it('orf and sorf refuse the Laplacian kernel', () => {
+    for (const family of ['orf', 'sorf'] as const) {
+      expect(() => sampleBlockOmega({ kind: 'laplacian', sigma: 1 }, 1, 0, 4, 4, new Float64Array(16), family)).toThrow(/need the rbf kernel/);
+    }
+  });
+});
+
+function countBits(x: number): number {
+  let c = 0;
+  for (let y = x; y; y &= y - 1) c++;
+  return c;
+}

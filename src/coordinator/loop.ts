@@ -14,7 +14,7 @@ import { Evaluator, type EvaluatorOptions } from '../engine/evaluator.ts';
 import { History } from '../engine/history.ts';
 import { measureKernelRate, PhaseClock, RunProfile, type ProfileReport } from '../engine/profile.ts';
 import { RowCache } from '../engine/row-cache.ts';
-import type { RandomFeatures } from '../engine/random-features.ts';
+import { familyOf, type RandomFeatures } from '../engine/random-features.ts';
 import type { Batch, DsgLearner, LearnerBias } from './learner.ts';
 import { RunShell, type Progress, type Validation } from './run-shell.ts';
 import { stepAt } from './step-size.ts';
@@ -459,7 +459,7 @@ class LoopRun {
       trace: this.shell.trace,
       elapsedMs: this.shell.elapsedMs(),
       rng: this.rng.state(),
-      ...(this.profile ? { profile: this.profile.report(loopMs, this.evaluator.threads, this.T - this.from, measureKernelRate(this.rf.d, this.rf.m)) } : {}),
+      ...(this.profile ? { profile: this.profile.report(loopMs, this.evaluator.threads, this.T - this.from, measureKernelRate(this.rf.d, this.rf.m, undefined, familyOf(this.rf))) } : {}),
       evaluation: this.evaluation,
       ...(b !== undefined ? { bias: b, runningBias: this.bias!.value } : {}),
     };

@@ -5,9 +5,9 @@
  * calling thread, with the same wasm kernel the workers use.
  */
 import { RffKernel } from './kernel.ts';
-import { sampleBlockOmega } from '../features/spectral.ts';
+import { sampleKernelBlock } from '../features/spectral.ts';
 import type { FrequencyStore } from './frequency-store.ts';
-import type { RandomFeatures } from './random-features.ts';
+import { familyOf, type RandomFeatures } from './random-features.ts';
 
 /**
  * Single-block operations with a private kernel instance.
@@ -53,10 +53,10 @@ export class BlockOps {
 
   private load(rf: RandomFeatures, i: number, X: Float64Array, nPoints: number, store?: FrequencyStore): RffKernel {
     const k = this.kernel;
-    k.reserve(Math.max(1, nPoints), rf.d, rf.m);
+    k.reserve(Math.max(1, nPoints), rf.d, rf.m, familyOf(rf));
     k.points().set(X.subarray(0, nPoints * rf.d));
     if (store !== undefined) store.fill(i, k.omega());
-    else sampleBlockOmega(rf.kernel, rf.seed, i, rf.d, rf.m, k.omega());
+    else sampleKernelBlock(rf.kernel, rf.seed, i, rf.d, rf.m, k.omega(), familyOf(rf));
     return k;
   }
 }

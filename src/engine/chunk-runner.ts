@@ -14,7 +14,7 @@ import type { KernelSpec } from '../features/kernel-spec.ts';
 import { RffKernel } from './kernel.ts';
 import { FrequencyStore } from './frequency-store.ts';
 import { History } from './history.ts';
-import type { RandomFeatures } from './random-features.ts';
+import { familyOf, type RandomFeatures } from './random-features.ts';
 import { sliceStart } from './chunks.ts';
 import { opensChunk } from './row-cache.ts';
 import { RowViews } from './row-views.ts';
@@ -157,7 +157,7 @@ class RffItems implements ItemKernel<RffTask> {
     if (this.store?.buffer !== task.frequencies) this.store = new FrequencyStore(rf, task.frequencies);
     const store = this.store;
     const kernel = this.kernel;
-    kernel.reserve(Math.max(1, nPoints), d, m);
+    kernel.reserve(Math.max(1, nPoints), d, m, familyOf(rf));
     kernel.points().set(new Float64Array(task.points, 0, nPoints * d));
     const omega = kernel.omega();
     const alpha = kernel.alpha();
@@ -238,7 +238,7 @@ class RowBlocks {
     if (this.store?.buffer !== task.frequencies) this.store = new FrequencyStore(rf, task.frequencies);
     const store = this.store;
     const [h0, h1] = home;
-    if (h1 > h0) this.home.load(rows, h0, h1, m);
+    if (h1 > h0) this.home.load(rows, h0, h1, rf);
     // The block each kernel's ω and α hold during this task (the history does not change while it runs).
     const held = new Map<RowKernel, number>();
     const blocks = this.blocks.of(history);
@@ -248,7 +248,7 @@ class RowBlocks {
       const inHome = from >= h0 && to <= h1;
       const rk = inHome ? this.home : this.guest;
       if (!inHome) {
-        rk.load(rows, from, to, m);
+        rk.load(rows, from, to, rf);
         held.delete(rk);
       }
       const kernel = rk.kernel;
@@ -286,12 +286,13 @@ class RowKernel {
     return this.loaded[1];
   }
 
-  /** Loads rows `[from, to)` (for blocks of `m` features) unless they are the rows it holds. */
-  load(rows: SharedRows, from: number, to: number, m: number): void {
+  /** Loads rows `[from, to)` (for blocks of `rf`'s features) unless they are the rows it holds. */
+  load(rows: SharedRows, from: number, to: number, rf: RandomFeatures): void {
     const [id, f, t] = this.loaded;
     const { d } = rows;
-    if (this.kernel.d === d && this.kernel.m === m && id === rows.id && f === from && t === to) return;
-    this.kernel.reserve(to - from, d, m);
+    const { m } = rf;
+    if (this.kernel.d === d && this.kernel.m === m && this.kernel.family === familyOf(rf) && id === rows.id && f === from && t === to) return;
+    this.kernel.reserve(to - from, d, m, familyOf(rf));
     this.kernel.points().set(rows.X.subarray(from * d, to * d));
     this.loaded = [rows.id, from, to];
   }

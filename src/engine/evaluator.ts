@@ -17,7 +17,7 @@ import { chunkSpan, DEFAULT_CHUNK_SIZE, reduceChunks, slicesFor } from './chunks
 import type { History } from './history.ts';
 import { defaultThreads, EvaluatorPool } from './pool.ts';
 import { FrequencyStore } from './frequency-store.ts';
-import { checkRandomFeatures, type RandomFeatures } from './random-features.ts';
+import { checkRandomFeatures, familyOf, type RandomFeatures } from './random-features.ts';
 import { opensChunk, type RowCache } from './row-cache.ts';
 import { RffKernel } from './kernel.ts';
 import type { ScaledHistory } from './scaled-history.ts';
@@ -477,7 +477,7 @@ export class Evaluator extends HistoryEvaluator {
     const { d, m } = this.features;
     if (X.length < nPoints * d) throw new RangeError(`readRows: X holds ${X.length} values, need nPoints*d = ${nPoints * d}`);
     const k = (this.pending ??= RffKernel.create());
-    k.reserve(Math.max(1, nPoints), d, m);
+    k.reserve(Math.max(1, nPoints), d, m, familyOf(this.features));
     k.points().set(X.subarray(0, nPoints * d));
     const R = (this.pendingR = this.pendingR.length >= nPoints ? this.pendingR : new Float64Array(nPoints));
     const P = k.out();
@@ -522,7 +522,7 @@ export class Evaluator extends HistoryEvaluator {
     if (X.length < nPoints * d) throw new RangeError(`newestAhead: X holds ${X.length} values, need nPoints*d = ${nPoints * d}`);
     const i = h.t - 1;
     const k = (this.pending ??= RffKernel.create());
-    k.reserve(nPoints, d, m);
+    k.reserve(nPoints, d, m, familyOf(this.features));
     k.points().set(X.subarray(0, nPoints * d));
     // −0 + Σ is Σ exactly, for every Σ (+0 + −0 would be +0).
     k.out().fill(-0, 0, nPoints);

@@ -8,8 +8,8 @@
  * coordinator, which needs `ω_t` to build block `t`) and read by every worker
  * afterwards, instead of each worker caching — and regenerating — its own copy.
  */
-import { sampleBlockOmega } from '../features/spectral.ts';
-import type { RandomFeatures } from './random-features.ts';
+import { kernelBlockWidth, sampleKernelBlock } from '../features/spectral.ts';
+import { familyOf, type RandomFeatures } from './random-features.ts';
 import { RowViews } from './row-views.ts';
 
 /**
@@ -34,7 +34,7 @@ export class FrequencyStore {
 
   constructor(features: RandomFeatures, buffer: SharedArrayBuffer) {
     this.features = features;
-    this.width = features.d * features.m;
+    this.width = kernelBlockWidth(features.d, features.m, familyOf(features));
     this.buffer = buffer;
     const flagBytes = (capacity: number) => Math.ceil((4 * capacity) / 8) * 8;
     // capacity from the buffer size: flagBytes(c) + 8·width·c = byteLength
@@ -54,7 +54,7 @@ export class FrequencyStore {
    */
   static forBudget(features: RandomFeatures, budgetBytes: number, maxBlocks: number): FrequencyStore {
     if (!(budgetBytes >= 0) || !Number.isFinite(budgetBytes)) throw new RangeError(`frequency cache budget must be a finite number of bytes >= 0, got ${budgetBytes}`);
-    const width = features.d * features.m;
+    const width = kernelBlockWidth(features.d, features.m, familyOf(features));
     const capacity = Math.max(0, Math.min(maxBlocks, Math.floor(budgetBytes / (8 * width + 4))));
     const bytes = Math.ceil((4 * capacity) / 8) * 8 + 8 * width * capacity;
     return new FrequencyStore(features, new SharedArrayBuffer(bytes));
@@ -76,12 +76,12 @@ export class FrequencyStore {
         return;
       }
       const rf = this.features;
-      sampleBlockOmega(rf.kernel, rf.seed, i, rf.d, rf.m, target);
+      sampleKernelBlock(rf.kernel, rf.seed, i, rf.d, rf.m, target, familyOf(rf));
       row.set(target.subarray(0, width));
       Atomics.store(this.flags, i, 1);
       return;
     }
     const rf = this.features;
-    sampleBlockOmega(rf.kernel, rf.seed, i, rf.d, rf.m, target);
+    sampleKernelBlock(rf.kernel, rf.seed, i, rf.d, rf.m, target, familyOf(rf));
   }
 }

@@ -23,6 +23,7 @@
  */
 import { RFF_WASM_BASE64 } from './wasm/rff-wasm.generated.ts';
 import { instantiate, memoryEnsure, regions, type WasmMemory } from './wasm-host.ts';
+import { kernelBlockWidth, paddedDimension, type FeatureFamily } from '../features/spectral.ts';
 
 interface RffExports {
   memory: WasmMemory;
@@ -30,6 +31,8 @@ interface RffExports {
   accumulate(X: number, n: number, d: number, W: number, A: number, m: number, out: number): void;
   project(X: number, n: number, d: number, W: number, wt: number, m: number, G: number): void;
   padColumns(src: number, dst: number, rows: number, m: number, mp: number): void;
+  accumulateSorf(X: number, n: number, d: number, N: number, S: number, A: number, m: number, out: number, Y: number): void;
+  projectSorf(X: number, n: number, d: number, N: number, S: number, wt: number, m: number, G: number, Y: number): void;
   sinFast(x: number): number;
   cosFast(x: number): number;
 }
@@ -49,13 +52,15 @@ interface Layout {
   omegaPad: number;
   alphaPad: number;
   gradPad: number;
+  /** Scratch of a structured block's transform (16·N bytes; 0 for dense blocks). */
+  scratch: number;
   end: number;
 }
 
-function layout(base: number, maxPoints: number, d: number, m: number, mp: number): Layout {
+function layout(base: number, maxPoints: number, d: number, m: number, mp: number, family: FeatureFamily): Layout {
   const { take, end } = regions(base);
   const points = take(maxPoints * d);
-  const omega = take(d * m);
+  const omega = take(kernelBlockWidth(d, m, family));
   const alpha = take(2 * m);
   const out = take(maxPoints);
   const weights = take(maxPoints);
@@ -64,7 +69,8 @@ function layout(base: number, maxPoints: number, d: number, m: number, mp: numbe
   const omegaPad = padded ? take(d * mp) : omega;
   const alphaPad = padded ? take(2 * mp) : alpha;
   const gradPad = padded ? take(2 * mp) : grad;
-  return { points, omega, alpha, out, weights, grad, omegaPad, alphaPad, gradPad, end: end() };
+  const scratch = family === 'sorf' ? take(2 * paddedDimension(d)) : 0;
+  return { points, omega, alpha, out, weights, grad, omegaPad, alphaPad, gradPad, scratch, end: end() };
 }
 
 function checkCount(name: string, value: number, min: number): void {
@@ -99,6 +105,7 @@ export class RffKernel {
   private dim = 0;
   private feats = 0;
   private mp = 0;
+  private fam: FeatureFamily = 'gaussian';
 
   private constructor(ex: RffExports) {
     this.ex = ex;
@@ -133,21 +140,25 @@ export class RffKernel {
 
   /**
    * Ensures room for up to `maxPoints` points of dimension `d` and blocks of
-   * `m` frequencies. A no-op when the shape is unchanged and the capacity is
-   * already enough; otherwise lays memory out afresh (growing it if needed),
-   * which invalidates every view and their contents.
+   * `m` frequencies of `family` (`sorf` blocks are the structured form of
+   * `sampleKernelBlock`, evaluated by fast Walsh–Hadamard transforms). A no-op
+   * when the shape is unchanged and the capacity is already enough; otherwise
+   * lays memory out afresh (growing it if needed), which invalidates every
+   * view and their contents.
    *
    * @example
    * kernel.reserve(1024, 28, 128);
+   * kernel.reserve(256, 784, 64, 'sorf');
    */
-  reserve(maxPoints: number, d: number, m: number): void {
+  reserve(maxPoints: number, d: number, m: number, family: FeatureFamily = 'gaussian'): void {
     checkCount('maxPoints', maxPoints, 0);
     checkCount('d', d, 1);
     checkCount('m', m, 1);
-    if (this.lay && d === this.dim && m === this.feats && maxPoints <= this.cap) return;
-    const cap = Math.max(maxPoints, d === this.dim && m === this.feats ? this.cap : 0);
-    const mp = Math.ceil(m / CHUNK) * CHUNK;
-    const lay = layout(this.base, cap, d, m, mp);
+    const same = d === this.dim && m === this.feats && family === this.fam;
+    if (this.lay && same && maxPoints <= this.cap) return;
+    const cap = Math.max(maxPoints, same ? this.cap : 0);
+    const mp = family === 'sorf' ? m : Math.ceil(m / CHUNK) * CHUNK;
+    const lay = layout(this.base, cap, d, m, mp, family);
     memoryEnsure(this.ex.memory, lay.end, () => `RffKernel: ${cap} points × d=${d}, m=${m}`);
     this.lay = lay;
     this.outs = undefined;
@@ -155,6 +166,7 @@ export class RffKernel {
     this.dim = d;
     this.feats = m;
     this.mp = mp;
+    this.fam = family;
     // Padding columns of the padded copies stay zero: padColumns rewrites them
     // on every call, but grad's padding is never read.
   }
@@ -178,15 +190,21 @@ export class RffKernel {
     return this.view(this.layout().points, this.cap * this.dim);
   }
 
+  /** The family of the blocks {@link omega} holds. */
+  get family(): FeatureFamily {
+    return this.fam;
+  }
+
   /**
    * The block's frequencies, `d·m` doubles transposed: `omega()[k*m + j]` is
-   * component `k` of `ω_j`.
+   * component `k` of `ω_j`; for `sorf` the structured block of
+   * `sampleKernelBlock` (`kernelBlockWidth` doubles).
    *
    * @example
    * kernel.omega().set(omegaT);
    */
   omega(): Float64Array {
-    return this.view(this.layout().omega, this.dim * this.feats);
+    return this.view(this.layout().omega, kernelBlockWidth(this.dim, this.feats, this.fam));
   }
 
   /**
@@ -263,6 +281,10 @@ export class RffKernel {
     this.checkPoints(first + nPoints);
     if (nPoints === 0) return;
     const lay = this.layout();
+    if (this.fam === 'sorf') {
+      this.ex.accumulateSorf(lay.points + 8 * first * this.dim, nPoints, this.dim, paddedDimension(this.dim), lay.omega, lay.alpha, this.feats, lay.out + 8 * first, lay.scratch);
+      return;
+    }
     this.pad(lay);
     this.ex.accumulate(lay.points + 8 * first * this.dim, nPoints, this.dim, lay.omegaPad, lay.alphaPad, this.mp, lay.out + 8 * first);
   }
@@ -281,6 +303,10 @@ export class RffKernel {
     const lay = this.layout();
     const m = this.feats;
     const mp = this.mp;
+    if (this.fam === 'sorf') {
+      this.ex.projectSorf(lay.points, nPoints, this.dim, paddedDimension(this.dim), lay.omega, lay.weights, m, lay.grad, lay.scratch);
+      return;
+    }
     if (mp === m) {
       this.ex.project(lay.points, nPoints, this.dim, lay.omega, lay.weights, m, lay.grad);
       return;

@@ -7,6 +7,7 @@
  * a result; a run without a profile records nothing.
  */
 import { RffKernel } from './kernel.ts';
+import { kernelBlockWidth, type FeatureFamily } from '../features/spectral.ts';
 
 /** The phases of the loop on the calling thread. */
 export const PHASES = ['sampling', 'evaluation', 'workers', 'weights', 'newBlock', 'shrinkAppend', 'validation'] as const;
@@ -123,14 +124,15 @@ export class RunProfile {
  * @example
  * measureKernelRate(9, 64); // ≈ 1.5e6 on the 2-core development machine
  */
-export function measureKernelRate(d: number, m: number, minMs = 150): number {
+export function measureKernelRate(d: number, m: number, minMs = 150, family: FeatureFamily = 'gaussian'): number {
   const P = 256;
   const kernel = RffKernel.create();
-  kernel.reserve(P, d, m);
+  kernel.reserve(P, d, m, family);
+  const width = kernelBlockWidth(d, m, family);
   const points = kernel.points();
   for (let i = 0; i < P * d; i++) points[i] = ((i * 7919) % 1000) / 1000;
   const blocks = 8;
-  const omegas = Array.from({ length: blocks }, (_, b) => Float64Array.from({ length: d * m }, (_, i) => Math.sin(1 + b * 31 + i) * 2));
+  const omegas = Array.from({ length: blocks }, (_, b) => Float64Array.from({ length: width }, (_, i) => Math.sin(1 + b * 31 + i) * 2));
   const alphas = Array.from({ length: blocks }, (_, b) => Float64Array.from({ length: 2 * m }, (_, i) => Math.cos(b + i) * 0.1));
   const omega = kernel.omega();
   const alpha = kernel.alpha();

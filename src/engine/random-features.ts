@@ -3,6 +3,7 @@
  * regenerate block `i` (`ω_i` depends on nothing else).
  */
 import { checkKernelSpec, type KernelSpec } from '../features/kernel-spec.ts';
+import { FEATURE_FAMILIES, type FeatureFamily } from '../features/spectral.ts';
 
 /** Kernel, seed and shapes that define every block's frequencies. */
 export interface RandomFeatures {
@@ -13,6 +14,21 @@ export interface RandomFeatures {
   readonly d: number;
   /** Frequencies per block (the block has `2m` coefficients). */
   readonly m: number;
+  /**
+   * How blocks are drawn (`features/spectral.ts`); absent means `gaussian`,
+   * so a Gaussian model's header is the same bytes it always was.
+   */
+  readonly family?: Exclude<FeatureFamily, 'gaussian'>;
+}
+
+/**
+ * The family of `rf` (`gaussian` when not stated).
+ *
+ * @example
+ * familyOf({ kernel: { kind: 'rbf', sigma: 1 }, seed: 7, d: 10, m: 64 }); // 'gaussian'
+ */
+export function familyOf(rf: RandomFeatures): FeatureFamily {
+  return rf.family ?? 'gaussian';
 }
 
 /**
@@ -26,5 +42,10 @@ export function checkRandomFeatures(rf: RandomFeatures): RandomFeatures {
   if (!Number.isInteger(rf.seed) || rf.seed < 0 || rf.seed > 0xffffffff) throw new RangeError(`seed must be an integer in [0, 2^32), got ${rf.seed}`);
   if (!Number.isInteger(rf.d) || rf.d < 1) throw new RangeError(`d must be a positive integer, got ${rf.d}`);
   if (!Number.isInteger(rf.m) || rf.m < 1) throw new RangeError(`m must be a positive integer, got ${rf.m}`);
+  if (rf.family !== undefined) {
+    // 'gaussian' is never written: it is the absence of the key.
+    if (rf.family === ('gaussian' as string) || !FEATURE_FAMILIES.includes(rf.family)) throw new RangeError(`unknown feature family ${JSON.stringify(rf.family)} (expected ${FEATURE_FAMILIES.filter((f) => f !== 'gaussian').join(' or ')}, or no key for gaussian)`);
+    if (rf.kernel.kind !== 'rbf') throw new RangeError(`${rf.family} features need the rbf kernel, got ${rf.kernel.kind}`);
+  }
   return rf;
 }

@@ -11,7 +11,7 @@ import { exactKernel, type KernelSpec } from '../features/kernel-spec.ts';
 import type { History } from './history.ts';
 import type { SharedRows } from './shared-rows.ts';
 import type { SupportVectorHistory } from './sv-history.ts';
-import type { RandomFeatures } from './random-features.ts';
+import { familyOf, type RandomFeatures } from './random-features.ts';
 
 /**
  * `f` at `nPoints` rows of `X` (row-major) using every live block of `history`.
@@ -25,7 +25,7 @@ export function referenceEvaluate(history: History, rf: RandomFeatures, X: Float
   const omega = new Float64Array(d * m);
   const phi = new Float64Array(2 * m);
   for (let i = history.firstLive; i < history.t; i++) {
-    sampleBlockOmega(rf.kernel, rf.seed, i, d, m, omega);
+    sampleBlockOmega(rf.kernel, rf.seed, i, d, m, omega, familyOf(rf));
     const alpha = history.coefficients(i);
     for (let p = 0; p < nPoints; p++) {
       featureMap(omega, d, m, X, p * d, phi);

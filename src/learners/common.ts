@@ -7,7 +7,10 @@
  * ranges and were checked on the bundled datasets (README § Defaults).
  */
 import { defaultStepSize, type StepSize } from '../coordinator/step-size.ts';
-import { KERNEL_KINDS } from '../features/kernel-spec.ts';
+import { checkRandomFeatures, type RandomFeatures } from '../engine/random-features.ts';
+import { UsageError } from '../errors.ts';
+import { KERNEL_KINDS, type KernelSpec } from '../features/kernel-spec.ts';
+import { FEATURE_FAMILIES } from '../features/spectral.ts';
 import { isDataset, type TrainingRows } from '../data/training-rows.ts';
 import type { Dataset } from '../data/dataset.ts';
 import type { ParamTable } from './params.ts';
@@ -48,6 +51,15 @@ export const LAMBDA_PARAM = {
   },
 } as const satisfies ParamTable;
 
+/**
+ * How each block's frequencies are drawn (docs/features.md): i.i.d. Gaussian
+ * rows, orthogonal rows (ORF) or structured Hadamard rows (SORF); the last two
+ * for the rbf kernel only. Default `gaussian`: measured in docs/features.md.
+ */
+export const FEATURES_PARAM = {
+  features: { kind: 'choice', choices: FEATURE_FAMILIES, default: 'gaussian', omitDefault: true, doc: 'random-feature family: gaussian (i.i.d.), orf (orthogonal rows), sorf (Hadamard-structured rows); orf and sorf need --kernel rbf' },
+} as const satisfies ParamTable;
+
 /** The random-feature loop: features per block, iterations, seed, batch size. */
 export const RANDOM_FEATURE_PARAMS = {
   ...KERNEL_PARAMS,
@@ -55,7 +67,36 @@ export const RANDOM_FEATURE_PARAMS = {
   T: { kind: 'number', default: 400, min: 1, max: 10_000_000, integer: true, cli: 'iterations', doc: 'iterations T; training time grows as T²' },
   seed: { kind: 'number', default: 1, min: 0, max: MAX_SEED, integer: true, doc: 'model seed: random features and sampling' },
   batchSize: { kind: 'number', default: 64, min: 1, max: 1_000_000, integer: true, symbol: 'B', doc: 'points drawn per source per iteration' },
+  ...FEATURES_PARAM,
 } as const satisfies ParamTable;
+
+/**
+ * The random features a fit on `d` columns uses: kernel, σ, seed, m and the
+ * feature family from validated params (the family key only when it is not
+ * `gaussian`, so Gaussian models keep their bytes). A structured family with
+ * the Laplacian kernel is a UsageError naming `features`.
+ *
+ * @example
+ * randomFeaturesFor({ kernel: 'rbf', sigma: 1, seed: 1, m: 64, features: 'orf' }, 784);
+ * // { kernel: { kind: 'rbf', sigma: 1 }, seed: 1, d: 784, m: 64, family: 'orf' }
+ */
+export function randomFeaturesFor(params: RandomFeatureParamValues, d: number): RandomFeatures {
+  const kernel: KernelSpec = { kind: params.kernel, sigma: params.sigma };
+  const family = params.features ?? 'gaussian';
+  if (family !== 'gaussian' && kernel.kind !== 'rbf') {
+    throw new UsageError(`features ${family} needs the rbf kernel: the ${kernel.kind} kernel's spectral density is not rotation invariant, so its frequencies cannot be orthogonalised (use features gaussian)`);
+  }
+  return checkRandomFeatures({ kernel, seed: params.seed, d, m: params.m, ...(family !== 'gaussian' ? { family } : {}) });
+}
+
+/** What {@link randomFeaturesFor} reads of a learner's validated parameters. */
+export interface RandomFeatureParamValues {
+  readonly kernel: KernelSpec['kind'];
+  readonly sigma: number;
+  readonly seed: number;
+  readonly m: number;
+  readonly features?: (typeof FEATURE_FAMILIES)[number];
+}
 
 /**
  * The default step of the λ-regularised loop learners: the papers' `θ/t` with

@@ -23,13 +23,12 @@ import { BlockOps } from '../engine/block-ops.ts';
 import { TRAINING_CHUNK_SIZE } from '../engine/chunks.ts';
 import { Evaluator } from '../engine/evaluator.ts';
 import { History } from '../engine/history.ts';
-import { checkRandomFeatures, type RandomFeatures } from '../engine/random-features.ts';
-import type { KernelSpec } from '../features/kernel-spec.ts';
+import type { RandomFeatures } from '../engine/random-features.ts';
 import { samplingRng } from '../coordinator/loop.ts';
 import { RunShell } from '../coordinator/run-shell.ts';
 import { stepAt } from '../coordinator/step-size.ts';
 import { RandomFeaturePredictor } from '../model/predictor.ts';
-import { inMemory, KERNEL_PARAMS, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
+import { inMemory, KERNEL_PARAMS, powersOfTwoAround, RANDOM_FEATURE_PARAMS, randomFeaturesFor } from './common.ts';
 import { marginLoss, marginLossDerivative } from './margin-losses.ts';
 import { paperStep, S3VM_PARAMS, S3vmObjective, s3vmSettings, unlabeledLoss, unlabeledLossDerivative, type UnlabeledLoss } from './s3vm.ts';
 import { binarySources } from './sources.ts';
@@ -39,8 +38,7 @@ import type { Predictor } from '../model/predictor.ts';
 
 /** The fixed random features of a fit: blocks 0 … K−1 of the seed. */
 function fixedFeatures(d: number, params: Frs3vmParams): RandomFeatures {
-  const kernel: KernelSpec = { kind: params.kernel, sigma: params.sigma };
-  return checkRandomFeatures({ kernel, seed: params.seed, d, m: params.m });
+  return randomFeaturesFor(params, d);
 }
 
 /**
@@ -118,6 +116,7 @@ const FRS3VM_PARAMS = {
   blocks: { kind: 'number', default: 16, min: 1, max: 100_000, integer: true, symbol: 'K', doc: 'blocks K of fixed random features (blocks 0 … K−1 of the seed)' },
   epochs: { kind: 'number', default: 10, min: 1, max: 1_000_000, integer: true, doc: "passes over the unlabeled rows (⌈n_u/B⌉ SGD steps each); the paper's experiments use 10" },
   seed: RANDOM_FEATURE_PARAMS.seed,
+  features: RANDOM_FEATURE_PARAMS.features,
   batchSize: RANDOM_FEATURE_PARAMS.batchSize,
   ...S3VM_PARAMS,
 } as const satisfies ParamTable;

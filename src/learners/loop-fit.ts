@@ -9,8 +9,8 @@
 import { UsageError } from '../errors.ts';
 import { modelBias, resolveEvaluation, runLoop, samplingRng, type LoopOptions } from '../coordinator/loop.ts';
 import { TRAINING_CHUNK_SIZE } from '../engine/chunks.ts';
-import { checkRandomFeatures, type RandomFeatures } from '../engine/random-features.ts';
-import type { KernelSpec } from '../features/kernel-spec.ts';
+import type { RandomFeatures } from '../engine/random-features.ts';
+import { randomFeaturesFor, type RandomFeatureParamValues } from './common.ts';
 import { RandomFeaturePredictor } from '../model/predictor.ts';
 import type { ParamsOf, ParamTable } from './params.ts';
 import type { Capabilities, FitHooks, FitRun, Fitted, LoopLearnerSpec } from './spec.ts';
@@ -22,11 +22,7 @@ const MAX_HISTORY_BYTES = 16 * 2 ** 30;
 const LOOP_CAPABILITIES: Capabilities = { continues: true, steps: true, samplesOnRead: true, profiles: true };
 
 /** The parameters the loop itself reads (RANDOM_FEATURE_PARAMS in common.ts). */
-interface LoopParams {
-  readonly kernel: KernelSpec['kind'];
-  readonly sigma: number;
-  readonly seed: number;
-  readonly m: number;
+interface LoopParams extends RandomFeatureParamValues {
   readonly T: number;
 }
 
@@ -67,7 +63,7 @@ async function fitOnLoop<P extends ParamTable, N extends string>(spec: LoopLearn
   const params = loopParams(run.params);
   const hooks = run.hooks ?? {};
   const T = run.to ?? params.T;
-  const features = checkRandomFeatures({ kernel: { kind: params.kernel, sigma: params.sigma }, seed: params.seed, d: run.rows.d, m: params.m });
+  const features = randomFeaturesFor(params, run.rows.d);
   const learner = spec.create(run.rows, run.classes, run.params, run.step ?? spec.defaultStep(run.params));
   let evaluation: 'history' | 'rows';
   try {

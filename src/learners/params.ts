@@ -46,6 +46,11 @@ export interface ChoiceParam extends ParamBase {
   readonly kind: 'choice';
   readonly choices: readonly string[];
   readonly default: string;
+  /**
+   * The default is the key's absence: never filled in, and a given default
+   * dropped, so headers written before the parameter existed keep their bytes.
+   */
+  readonly omitDefault?: boolean;
 }
 
 /**
@@ -96,7 +101,13 @@ export type ValueOf<S> = S extends { readonly kind: 'choice'; readonly choices: 
 export type ParamsOf<T> = { readonly [K in keyof T]: Resolved<T[K]> };
 
 /** A declaration's value as `fit` sees it: a computed default the learner fills itself may be undefined. */
-type Resolved<S> = S extends { readonly default: undefined } ? (S extends { readonly fromData: true } ? ValueOf<S> : ValueOf<S> | undefined) : ValueOf<S>;
+type Resolved<S> = S extends { readonly default: undefined }
+  ? S extends { readonly fromData: true }
+    ? ValueOf<S>
+    : ValueOf<S> | undefined
+  : S extends { readonly omitDefault: true }
+    ? ValueOf<S> | undefined
+    : ValueOf<S>;
 
 /**
  * The parameters a caller may give for a table: every key optional, typed from
@@ -198,6 +209,7 @@ export function checkParams(given: Readonly<Record<string, unknown>>, table: Par
     const spec = paramSpec(table, key);
     if (!spec) throw new UsageError(`${opts.prefix ?? ''}${key} is not a parameter of ${opts.learner} (its parameters: ${Object.keys(table).join(', ')})`);
     out[key] = checkParam(`${opts.prefix ? opts.prefix + cliName(key, spec) : key}`, spec, value);
+    if (spec.kind === 'choice' && spec.omitDefault && out[key] === spec.default) delete out[key];
   }
   return out;
 }
@@ -211,7 +223,7 @@ export function checkParams(given: Readonly<Record<string, unknown>>, table: Par
 export function withDefaults(given: ParamValues, table: ParamTable): Record<string, ParamValue> {
   const out: Record<string, ParamValue> = {};
   for (const [key, spec] of Object.entries(table)) {
-    const v = given[key] ?? spec.default;
+    const v = given[key] ?? (spec.kind === 'choice' && spec.omitDefault ? undefined : spec.default);
     if (v !== undefined) out[key] = v;
   }
   return out;

@@ -302,4 +302,176 @@ export function project(X: usize, n: i32, d: i32, W: usize, wt: usize, m: i32, G
   }
 }
 
+// ---------------------------------------------------------------------------
+// Structured (SORF) blocks: z = c·Hu·D₁·Hu·D₂·Hu·D₃·x, rows r < m of each group
+// of N = 2^k rows (Hu the ±1 Walsh–Hadamard matrix, D the random ±1 diagonals,
+// x zero-padded from d to N). A block in memory (S): [c, then per group
+// D₁ (N), D₂ (N), D₃ (N)] as ±1.0 doubles; a sign is applied by xor-ing the
+// sign bit, which is exact. Two points travel together, one per lane of every
+// vector: the butterflies are plain f64x2 add/sub and a point's lane sees the
+// same operations whichever point shares the vector (or none, in the tail),
+// so a point's result never depends on the other points in the call.
+// Cost per point and group: two full transforms (2·N·log₂N additions), a fold
+// of N values and one transform of size m′ (m′ = m rounded up to a power of
+// two): the last Hu is only needed at m rows, and for r < m′,
+// (Hu_N·v)_r = (Hu_m′·u)_r with u_l = Σ_h v[h·m′ + l].
+// Scratch Y holds N vectors (the two points' y), then the m′ folded vectors.
+
+const SIGN: v128 = i64x2.splat(0x8000000000000000);
+
+/** The sign of a stored ±1.0 as a mask for xor. */
+// @ts-ignore: decorator
+@inline function signOf(at: usize): v128 {
+  return v128.and(v128.load64_splat(at), SIGN);
+}
+
+/**
+ * In-place Hu on `len` (a power of two) vectors at Y, Sylvester order. Stages
+ * go two at a time (radix 4: the same additions as two radix-2 stages, one
+ * pass over memory), the last one alone when log₂len is odd.
+ */
+// @ts-ignore: decorator
+@inline function fwht(Y: usize, len: i32): void {
+  let h = 1;
+  for (; h << 2 <= len; h <<= 2) {
+    const hb: usize = <usize>h << 4;
+    for (let i = 0; i < len; i += h << 2) {
+      let a: usize = Y + (<usize>i << 4);
+      const stop = a + hb;
+      for (; a < stop; a += 16) {
+        const a0 = v128.load(a);
+        const a1 = v128.load(a + hb);
+        const a2 = v128.load(a + 2 * hb);
+        const a3 = v128.load(a + 3 * hb);
+        const b0 = f64x2.add(a0, a1);
+        const b1 = f64x2.sub(a0, a1);
+        const b2 = f64x2.add(a2, a3);
+        const b3 = f64x2.sub(a2, a3);
+        v128.store(a, f64x2.add(b0, b2));
+        v128.store(a + hb, f64x2.add(b1, b3));
+        v128.store(a + 2 * hb, f64x2.sub(b0, b2));
+        v128.store(a + 3 * hb, f64x2.sub(b1, b3));
+      }
+    }
+  }
+  if (h < len) {
+    const hb: usize = <usize>h << 4;
+    let a: usize = Y;
+    const stop = a + hb;
+    for (; a < stop; a += 16) {
+      const u = v128.load(a);
+      const v = v128.load(a + hb);
+      v128.store(a, f64x2.add(u, v));
+      v128.store(a + hb, f64x2.sub(u, v));
+    }
+  }
+}
+
+/**
+ * z of group `g` for the point pair (x0 in lane 0, x1 in lane 1; x1 = 0 means
+ * lane 1 is unused and reads zeros from Zero): leaves c·(rows 0…mg−1) in Y[0…mg).
+ */
+function sorfGroup(x0: usize, x1: usize, zeroLane1: bool, d: i32, N: i32, D: usize, mg: i32, c: f64, Y: usize): void {
+  const D1 = D, D2 = D + (<usize>N << 3), D3 = D + (<usize>N << 4);
+  // y = D₃·x, zero-padded
+  for (let k = 0; k < d; k++) {
+    const ko: usize = <usize>k << 3;
+    const xv = zeroLane1 ? f64x2.replace_lane(f64x2.splat(0.0), 0, load<f64>(x0 + ko)) : f64x2.replace_lane(v128.load64_splat(x0 + ko), 1, load<f64>(x1 + ko));
+    v128.store(Y + (<usize>k << 4), v128.xor(xv, signOf(D3 + ko)));
+  }
+  const zero = f64x2.splat(0.0);
+  for (let k = d; k < N; k++) v128.store(Y + (<usize>k << 4), zero);
+  fwht(Y, N);
+  for (let k = 0; k < N; k++) {
+    const a = Y + (<usize>k << 4);
+    v128.store(a, v128.xor(v128.load(a), signOf(D2 + (<usize>k << 3))));
+  }
+  fwht(Y, N);
+  // D₁, folded to m′ vectors: u_l = Σ_h (D₁y)[h·m′ + l], h increasing
+  let mp = 1;
+  while (mp < mg) mp <<= 1;
+  for (let l = 0; l < mp; l++) {
+    let u = v128.xor(v128.load(Y + (<usize>l << 4)), signOf(D1 + (<usize>l << 3)));
+    for (let k = l + mp; k < N; k += mp) u = f64x2.add(u, v128.xor(v128.load(Y + (<usize>k << 4)), signOf(D1 + (<usize>k << 3))));
+    v128.store(Y + (<usize>l << 4), u);
+  }
+  fwht(Y, mp);
+  const cv = f64x2.splat(c);
+  for (let r = 0; r < mg; r++) {
+    const a = Y + (<usize>r << 4);
+    v128.store(a, f64x2.mul(v128.load(a), cv));
+  }
+}
+
+/**
+ * out[p] += Σ_j A[j] cos(z_pj) + A[m+j] sin(z_pj) for p < n, z from the
+ * structured block S (see above); Y is scratch of N vectors (16·N bytes).
+ * @example accumulateSorf(X, 256, 784, 1024, S, A, 64, out, Y)
+ */
+export function accumulateSorf(X: usize, n: i32, d: i32, N: i32, S: usize, A: usize, m: i32, out: usize, Y: usize): void {
+  const row: usize = <usize>d << 3;
+  const c = load<f64>(S);
+  const aS: usize = A + (<usize>m << 3);
+  for (let p = 0; p < n; p += 2) {
+    const x0 = X + <usize>p * row;
+    const single = p + 1 >= n;
+    let acc = f64x2.splat(0.0);
+    for (let g = 0; g * N < m; g++) {
+      const mg = min(N, m - g * N);
+      sorfGroup(x0, x0 + row, single, d, N, S + 8 + <usize>g * (<usize>(3 * N) << 3), mg, c, Y);
+      const j0: usize = <usize>(g * N) << 3;
+      for (let r = 0; r < mg; r++) {
+        const jo = j0 + (<usize>r << 3);
+        acc = f64x2.add(acc, term(v128.load(Y + (<usize>r << 4)), v128.load64_splat(A + jo), v128.load64_splat(aS + jo)));
+      }
+    }
+    const o = out + (<usize>p << 3);
+    store<f64>(o, load<f64>(o) + f64x2.extract_lane(acc, 0));
+    if (!single) store<f64>(o, load<f64>(o, 8) + f64x2.extract_lane(acc, 1), 8);
+  }
+}
+
+/**
+ * G[j] = Σ_p wt[p]·cos(z_pj), G[m+j] = Σ_p wt[p]·sin(z_pj) over p < n in
+ * increasing order (overwrites G), z from the structured block S.
+ * @example projectSorf(X, 256, 784, 1024, S, weights, 64, G, Y)
+ */
+export function projectSorf(X: usize, n: i32, d: i32, N: i32, S: usize, wt: usize, m: i32, G: usize, Y: usize): void {
+  const row: usize = <usize>d << 3;
+  const c = load<f64>(S);
+  const gS: usize = G + (<usize>m << 3);
+  for (let j = 0; j < m; j++) {
+    store<f64>(G + (<usize>j << 3), 0.0);
+    store<f64>(gS + (<usize>j << 3), 0.0);
+  }
+  for (let p = 0; p < n; p += 2) {
+    const x0 = X + <usize>p * row;
+    const single = p + 1 >= n;
+    const w0 = load<f64>(wt + (<usize>p << 3));
+    const w1 = single ? 0.0 : load<f64>(wt + (<usize>p << 3), 8);
+    const wv = f64x2.replace_lane(f64x2.splat(w0), 1, w1);
+    for (let g = 0; g * N < m; g++) {
+      const mg = min(N, m - g * N);
+      sorfGroup(x0, x0 + row, single, d, N, S + 8 + <usize>g * (<usize>(3 * N) << 3), mg, c, Y);
+      const j0: usize = <usize>(g * N) << 3;
+      for (let r = 0; r < mg; r++) {
+        const z = v128.load(Y + (<usize>r << 4));
+        const u = quot(z);
+        const rr = rem(z, u);
+        const s = f64x2.mul(rr, rr);
+        const ws = v128.xor(wv, sgn(u));
+        const gc = f64x2.mul(ws, cosPoly(s));
+        const gs = f64x2.mul(ws, sinPoly(rr, s));
+        const jo = j0 + (<usize>r << 3);
+        let a = G + jo;
+        store<f64>(a, load<f64>(a) + f64x2.extract_lane(gc, 0));
+        if (!single) store<f64>(a, load<f64>(a) + f64x2.extract_lane(gc, 1));
+        a = gS + jo;
+        store<f64>(a, load<f64>(a) + f64x2.extract_lane(gs, 0));
+        if (!single) store<f64>(a, load<f64>(a) + f64x2.extract_lane(gs, 1));
+      }
+    }
+  }
+}
+
 export { heapBase } from './heap';
