@@ -82,7 +82,7 @@ describe('scaling', () => {
     const svg = scalingChart(r);
     checkWellFormed(svg);
     expect(svg).toContain('ideal');
-    expect(svg).toContain('machine ceiling');
+    expect(svg).toContain('what the machine allows');
     expect(svg).toContain('speedup over 1 thread');
     const table = scalingTable(r).trim().split('\n');
     expect(table[0]).toMatch(/threads \|\s+wall s \|\s+it\/s \|\s+speedup \|\s+efficiency \|\s+machine ceiling \|\s+of ceiling/);

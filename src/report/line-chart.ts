@@ -15,6 +15,12 @@ export type Point = readonly [number, number];
 export interface Series {
   name: string;
   points: readonly Point[];
+  /** Its colour (CSS colour); default: the palette's next. */
+  colour?: string;
+  /** Line width in px (default 2): e.g. 3.5 to pick the winner out of many grey lines. */
+  strokeWidth?: number;
+  /** Leave it out of the legend (e.g. the 2nd… of many lines that share one legend entry). */
+  hideInLegend?: boolean;
 }
 
 /** Everything {@link lineChartSvg} draws. */
@@ -108,7 +114,7 @@ export function lineChartSvg(chart: LineChart): string {
   const yAxis = makeAxis(chart.yDomain ?? extent(ys), chart.logY ?? false, chart.yDomain !== undefined, 'y');
 
   // Layout: y tick labels and y label on the left, legend on the right, outside the plot.
-  const legendNames = all.map((s) => legendText(s));
+  const legendNames = all.filter((s) => !s.hideInLegend).map((s) => legendText(s));
   const legendW = Math.ceil(Math.max(...legendNames.map((n) => n.length)) * TICK_FONT * CHAR_W) + 52;
   const yTickW = Math.max(...yAxis.ticks.map((t) => yAxis.format(t).length)) * TICK_FONT * CHAR_W;
   const left = Math.ceil(yTickW) + 14 + 30;
@@ -165,10 +171,10 @@ export function lineChartSvg(chart: LineChart): string {
   }
   chart.series.forEach((s, i) => {
     if (s.points.length === 0) return;
-    const colour = PALETTE[i % PALETTE.length];
+    const colour = s.colour ?? PALETTE[i % PALETTE.length];
     out.push(`<g class="series" data-name="${esc(s.name)}">`);
     out.push(
-      `<polyline fill="none" stroke="${colour}" stroke-width="2" stroke-linejoin="round" points="${s.points.map(([x, y]) => `${f(px(x))},${f(py(y))}`).join(' ')}"/>`,
+      `<polyline fill="none" stroke="${esc(colour)}" stroke-width="${s.strokeWidth ?? 2}" stroke-linejoin="round" points="${s.points.map(([x, y]) => `${f(px(x))},${f(py(y))}`).join(' ')}"/>`,
     );
     if (showMarkers(s)) {
       for (const [x, y] of s.points) out.push(marker(MARKERS[i % MARKERS.length], px(x), py(y), colour));
@@ -180,11 +186,12 @@ export function lineChartSvg(chart: LineChart): string {
   // Legend, outside the plot on the right.
   const lx = left + plotW + 16;
   let ly = top + 6;
-  const rowH = Math.max(13, Math.min(20, (height - top - 6) / all.length)); // many series: pack the legend tighter
+  const rowH = Math.max(13, Math.min(20, (height - top - 6) / Math.max(1, legendNames.length))); // many series: pack the legend tighter
   out.push(`<g class="legend" font-size="${TICK_FONT}" fill="#222222">`);
   chart.series.forEach((s, i) => {
-    const colour = PALETTE[i % PALETTE.length];
-    out.push(`<line x1="${lx}" y1="${ly}" x2="${lx + 26}" y2="${ly}" stroke="${colour}" stroke-width="2"/>`);
+    if (s.hideInLegend) return;
+    const colour = s.colour ?? PALETTE[i % PALETTE.length];
+    out.push(`<line x1="${lx}" y1="${ly}" x2="${lx + 26}" y2="${ly}" stroke="${esc(colour)}" stroke-width="${s.strokeWidth ?? 2}"/>`);
     if (showMarkers(s)) out.push(marker(MARKERS[i % MARKERS.length], lx + 13, ly, colour));
     out.push(`<text x="${lx + 34}" y="${ly + 4}">${esc(legendText(s))}</text>`);
     ly += rowH;

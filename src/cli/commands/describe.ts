@@ -31,8 +31,9 @@ ${readOptionsHelp()}
   -h, --help           show this help
 
 Example:
-  dsgkit describe data/spam.arrow
-  dsgkit describe best.dsg
+  dsgkit describe data/breast_cancer-train.arrow
+  dsgkit train --learner qsg-s2auc --data data/breast_cancer-train.arrow --out bc.dsg
+  dsgkit describe bc.dsg
 `;
 
 /** Summary of a dataset, as printed by `describe --json`. */
