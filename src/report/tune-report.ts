@@ -82,7 +82,7 @@ function roundsTable(result: Pick<TuneResult, 'rounds' | 'table'>): HtmlTable {
     round.scores.forEach((s, i) => {
       if (s > round.scores[best]) best = i;
     });
-    return [round.round + 1, round.t, round.candidates.length, round.scores[best], candidateLabel(result.table.find((r) => r.id === round.candidates[best]) ?? { params: {} })];
+    return [round.round, round.t, round.candidates.length, round.scores[best], candidateLabel(result.table.find((r) => r.id === round.candidates[best]) ?? { params: {} })];
   });
   return { caption: 'Each round runs the settings still in; the best 1/η of them (η = 3 unless --eta says otherwise) go on to η times the iterations, continuing from where they stopped.', head: ['round', 'iterations', 'settings run', 'best score', 'best setting'], rows };
 }
