@@ -55,9 +55,6 @@ Exit code 1 when the models differ between thread counts.
 
 Example:
   dsgkit scaling --data data/breast_cancer-train.arrow --learner qsg-s2auc --threads 1,2 --out scaling-report
-  dsgkit generate --rows 20000 --dim 9 --labeled 200 --out shuttle-like.arrow
-  dsgkit scaling --data shuttle-like.arrow --learner qsg-s2auc --threads 1,2 \\
-    --iterations 200 --out scaling-large
 `;
 
 /** `--threads 1,2,4` as counts. */

@@ -70,7 +70,8 @@ Learners and their search spaces (σ₀ = median heuristic):
 ${LEARNERS.map((l) => `  ${l.name}: ${Object.entries(l.searchSpace({ sigma0: 1 })).map(([k, v]) => `${k} ∈ {${v.map((x) => (k === 'sigma' ? `${x}σ₀` : String(x))).join(', ')}}`).join(', ')}${rankedBy(l)}`).join('\n')}
 
 Example:
-  dsgkit tune --learner ${LEARNER_NAMES[0]} --data data/breast_cancer-train.arrow --out best.dsg --report tune-report
+  dsgkit tune --learner ${LEARNER_NAMES[0]} --data data/breast_cancer-train.arrow --out best.dsg --report tune-report \\
+    --iterations 200
   dsgkit describe best.dsg      # the winner's settings and the CV table
 `;
 
