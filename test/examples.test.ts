@@ -130,6 +130,15 @@ describe('README.md', () => {
     for (const block of blocks) await runIn(dir, 'bash', ['-euo', 'pipefail', '-c', block]);
   });
 
+  it('README and docs/ speak of the project as it is, not of how it was developed', () => {
+    const pages = [join(repo, 'README.md'), ...readdirSync(join(repo, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(repo, 'docs', f))];
+    const history = /\b(this|one|that|first|second|third|fourth|fifth|sixth|seventh|eighth|earlier|later) session\b|\b20\d\d-\d\d-\d\d\b|\buntil 20\d\d|\bsuperseded\b/i;
+    for (const page of pages) {
+      const hit = readFileSync(page, 'utf8').split('\n').find((l) => history.test(l));
+      expect(hit, `${page}: ${hit}`).toBeUndefined();
+    }
+  });
+
   it('every script snippet is taken from a file in examples/', () => {
     const sources = readdirSync(join(repo, 'examples')).map((f) => readFileSync(join(repo, 'examples', f), 'utf8'));
     const snippets = [...readme.matchAll(/^```(?:js|ts|javascript|typescript)\n([\s\S]*?)^```/gm)].map((m) => m[1]);
