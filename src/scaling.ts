@@ -19,6 +19,7 @@ import { EvaluatorPool } from './engine/pool.ts';
 import { median } from './metrics/summary.ts';
 import { learnerSpec } from './learners/registry.ts';
 import { lineChartSvg, type LineChart } from './report/line-chart.ts';
+import { dsgkitVersion } from './version.ts';
 import { markdownTable } from './report/markdown-table.ts';
 
 /** Options of {@link scaling}: `train`'s options (learner parameters by name), with a list of thread counts. */
@@ -258,6 +259,7 @@ export function scalingChartSpec(result: ScalingResult): LineChart {
   const T = result.iterations !== undefined ? `, T = ${result.iterations}` : '';
   return {
     title: `${result.learner} training on ${result.n.toLocaleString('en')} rows × ${result.d}${T}: speedup by threads`,
+    subtitle: `${result.rows.map((r) => `${r.threads} thread${r.threads === 1 ? '' : 's'} ${Number((r.wallMs / 1000).toPrecision(3))} s`).join(', ')} · ${result.machine.cores} cores of ${result.machine.cpu} · Node ${process.version} · dsgkit ${dsgkitVersion()} · ${result.date.slice(0, 10)}`,
     xLabel: 'threads',
     yLabel: base === 1 ? 'speedup over 1 thread' : `speedup over ${base} threads`,
     xIntegers: true,

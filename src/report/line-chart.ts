@@ -26,6 +26,8 @@ export interface Series {
 /** Everything {@link lineChartSvg} draws. */
 export interface LineChart {
   title: string;
+  /** A smaller grey line under the title: where and when it was measured, the times behind the ratios… */
+  subtitle?: string;
   xLabel: string;
   yLabel: string;
   series: readonly Series[];
@@ -119,7 +121,7 @@ export function lineChartSvg(chart: LineChart): string {
   const yTickW = Math.max(...yAxis.ticks.map((t) => yAxis.format(t).length)) * TICK_FONT * CHAR_W;
   const left = Math.ceil(yTickW) + 14 + 30;
   const right = legendW + 16;
-  const top = 48;
+  const top = chart.subtitle ? 64 : 48;
   const bottom = 58;
   const plotW = width - left - right;
   const plotH = height - top - bottom;
@@ -155,6 +157,10 @@ export function lineChartSvg(chart: LineChart): string {
 
   // Title and axis labels.
   out.push(titleSvg(chart.title, width));
+  if (chart.subtitle) {
+    const size = Math.max(10, Math.min(12, Math.floor((width - 20) / (chart.subtitle.length * CHAR_W))));
+    out.push(`<text class="subtitle" x="${f(width / 2)}" y="47" font-size="${size}" text-anchor="middle" fill="#555555">${esc(chart.subtitle)}</text>`);
+  }
   out.push(`<text x="${f(left + plotW / 2)}" y="${height - 14}" font-size="13" text-anchor="middle" fill="#111111">${esc(chart.xLabel)}${chart.logX ? ' (log scale)' : ''}</text>`);
   const yLabelX = 16;
   const yLabelY = top + plotH / 2;
