@@ -8,10 +8,10 @@
  * README's script snippets must be copied from examples/ (so they run too).
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../src/cli/commands/index.ts';
 
 const repo = resolve(import.meta.dirname, '..');
@@ -94,6 +94,7 @@ beforeAll(() => {
   writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${join(repo, 'bin/dsgkit.js')}" "$@"\n`);
   chmodSync(shim, 0o755);
 }, 120_000);
+afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 describe('examples/', () => {
   const files = readdirSync(join(repo, 'examples')).filter((f) => /\.(mjs|ts)$/.test(f)).sort();

@@ -5,7 +5,7 @@
  * nothing. Skipped, with the reason printed, only where no browser exists
  * (`.ci/run` installs one). DSGKIT_REPORT_SHOTS=<dir> keeps screenshots.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -28,7 +28,8 @@ async function run(argv: string[]): Promise<{ code: number; out: string; err: st
 
 /** Opens `file` in a fresh headless Chromium profile; returns what the page shows and what went wrong. */
 async function open(file: string, shot: string): Promise<{ tables: number[]; svgBox: { width: number; height: number } | null; lines: number; errors: string[]; requests: string[]; text: string }> {
-  const context: BrowserContext = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'dsgkit-chromium-')), {
+  const profile = mkdtempSync(join(tmpdir(), 'dsgkit-chromium-'));
+  const context: BrowserContext = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -57,6 +58,7 @@ async function open(file: string, shot: string): Promise<{ tables: number[]; svg
     return { tables, svgBox, lines, errors, requests, text };
   } finally {
     await context.close();
+    rmSync(profile, { recursive: true, force: true });
   }
 }
 
