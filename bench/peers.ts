@@ -46,7 +46,7 @@ import { dotPlotSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
 import { runPythonPeers } from './peers/python-peers.ts';
 import { DSGKIT_METHODS, methodByName, type DsgkitMethod, type MethodResult, type Task } from './peers/dsgkit-methods.ts';
 
-const PEERS = ['svc', 'label-spreading-rbf', 'label-spreading-knn', 'self-training-svc'] as const;
+const PEERS = ['svc', 'label-spreading-rbf', 'label-spreading-knn', 'self-training-svc', 'rbf-sampler-sgd'] as const;
 
 const { values: opt, positionals: paths } = parseArgs({
   allowPositionals: true,

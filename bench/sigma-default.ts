@@ -13,7 +13,9 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { availableCores } from '../src/engine/cores.ts';
-import { kernelScale0, LEARNERS, train } from '../src/api.ts';
+import { kernelScale0, LEARNERS } from '../src/api.ts';
+// Learners chosen by name at run time: the untyped entry (the typed `train` checks literal options at compile time).
+import { trainModel as train } from '../src/train/train.ts';
 import { MinMaxScaler, readDataset, splitDataset } from '../src/data/index.ts';
 import { mean, sampleSd as sd } from '../src/metrics/index.ts';
 import { dotPlotSvg, markdownTable, writeBenchOutputs, type DotGroup } from './lib/index.ts';

@@ -15,7 +15,7 @@ import { cpus, loadavg } from 'node:os';
 import { availableCores } from '../src/engine/cores.ts';
 import { basename, extname } from 'node:path';
 import { readDataset, splitDataset } from '../src/data/index.ts';
-import { tune } from '../src/tune.ts';
+import { tuneModel as tune } from '../src/tune.ts';
 import { lineChartSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
 import { tuneChartSpec } from '../src/report/tune-report.ts';
 

@@ -1,5 +1,12 @@
 #!/usr/bin/env node
-// The dsgkit command: runs the compiled CLI (built by `npm install` through `prepare`).
-import { runCli } from '../dist/src/cli/main.js';
-
-process.exitCode = await runCli(process.argv.slice(2));
+// The dsgkit command: runs the compiled CLI in dist/ (shipped in the package;
+// in a clone of the sources, `npm run build` makes it).
+let cli;
+try {
+  cli = await import('../dist/src/cli/main.js');
+} catch (err) {
+  if (err?.code !== 'ERR_MODULE_NOT_FOUND' || !String(err.message).includes('dist')) throw err;
+  process.stderr.write("dsgkit: the compiled CLI (dist/) is missing; in a clone of the sources run 'npm run build' first\n");
+  process.exit(1);
+}
+process.exitCode = await cli.runCli(process.argv.slice(2));

@@ -18,9 +18,9 @@ import { keepRows, scanArrow, type ArrowScan, type ReadProgress } from './data/s
 import { labelsOnly, RowRecorder, type KeptRows } from './data/training-rows.ts';
 import { openArrowRows } from './data/arrow.ts';
 import { MEDIAN_HEURISTIC_SAMPLE, sampleRowIndices } from './features/median-heuristic.ts';
-import { samplingRng, type SamplingState } from './coordinator/loop.ts';
+import type { SamplingState } from './coordinator/loop.ts';
 import type { StepSize } from './coordinator/step-size.ts';
-import type { LearnerSpec, LoopLearnerSpec, Params } from './learners/spec.ts';
+import type { LearnerSpec, Params } from './learners/spec.ts';
 import { taskClasses, type TaskClasses } from './model/task.ts';
 
 /** Share of the available memory the in-memory path may plan to use before the automatic choice reads a sample instead. */
@@ -70,10 +70,10 @@ export async function chooseSampleOnRead(spec: LearnerSpec, data: unknown, read:
   const isArrowPath = typeof data === 'string' && formatOf(data) === 'arrow';
   if (forced === true) {
     if (!isArrowPath) throw new UsageError('sample on read needs data given as the path of an Arrow IPC file (CSV and LIBSVM: `dsgkit convert` them first)');
-    if (spec.kind !== 'loop') throw new UsageError(`sample on read applies to learners on the stochastic loop; ${spec.name} fits on the whole data in memory`);
+    if (!spec.capabilities.samplesOnRead) throw new UsageError(`sample on read applies to learners on the stochastic loop; ${spec.name} fits on the whole data in memory`);
     return true;
   }
-  if (forced === false || !isArrowPath || spec.kind !== 'loop') return false;
+  if (forced === false || !isArrowPath || !spec.capabilities.samplesOnRead) return false;
   const file = await openArrowRows(data, read);
   return inMemoryBytes(file.n, file.featureNames.length) > IN_MEMORY_SHARE * memory;
 }
@@ -90,7 +90,8 @@ export interface PlannedRows {
 
 /** What {@link readPlannedRows} needs to know of the run. */
 export interface RunPlan {
-  readonly spec: LoopLearnerSpec;
+  /** A learner that samples on read (it replays its draws: LearnerSpec.replayDraws). */
+  readonly spec: LearnerSpec;
   /** The learner's parameters; `sigma` may still be undefined (then σ₀'s sample is kept too). */
   readonly params: Params;
   readonly step: StepSize;
@@ -106,7 +107,7 @@ export interface RunPlan {
  *
  * @example
  * const { rows, scan } = await readPlannedRows('big.arrow', {}, { spec, params, step });
- * const learner = spec.create(rows, classes, params, step); // draws only kept rows
+ * const fitted = await spec.fit({ rows, classes, params, step, engine }); // draws only kept rows
  */
 export async function readPlannedRows(path: string, read: ReadDatasetOptions, plan: RunPlan): Promise<PlannedRows> {
   const { spec, params, step } = plan;
@@ -116,10 +117,9 @@ export async function readPlannedRows(path: string, read: ReadDatasetOptions, pl
   const recorder = new RowRecorder(meta);
   recorder.add(meta.labeledRows);
   if ('sigma' in spec.params && params.sigma === undefined) recorder.add(sampleRowIndices(meta.n, MEDIAN_HEURISTIC_SAMPLE, 0));
+  if (!spec.replayDraws) throw new UsageError(`sample on read applies to learners on the stochastic loop; ${spec.name} fits on the whole data in memory`);
   // σ does not change what a learner draws; a placeholder stands in for σ₀ until the rows are read.
-  const learner = spec.create(recorder, classes, params.sigma === undefined ? { ...params, sigma: 1 } : params, step);
-  const rng = samplingRng(params.seed as number, plan.start?.rng);
-  for (let t = (plan.start?.t ?? 0) + 1; t <= (params.T as number); t++) learner.sample(rng, t);
+  spec.replayDraws(recorder, classes, params.sigma === undefined ? { ...params, sigma: 1 } : params, step, params.T as number, plan.start);
   const { rows, fingerprint } = await keepRows(scan, recorder.rows(), plan.onProgress);
   return { scan, rows, classes, fingerprint };
 }

@@ -12,7 +12,8 @@ import { availableCores } from './engine/cores.ts';
 import { createHash } from 'node:crypto';
 import seedrandom from 'seedrandom';
 import { UsageError } from './errors.ts';
-import { toDataset, train, type ProfileReport, type RunOptions } from './api.ts';
+import { toDataset, type ProfileReport, type RunOptions } from './api.ts';
+import { trainModel } from './train/train.ts';
 import { Evaluator } from './engine/evaluator.ts';
 import { History } from './engine/history.ts';
 import { EvaluatorPool } from './engine/pool.ts';
@@ -101,7 +102,7 @@ export async function scaling(opts: ScalingOptions): Promise<ScalingResult> {
   if (!(Number.isSafeInteger(repeats) && repeats >= 1)) throw new UsageError(`repeats must be a whole number ≥ 1, got ${String(repeats)}`);
   if (trainOptions.learner === undefined) throw new UsageError('learner is required');
   const spec = learnerSpec(trainOptions.learner);
-  if (profile && spec.kind !== 'loop') throw new UsageError(`profile applies to learners on the stochastic loop only (${spec.name} is not)`);
+  if (profile && !spec.capabilities.profiles) throw new UsageError(`profile applies to learners on the stochastic loop only (${spec.name} is not)`);
   const cores = availableCores();
   const counts: number[] = [];
   for (const k of requested) {
@@ -127,7 +128,7 @@ export async function scaling(opts: ScalingOptions): Promise<ScalingResult> {
     for (const run of runs) {
       let report: ProfileReport | undefined;
       const t0 = performance.now();
-      const model = await train({ ...trainOptions, data, threads: run.threads, ...(profile ? { onProfile: (p: ProfileReport) => (report = p) } : {}) });
+      const model = await trainModel({ ...trainOptions, data, threads: run.threads, ...(profile ? { onProfile: (p: ProfileReport) => (report = p) } : {}) });
       const ms = performance.now() - t0;
       // The profile of the count's fastest run so far.
       if (ms < Math.min(...run.runsMs)) run.kept = report;

@@ -17,25 +17,28 @@
 import { CancelledError, UsageError } from './errors.ts';
 import type { Dataset } from './data/dataset.ts';
 import { datasetRows, labeledDataset } from './data/training-rows.ts';
-import { repeatedLabeledFolds } from './data/split.ts';
+import { repeatedLabeledFolds, type LabeledFold } from './data/split.ts';
 import { MinMaxScaler } from './data/scaler.ts';
-import { TRAINING_CHUNK_SIZE } from './engine/chunks.ts';
 import { EvaluatorPool } from './engine/pool.ts';
 import type { EvaluatorOptions } from './engine/evaluator.ts';
-import { checkRandomFeatures, type RandomFeatures } from './engine/random-features.ts';
-import type { KernelSpec } from './features/kernel-spec.ts';
-import { runLoop, type LoopStart } from './coordinator/loop.ts';
+import type { StepSize } from './coordinator/step-size.ts';
 import { neighbourhoodScores, TUNE_SELECTIONS, type TuneSelection } from './coordinator/grid-neighbourhood.ts';
 export { TUNE_SELECTIONS, type TuneSelection } from './coordinator/grid-neighbourhood.ts';
 import { continuationCost, firstHalvingStep, halvingPlan, nextHalvingStep, type HalvingOptions, type HalvingStep } from './coordinator/successive-halving.ts';
-import { checkParam, type ParamValue } from './learners/params.ts';
+import { checkParam, paramSpec, type ParamValue } from './learners/params.ts';
 import { learnerSpec } from './learners/registry.ts';
-import type { LearnerSpec, Params } from './learners/spec.ts';
+import type { FitState, LearnerSpec, Params } from './learners/spec.ts';
 import { Model } from './model/model.ts';
-import { RandomFeaturePredictor, type Predictor } from './model/predictor.ts';
+import type { TuneRecord } from './model/model-file.ts';
 import { metricValue, METRICS, rankingMetric, taskClasses, type MetricName, type TaskClasses } from './model/task.ts';
 import { mean, sampleSd } from './metrics/summary.ts';
-import { fittedTask, kernelScale0, resolveParams, resolveStep, resolveThreads, toDataset, train, withDataDefaults, type TrainData } from './api.ts';
+import type { LearnerOptions } from './api.ts';
+import { kernelScale0, withDataDefaults } from './train/defaults.ts';
+import { toDataset } from './train/data.ts';
+import { fittedTask } from './train/model-of.ts';
+import { resolveThreads, type TrainData } from './train/options.ts';
+import { resolveParams, resolveStep } from './train/params.ts';
+import { trainModel } from './train/train.ts';
 import type { ReadDatasetOptions } from './data/index.ts';
 
 /** Progress of a tune run: block evaluations done of the planned total (what its time is proportional to). */
@@ -50,9 +53,8 @@ export interface TuneProgress {
   readonly elapsedMs: number;
 }
 
-/** Options of {@link tune}: the data and search, how it runs, and fixed learner parameters by name (`T`, `m`, `seed`, …). */
-export interface TuneOptions {
-  learner: string;
+/** Options of {@link tune} besides the learner: the data and search, and how it runs. */
+export interface TuneRunOptions {
   /** Training rows, some labeled: a Dataset (raw features), a path or an Arrow Table. */
   data: TrainData;
   read?: ReadDatasetOptions;
@@ -95,8 +97,13 @@ export interface TuneOptions {
   onProgress?: (p: TuneProgress) => void;
   onWarning?: (message: string) => void;
   signal?: AbortSignal;
-  readonly [param: string]: unknown;
 }
+
+/** Options of {@link tune}: the run options, the learner, and learner parameters to fix (not search) by name (`T`, `m`, `seed`, …), typed per learner. */
+export type TuneOptions = TuneRunOptions & LearnerOptions;
+
+/** {@link TuneOptions} untyped in the learner and its parameters (checked at run time): what the CLI and generic callers pass. */
+export type TuneArgs = TuneRunOptions & { readonly learner: string } & { readonly [param: string]: unknown };
 
 /** One candidate's line of the CV table. */
 export interface TuneRow {
@@ -199,7 +206,7 @@ export function parseGrid(text: string, spec: LearnerSpec): Record<string, Param
 }
 
 function checkGridValues(spec: LearnerSpec, key: string, values: readonly unknown[], prefix = 'grid.'): ParamValue[] {
-  const decl = spec.params[key];
+  const decl = paramSpec(spec.params, key);
   if (!decl) throw new UsageError(`${prefix}${key} is not a parameter of ${spec.name} (its parameters: ${Object.keys(spec.params).join(', ')})`);
   if (!Array.isArray(values) || values.length === 0) throw new UsageError(`${prefix}${key} must be a non-empty list of values`);
   return values.map((v) => checkParam(`${prefix}${key}`, decl, v));
@@ -212,41 +219,131 @@ function defaultT0(n: number, eta: number, T: number): number {
   return Math.min(T, Math.max(10, Math.floor(T / eta ** rounds)));
 }
 
-/** One candidate × fold run of a loop learner, kept between rounds. */
-interface FoldRun {
-  start?: LoopStart;
+/** Everything a search is: the learner, the data and its folds, the candidates, the halving plan and its cost. */
+interface TunePlan {
+  readonly spec: LearnerSpec;
+  readonly opts: TuneArgs;
+  readonly raw: Dataset;
+  readonly classes: TaskClasses;
+  readonly sigma0: number;
+  readonly space: Record<string, ParamValue[]>;
+  readonly candidates: readonly Params[];
+  readonly steps: ReadonlyArray<StepSize | undefined>;
+  readonly k: number;
+  readonly repeats: number;
+  readonly splits: readonly (readonly LabeledFold[])[];
+  readonly folds: readonly LabeledFold[];
+  readonly metric: MetricName;
+  readonly select: TuneSelection;
+  readonly eta: number;
+  readonly t0: number;
+  /** The target iterations (learners that continue), else 1. */
+  readonly T: number;
+  readonly halving: HalvingOptions;
+  readonly threads: number;
+  readonly onWarning: (message: string) => void;
+  /** Block evaluations per batch point: the halving over all folds, and the refit (zeros for learners that do not continue). */
+  readonly planned: number;
+  readonly refitCost: number;
+  /** Units the progress counts to: the planned block evaluations and the refit, or one per fold fit and one for the refit. */
+  readonly total: number;
+}
+
+/** What the CV found: each candidate's last scores, how far it got, and the winner. */
+interface SearchOutcome {
+  readonly lastScores: number[][];
+  readonly lastPooled: number[];
+  readonly lastNeighbourhood: number[];
+  readonly reached: number[];
+  readonly droppedAfter: Map<number, number>;
+  readonly rounds: TuneRound[];
+  readonly winner: number;
+}
+
+/** The progress a tune run reports, in units of {@link TunePlan.total}. */
+class TuneMeter {
+  done = 0;
+  round = 0;
+  private readonly start = performance.now();
+
+  constructor(
+    private readonly plan: Pick<TunePlan, 'total' | 'opts'>,
+    private readonly rounds: number,
+  ) {}
+
+  report(): void {
+    this.plan.opts.onProgress?.({ done: this.done, total: this.plan.total, round: this.round, rounds: this.rounds, elapsedMs: performance.now() - this.start });
+  }
 }
 
 /**
  * Tunes a learner's hyperparameters by k-fold CV over the labeled rows, with
  * successive halving over iterations (continued, not restarted) for learners
- * on the loop, then refits the winner on all rows.
+ * that continue, then refits the winner on all rows.
  *
  * @example
- * const { best, table, model, cost } = await tune({ learner: LEARNER_NAMES[0], data: 'train.arrow', folds: 5, T: 400 });
+ * const { best, table, model, cost } = await tune({ learner: 'qsg-s2auc', data: 'train.arrow', folds: 5, T: 400 });
  * await model.save('best.dsg');
  * console.log(best, cost.fraction); // e.g. { sigma: 0.09, lambda: 0.01, gamma: 0.5, … } 0.05
  */
 export async function tune(opts: TuneOptions): Promise<TuneResult> {
+  return tuneModel(opts as TuneArgs);
+}
+
+/**
+ * {@link tune} for options built at run time (a learner chosen by name, parameters parsed from text).
+ *
+ * @example
+ * const result = await tuneModel({ learner: name, data: 'train.arrow', ...parsed });
+ */
+export async function tuneModel(opts: TuneArgs): Promise<TuneResult> {
+  const plan = await planTune(opts);
+  const meter = new TuneMeter(plan, halvingPlan(plan.candidates.length, plan.halving).length);
+  const outcome = await searchCandidates(plan, meter);
+  const table = cvTable(plan, outcome);
+  const model = await refit(plan, outcome.winner, meter);
+  const halving = plan.spec.capabilities.continues ? plan.planned : 0;
+  const fullGrid = plan.spec.capabilities.continues ? plan.candidates.length * plan.folds.length * continuationCost(0, plan.T) : 0;
+  const cost = { halving, fullGrid, fraction: fullGrid > 0 ? halving / fullGrid : 1, refit: plan.refitCost };
+  const record: TuneRecord = {
+    folds: plan.k,
+    repeats: plan.repeats,
+    metric: plan.metric,
+    select: plan.select,
+    sigma0: plan.sigma0,
+    space: plan.space,
+    ...({ halving: plan.spec.capabilities.continues ? { eta: plan.eta, t0: plan.t0, T: plan.T } : undefined } as object),
+    table,
+    rounds: outcome.rounds,
+    blockEvaluations: cost,
+  };
+  const withTable = new Model({ ...model.header, training: { ...model.header.training, tune: record } }, model.predictor);
+  const { metric, select, k: folds, repeats, sigma0 } = plan;
+  return { best: plan.candidates[outcome.winner], table, rounds: outcome.rounds, model: withTable, sigma0, metric: METRICS[metric].title, select, folds, repeats, cost };
+}
+
+/** Validates the options, reads and scales the data, and lays out the candidates, folds and halving rounds. */
+async function planTune(opts: TuneArgs): Promise<TunePlan> {
   if (opts === null || typeof opts !== 'object') throw new UsageError('tune: options must be an object with at least learner and data');
   const spec = learnerSpec(opts.learner);
   const onWarning = opts.onWarning ?? ((m: string) => process.emitWarning(m));
-  const k = opts.folds ?? 5;
-  if (!Number.isSafeInteger(k) || k < 2) throw new UsageError(`folds must be a whole number ≥ 2, got ${String(opts.folds)}`);
-  const repeats = opts.repeats ?? 1;
-  if (!Number.isSafeInteger(repeats) || repeats < 1) throw new UsageError(`repeats must be a whole number ≥ 1, got ${String(opts.repeats)}`);
-  const eta = opts.eta ?? 3;
-  if (!Number.isSafeInteger(eta) || eta < 2) throw new UsageError(`eta must be a whole number ≥ 2, got ${String(opts.eta)}`);
+  const whole = (value: unknown, fallback: number, min: number, name: string): number => {
+    const v = value ?? fallback;
+    if (!Number.isSafeInteger(v) || (v as number) < min) throw new UsageError(`${name} must be a whole number ≥ ${min}, got ${String(value)}`);
+    return v as number;
+  };
+  const k = whole(opts.folds, 5, 2, 'folds');
+  const repeats = whole(opts.repeats, 1, 1, 'repeats');
+  const eta = whole(opts.eta, 3, 2, 'eta');
   const select = opts.select ?? spec.tuneSelection ?? 'best';
   if (!TUNE_SELECTIONS.includes(select)) throw new UsageError(`select must be one of ${TUNE_SELECTIONS.join(', ')}, got ${String(opts.select)}`);
   const fixedGiven: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(opts)) if (!TUNE_KEYS.has(key)) fixedGiven[key] = value;
   const fixed = resolveParams(spec, fixedGiven);
   const threads = resolveThreads(opts.threads, onWarning);
-
-  const metricName = opts.metric ?? spec.tuneMetric ?? spec.metric;
+  const metric = opts.metric ?? spec.tuneMetric ?? spec.metric;
   const ranking = spec.task === 'binary' ? 'auc' : 'mean-auc';
-  if (metricName !== spec.metric && metricName !== ranking) {
+  if (metric !== spec.metric && metric !== ranking) {
     throw new UsageError(`metric must be ${spec.metric === ranking ? ranking : `${spec.metric} or ${ranking}`} for ${spec.name} (a ${spec.task} learner), got ${String(opts.metric)}`);
   }
   const raw = await toDataset(opts.data, 'data', opts.read);
@@ -254,97 +351,74 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
   // Scaled once with the scaler of all training rows (unsupervised: the features' ranges only).
   const ds = MinMaxScaler.fit(raw).transform(raw);
   const sigma0 = kernelScale0(ds);
+  const space = searchSpace(spec, opts, fixedGiven, sigma0);
+  const candidates = gridCandidates(space).map((c) => withDataDefaults(spec, { ...fixed, ...c }, ds));
+  const splits = repeatedLabeledFolds(ds, { k, seed: typeof fixed.seed === 'number' ? fixed.seed : 1, repeats });
+  const folds = splits.flat();
+  const continues = spec.capabilities.continues;
+  const T = continues ? (fixed.T as number) : 1;
+  const t0 = continues ? (opts.t0 ?? defaultT0(candidates.length, eta, T)) : 1;
+  if (!Number.isSafeInteger(t0) || t0 < 1 || t0 > T) throw new UsageError(`t0 must be a whole number in [1, T = ${T}], got ${String(opts.t0)}`);
+  const halving: HalvingOptions = { t0, eta, T };
+  const rounds = halvingPlan(candidates.length, halving);
+  const planned = rounds.reduce((sum, r, i) => sum + r.count * continuationCost(i === 0 ? 0 : rounds[i - 1].t, r.t), 0) * folds.length;
+  const refitCost = continues ? continuationCost(0, T) : 0;
+  const total = continues ? planned + refitCost : candidates.length * folds.length + 1;
+  const steps = candidates.map((c) => resolveStep(spec, c, {}));
+  return { spec, opts, raw, classes, sigma0, space, candidates, steps, k, repeats, splits, folds, metric, select, eta, t0, T, halving, threads, onWarning, planned, refitCost, total };
+}
 
-  // The search space: the learner's, with the caller's grid replacing what it names,
-  // without the parameters the caller fixed.
+/** The search space: the learner's, with the caller's grid replacing what it names, without the parameters the caller fixed. */
+function searchSpace(spec: LearnerSpec, opts: TuneArgs, fixedGiven: Readonly<Record<string, unknown>>, sigma0: number): Record<string, ParamValue[]> {
   const space: Record<string, ParamValue[]> = {};
   for (const [key, values] of Object.entries(spec.searchSpace({ sigma0 }))) if (fixedGiven[key] === undefined) space[key] = [...values];
   if (opts.grid !== undefined) {
     if (opts.grid === null || typeof opts.grid !== 'object') throw new UsageError('grid must be an object: parameter → list of values');
     for (const [key, values] of Object.entries(opts.grid)) space[key] = checkGridValues(spec, key, values);
   }
-  const candidates = gridCandidates(space).map((c) => withDataDefaults(spec, { ...fixed, ...c }, ds));
-  const steps = candidates.map((c) => resolveStep(spec, c, {}));
-  const splits = repeatedLabeledFolds(ds, { k, seed: typeof fixed.seed === 'number' ? fixed.seed : 1, repeats });
-  const folds = splits.flat();
-  const T = spec.kind === 'loop' ? (fixed.T as number) : 1;
-  const t0 = spec.kind === 'loop' ? (opts.t0 ?? defaultT0(candidates.length, eta, T)) : 1;
-  if (!Number.isSafeInteger(t0) || t0 < 1 || t0 > T) throw new UsageError(`t0 must be a whole number in [1, T = ${T}], got ${String(opts.t0)}`);
-  const plan: HalvingOptions = { t0, eta, T };
-  const rounds = halvingPlan(candidates.length, plan);
-  const planned = rounds.reduce((sum, r, i) => sum + r.count * continuationCost(i === 0 ? 0 : rounds[i - 1].t, r.t), 0) * folds.length;
-  const refitCost = spec.kind === 'loop' ? continuationCost(0, T) : 0;
-  const total = spec.kind === 'loop' ? planned + refitCost : candidates.length * folds.length + 1;
+  return space;
+}
 
-  const start = performance.now();
-  let done = 0;
-  let round = 0;
-  const report = () => opts.onProgress?.({ done, total, round, rounds: rounds.length, elapsedMs: performance.now() - start });
-
-  const pool = threads > 1 ? new EvaluatorPool(threads - 1) : undefined;
+/**
+ * The halving rounds: every (candidate, fold) fit of a round, a few at a time
+ * on one shared pool; each fit's result lands in its own slot, so the order
+ * they finish in changes nothing. Survivors continue from where they stopped.
+ */
+async function searchCandidates(plan: TunePlan, meter: TuneMeter): Promise<SearchOutcome> {
+  const { candidates, folds, opts } = plan;
+  const n = candidates.length;
+  const pool = plan.threads > 1 ? new EvaluatorPool(plan.threads - 1) : undefined;
   const engine: EvaluatorOptions = {
-    threads,
+    threads: plan.threads,
     ...(pool ? { pool } : {}),
     ...(opts.cacheBytes !== undefined ? { cacheBytes: opts.cacheBytes } : {}),
     ...(opts.parallelMinWork !== undefined ? { parallelMinWork: opts.parallelMinWork } : {}),
   };
-  const runs: FoldRun[][] = candidates.map(() => folds.map(() => ({})));
-  const lastScores: number[][] = candidates.map(() => []);
-  const lastPooled: number[] = candidates.map(() => NaN);
-  const lastNeighbourhood: number[] = candidates.map(() => NaN);
-  // Per repeat, the labeled rows' labels in fold order: what its pooled out-of-fold scores line up with.
-  const pooledY = splits.map((split) => Float64Array.from(split.flatMap((f) => Array.from(f.validation.y))));
-  const sizes = folds.map((f) => f.validation.n);
-  const reached: number[] = candidates.map(() => 0);
-  const droppedAfter = new Map<number, number>();
-  const history: TuneRound[] = [];
+  const states: Array<Array<FitState | undefined>> = candidates.map(() => folds.map(() => undefined));
+  const out: SearchOutcome = {
+    lastScores: candidates.map(() => []), lastPooled: candidates.map(() => NaN), lastNeighbourhood: candidates.map(() => NaN),
+    reached: candidates.map(() => 0), droppedAfter: new Map(), rounds: [], winner: 0,
+  };
   let winner = 0;
   try {
-    let step: HalvingStep | undefined = firstHalvingStep(candidates.length, plan);
+    let step: HalvingStep | undefined = firstHalvingStep(n, plan.halving);
     while (step) {
-      round = step.round;
       const current: HalvingStep = step;
-      // Every (candidate, fold) job of the round, a few at a time (they share the pool);
-      // each job's result lands in its own slot, so the order they finish in changes nothing.
-      const jobs = current.run.flatMap((c) => folds.map((_, j) => [c, j] as const));
-      const scores = current.run.map(() => new Array<number>(folds.length).fill(NaN));
-      const outOfFold = current.run.map(() => folds.map((): Float64Array<ArrayBufferLike> => new Float64Array(0)));
-      let next = 0;
-      const worker = async () => {
-        while (next < jobs.length) {
-          const [c, j] = jobs[next++];
-          if (opts.signal?.aborted) throw new CancelledError(`tuning cancelled in round ${current.round}`);
-          const fold = await runFold(spec, metricName, {
-            ds: folds[j].train, validation: folds[j].validation, classes, params: candidates[c], step: steps[c], engine,
-            run: runs[c][j], to: current.t, signal: opts.signal,
-            onIteration: (t) => {
-              done += spec.kind === 'loop' ? t - 1 : 0;
-              report();
-            },
-          });
-          scores[current.run.indexOf(c)][j] = fold.score;
-          outOfFold[current.run.indexOf(c)][j] = fold.f;
-          if (spec.kind !== 'loop') done += 1;
-          report();
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(Math.max(1, threads), jobs.length) }, worker));
-      const pooled = scores.map((fs, i) => mean(pooledY.map((y, r) => {
-        const [a, b] = [r * k, (r + 1) * k];
-        return pooledScore(metricName, classes, sizes.slice(a, b), fs.slice(a, b), y, outOfFold[i].slice(a, b));
-      })));
-      const neighbourhood = select === 'neighbourhood' ? neighbourhoodScores(space, candidates, current.run, pooled) : undefined;
+      meter.round = current.round;
+      const { scores, outOfFold } = await runRound(plan, current, engine, states, meter);
+      const pooled = scores.map((fs, i) => roundScore(plan, fs, outOfFold[i]));
+      const neighbourhood = plan.select === 'neighbourhood' ? neighbourhoodScores(plan.space, candidates, current.run, pooled) : undefined;
       current.run.forEach((c, i) => {
-        lastScores[c] = scores[i];
-        lastPooled[c] = pooled[i];
-        if (neighbourhood) lastNeighbourhood[c] = neighbourhood[i];
-        reached[c] = current.t;
+        out.lastScores[c] = scores[i];
+        out.lastPooled[c] = pooled[i];
+        if (neighbourhood) out.lastNeighbourhood[c] = neighbourhood[i];
+        out.reached[c] = current.t;
       });
-      history.push({ round: current.round, from: current.from, t: current.t, candidates: current.run, scores: pooled, ...(neighbourhood ? { neighbourhood } : {}) });
-      const decision = nextHalvingStep(candidates.length, plan, current, neighbourhood ?? pooled);
+      out.rounds.push({ round: current.round, from: current.from, t: current.t, candidates: current.run, scores: pooled, ...(neighbourhood ? { neighbourhood } : {}) });
+      const decision = nextHalvingStep(n, plan.halving, current, neighbourhood ?? pooled);
       for (const c of decision.dropped) {
-        droppedAfter.set(c, current.round);
-        for (const r of runs[c]) delete r.start; // free the history
+        out.droppedAfter.set(c, current.round);
+        states[c].fill(undefined); // free the history
       }
       if (decision.winner !== undefined) winner = decision.winner;
       step = decision.next;
@@ -352,59 +426,70 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
   } finally {
     await pool?.close();
   }
+  return { ...out, winner };
+}
 
-  const table: TuneRow[] = candidates.map((_, c) => ({
-    id: c,
-    params: Object.fromEntries(Object.keys(space).map((key) => [key, candidates[c][key]])),
-    score: lastPooled[c],
-    ...(select === 'neighbourhood' ? { neighbourhood: lastNeighbourhood[c] } : {}),
-    mean: mean(lastScores[c]),
-    sd: sampleSd(lastScores[c]),
-    folds: lastScores[c],
-    ...(spec.kind === 'loop' ? { t: reached[c] } : {}),
-    status: c === winner ? 'best' : droppedAfter.get(c) === rounds.length - 1 ? 'kept' : (`dropped after round ${droppedAfter.get(c)!}` as const),
+/** One round: every (candidate, fold) fit, as many at a time as threads; each candidate's fold scores and out-of-fold values. */
+async function runRound(plan: TunePlan, current: HalvingStep, engine: EvaluatorOptions, states: Array<Array<FitState | undefined>>, meter: TuneMeter): Promise<{ scores: number[][]; outOfFold: Float64Array[][] }> {
+  const { folds, opts, spec } = plan;
+  const jobs = current.run.flatMap((c) => folds.map((_, j) => [c, j] as const));
+  const scores = current.run.map(() => new Array<number>(folds.length).fill(NaN));
+  const outOfFold = current.run.map(() => folds.map((): Float64Array => new Float64Array(0)));
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const [c, j] = jobs[next++];
+      if (opts.signal?.aborted) throw new CancelledError(`tuning cancelled in round ${current.round}`);
+      const fold = await runFold(plan, c, j, current.t, engine, states[c], meter);
+      const i = current.run.indexOf(c);
+      scores[i][j] = fold.score;
+      outOfFold[i][j] = fold.f;
+      if (!spec.capabilities.continues) meter.done += 1;
+      meter.report();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, plan.threads), jobs.length) }, worker));
+  return { scores, outOfFold };
+}
+
+/** A candidate's score in a round: its pooled out-of-fold score, averaged over the repeated draws of the folds. */
+function roundScore(plan: TunePlan, foldScores: readonly number[], outOfFold: readonly Float64Array[]): number {
+  const { k } = plan;
+  return mean(plan.splits.map((split, r) => {
+    const y = Float64Array.from(split.flatMap((f) => Array.from(f.validation.y)));
+    const sizes = split.map((f) => f.validation.n);
+    return pooledScore(plan.metric, plan.classes, sizes, foldScores.slice(r * k, (r + 1) * k), y, outOfFold.slice(r * k, (r + 1) * k));
   }));
-  const halving = spec.kind === 'loop' ? planned : 0;
-  const fullGrid = spec.kind === 'loop' ? candidates.length * folds.length * continuationCost(0, T) : 0;
-  const cost = { halving, fullGrid, fraction: fullGrid > 0 ? halving / fullGrid : 1, refit: refitCost };
+}
 
-  // The refit: the winner's parameters on all training rows (σ as found, even if it came from σ₀).
-  round = rounds.length;
-  const best = candidates[winner];
-  const baseDone = done;
-  const model = await train({
-    learner: spec.name,
-    data: raw,
-    ...(opts.read ? { read: opts.read } : {}),
-    ...(opts.positive !== undefined ? { positive: opts.positive } : {}),
-    ...best,
-    ...(steps[winner] ? { step: steps[winner] } : {}),
-    threads,
-    ...(opts.cacheBytes !== undefined ? { cacheBytes: opts.cacheBytes } : {}),
-    ...(opts.parallelMinWork !== undefined ? { parallelMinWork: opts.parallelMinWork } : {}),
-    ...(opts.signal ? { signal: opts.signal } : {}),
-    onWarning,
-    onProgress: (p) => {
-      done = baseDone + (spec.kind === 'loop' ? continuationCost(0, p.t) : 0);
-      report();
+/**
+ * Runs (or continues) candidate `c` on fold `j` to iteration `to` — one
+ * `spec.fit` — and scores it on the fold's validation rows with the metric
+ * ranked by; `f` is its scores there (pooled over the folds by {@link pooledScore}).
+ */
+async function runFold(plan: TunePlan, c: number, j: number, to: number, engine: EvaluatorOptions, states: Array<FitState | undefined>, meter: TuneMeter): Promise<{ score: number; f: Float64Array }> {
+  const { spec, classes, metric, opts } = plan;
+  const params = plan.candidates[c];
+  const { train: ds, validation: va } = plan.folds[j];
+  const continues = spec.capabilities.continues;
+  const start = states[j];
+  const fitted = await spec.fit({
+    rows: ds, classes, params, engine,
+    ...(plan.steps[c] ? { step: plan.steps[c] } : {}),
+    ...(continues ? { to } : {}),
+    ...(start ? { start } : {}),
+    hooks: {
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(continues ? { onProgress: (p) => ((meter.done += p.t - 1), meter.report()) } : {}),
     },
   });
-  done = total;
-  report();
-  const tuned = {
-    folds: k,
-    repeats,
-    metric: metricName,
-    select,
-    sigma0,
-    space,
-    halving: spec.kind === 'loop' ? { eta, t0, T } : undefined,
-    table,
-    rounds: history,
-    blockEvaluations: cost,
-  };
-  const withTable = new Model({ ...model.header, training: { ...model.header.training, tune: tuned } }, model.predictor);
-  return { best, table, rounds: history, model: withTable, sigma0, metric: METRICS[metricName].title, select, folds: k, repeats, cost };
+  if (continues) states[j] = fitted.state;
+  const f = await fitted.predictor.evaluate(va.X, va.n, new Float64Array(va.n), engine);
+  if (metric !== 'accuracy') return { score: rankingMetric(classes, va.y, f), f };
+  // Accuracy needs the threshold(s), fitted on the fold's training rows as train does.
+  const rows = datasetRows(ds);
+  const task = await fittedTask(fitted.predictor, rows, labeledDataset(rows), classes, spec.threshold, engine, params.seed as number);
+  return { score: metricValue('accuracy', task, va.y, f), f };
 }
 
 /**
@@ -423,43 +508,45 @@ function pooledScore(metric: MetricName, classes: TaskClasses, sizes: readonly n
   return rankingMetric(classes, y, f);
 }
 
-/**
- * Runs (or continues) one candidate on one fold to iteration `to` and scores
- * it on the fold's validation rows with the learner's metric; `f` is its
- * scores there (pooled over the folds by {@link pooledScore}).
- */
-async function runFold(
-  spec: LearnerSpec,
-  metric: MetricName,
-  job: {
-    ds: Dataset; validation: Dataset; classes: TaskClasses; params: Params; step: ReturnType<typeof resolveStep>; engine: EvaluatorOptions;
-    run: FoldRun; to: number; signal: AbortSignal | undefined; onIteration: (t: number) => void;
-  },
-): Promise<{ score: number; f: Float64Array }> {
-  const { ds, classes, params, engine } = job;
-  let predictor: Predictor;
-  if (spec.kind === 'loop') {
-    const kernel = { kind: params.kernel, sigma: params.sigma } as KernelSpec;
-    const features: RandomFeatures = checkRandomFeatures({ kernel, seed: params.seed as number, d: ds.d, m: params.m as number });
-    const learner = spec.create(ds, classes, params, job.step!);
-    const result = await runLoop(learner, {
-      features,
-      T: job.to,
-      ...(job.run.start ? { start: job.run.start } : {}),
-      engine: { ...engine, chunkSize: TRAINING_CHUNK_SIZE },
-      ...(job.signal ? { signal: job.signal } : {}),
-      onProgress: (p) => job.onIteration(p.t),
-    });
-    job.run.start = { history: result.history, rng: result.rng, ...(result.runningBias !== undefined ? { bias: result.runningBias } : {}) };
-    predictor = new RandomFeaturePredictor(result.history, features, TRAINING_CHUNK_SIZE, result.bias);
-  } else {
-    predictor = (await spec.fit({ ds, classes, params, engine, ...(job.signal ? { signal: job.signal } : {}) })).predictor;
-  }
-  const va = job.validation;
-  const f = await predictor.evaluate(va.X, va.n, new Float64Array(va.n), engine);
-  if (metric !== 'accuracy') return { score: rankingMetric(classes, va.y, f), f };
-  // Accuracy needs the threshold(s), fitted on the fold's training rows as train does.
-  const rows = datasetRows(ds);
-  const task = await fittedTask(predictor, rows, labeledDataset(rows), classes, spec.threshold, engine, params.seed as number);
-  return { score: metricValue('accuracy', task, va.y, f), f };
+/** The CV table: every candidate's searched values, last scores, iterations reached and fate. */
+function cvTable(plan: TunePlan, out: SearchOutcome): TuneRow[] {
+  const rounds = halvingPlan(plan.candidates.length, plan.halving).length;
+  return plan.candidates.map((candidate, c) => ({
+    id: c,
+    params: Object.fromEntries(Object.keys(plan.space).map((key) => [key, candidate[key]])),
+    score: out.lastPooled[c],
+    ...(plan.select === 'neighbourhood' ? { neighbourhood: out.lastNeighbourhood[c] } : {}),
+    mean: mean(out.lastScores[c]),
+    sd: sampleSd(out.lastScores[c]),
+    folds: out.lastScores[c],
+    ...(plan.spec.capabilities.continues ? { t: out.reached[c] } : {}),
+    status: c === out.winner ? 'best' : out.droppedAfter.get(c) === rounds - 1 ? 'kept' : (`dropped after round ${out.droppedAfter.get(c)!}` as const),
+  }));
+}
+
+/** The refit: the winner's parameters on all training rows (σ as found, even if it came from σ₀). */
+async function refit(plan: TunePlan, winner: number, meter: TuneMeter): Promise<Model> {
+  const { opts, spec } = plan;
+  meter.round = halvingPlan(plan.candidates.length, plan.halving).length;
+  const baseDone = meter.done;
+  const model = await trainModel({
+    learner: spec.name,
+    data: plan.raw,
+    ...(opts.read ? { read: opts.read } : {}),
+    ...(opts.positive !== undefined ? { positive: opts.positive } : {}),
+    ...plan.candidates[winner],
+    ...(plan.steps[winner] ? { step: plan.steps[winner] } : {}),
+    threads: plan.threads,
+    ...(opts.cacheBytes !== undefined ? { cacheBytes: opts.cacheBytes } : {}),
+    ...(opts.parallelMinWork !== undefined ? { parallelMinWork: opts.parallelMinWork } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    onWarning: plan.onWarning,
+    onProgress: (p) => {
+      meter.done = baseDone + (spec.capabilities.continues ? continuationCost(0, p.t) : 0);
+      meter.report();
+    },
+  });
+  meter.done = plan.total;
+  meter.report();
+  return model;
 }

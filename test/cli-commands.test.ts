@@ -111,11 +111,16 @@ describe('dsgkit bad data: exit 1, message on stderr, no output file', () => {
 
 describe('dsgkit usage errors exit 2', () => {
   it.each([
-    [['frobnicate'], /unknown command 'frobnicate'/],
     [['convert', spam, '--out', 'x.arrow', '--bogus'], /Unknown option '--bogus'/],
     [['convert', spam], /missing required option --out/],
     [['convert', '--out', 'x.arrow'], /missing input file/],
-    [['convert', spam, '--out', 'x.csv'], /--out must name an Arrow file/],
+    [['convert', spam, '--out', 'x.txt'], /--out 'x\.txt': unknown output type '\.txt'/],
+    [['frobnicate'], /unknown command 'frobnicate'/],
+    [['trian'], /unknown command 'trian' \(did you mean 'train'\?\)/],
+    [['train', '--learner', 'qsg-s2uac', '--data', spam, '--out', 'm.dsg'], /unknown learner 'qsg-s2uac' \(did you mean 'qsg-s2auc'\?\)/],
+    [['predict', '--model', 'm.dsg', '--data', spam, '--out', '-', '--format', 'jsnl'], /got 'jsnl' \(did you mean 'jsonl'\?\)/],
+    [['convert', spam, '--out', 'x.arrow', '--fromat', 'csv'], /Unknown option '--fromat' \(did you mean '--format'\?\)/],
+    [['predict', '--model', 'm.dsg', '--data', spam, '--out', '-', '--format', 'parquet'], /--format must be one of arrow, csv, jsonl, got 'parquet'/],
     [['convert', 'x.parquet', '--out', 'x.arrow'], /unknown file type '\.parquet'/],
     [['split', spam, '--out-train', 'a.arrow'], /missing required option --labeled/],
     [['split', spam, '--labeled', 'ten', '--out-train', 'a.arrow'], /--labeled must be a whole number ≥ 0, got 'ten'/],

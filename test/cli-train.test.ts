@@ -228,11 +228,11 @@ describe('dsgkit predict', () => {
     expect(existsSync(out)).toBe(false);
   });
 
-  it('exits 1 on an unreadable model file, 2 on a non-Arrow --out', async () => {
+  it('exits 1 on an unreadable model file, 2 on an --out of unknown type', async () => {
     const r = await run(['predict', '--model', join(dir, 'missing.dsg'), '--data', testFile, '--out', join(dir, 'x.arrow')]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/missing\.dsg: cannot read model file \(ENOENT\)/);
-    expect((await run(['predict', '--model', modelFile, '--data', testFile, '--out', join(dir, 'x.csv')])).code).toBe(2);
+    expect((await run(['predict', '--model', modelFile, '--data', testFile, '--out', join(dir, 'x.txt')])).code).toBe(2);
   });
 });
 

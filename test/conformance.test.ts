@@ -22,7 +22,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
-import { LEARNERS, resolveParams, resolveStep, train, withDataDefaults, type LearnerSpec, type StepSize } from '../src/api.ts';
+import { LEARNERS, resolveParams, resolveStep, withDataDefaults, type LearnerSpec, type StepSize } from '../src/api.ts';
+// Learners chosen by name at run time: the untyped entry (the typed `train` checks literal options at compile time).
+import { trainModel as train } from '../src/train/train.ts';
 import { main } from '../src/cli/main.ts';
 import { readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
 import { MinMaxScaler } from '../src/data/scaler.ts';
@@ -134,7 +136,7 @@ describe.each(LEARNERS.map((spec) => [spec.name, spec] as const))('learner %s co
         batch = following;
       }
     } else {
-      const fitted = await spec.fit({ ds, classes, params, engine: { threads: 1 } });
+      const fitted = await spec.fit({ rows: ds, classes, params, engine: { threads: 1 } });
       const J = spec.objective({ ds, classes, params }, fitted.predictor);
       const c = spec.coefficients(fitted.predictor);
       if (spec.gradient) {

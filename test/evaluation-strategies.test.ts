@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import seedrandom from 'seedrandom';
-import { LEARNERS, learnerSpec, load, Model, resolveParams, train } from '../src/api.ts';
+import { LEARNERS, learnerSpec, load, Model, resolveParams } from '../src/api.ts';
+// Learners chosen by name at run time: the untyped entry (the typed `train` checks literal options at compile time).
+import { trainModel as train } from '../src/train/train.ts';
 import { main } from '../src/cli/main.ts';
 import { UsageError } from '../src/errors.ts';
 import { evaluationWork, resolveEvaluation } from '../src/coordinator/loop.ts';

@@ -5,7 +5,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { tableFromIPC } from 'apache-arrow';
 import { encodeArrow, MinMaxScaler, readDataset, splitDataset, writeBatchesStreaming, writeSynthetic } from '../src/data/index.ts';
 import { PassThrough } from 'node:stream';
-import { LEARNERS, learnerSpec, resolveParams, resolveStep, train } from '../src/api.ts';
+import { LEARNERS, learnerSpec, resolveParams, resolveStep } from '../src/api.ts';
+// Learners chosen by name at run time: the untyped entry (the typed `train` checks literal options at compile time).
+import { trainModel as train } from '../src/train/train.ts';
 import { chooseSampleOnRead, readPlannedRows } from '../src/sample-plan.ts';
 import type { LoopLearnerSpec } from '../src/learners/spec.ts';
 import { UsageError } from '../src/errors.ts';

@@ -3,13 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
-import { load, resolveParams, train } from '../src/api.ts';
+import { load, resolveParams } from '../src/api.ts';
+// Learners chosen by name at run time: the untyped entry (the typed `train` checks literal options at compile time).
+import { trainModel as train } from '../src/train/train.ts';
 import { readDataset, splitDataset, MinMaxScaler } from '../src/data/index.ts';
 import type { Dataset } from '../src/data/dataset.ts';
 import { poolTasksCompleted } from '../src/engine/pool.ts';
 import { DataError } from '../src/errors.ts';
 import { learnerSpec } from '../src/learners/registry.ts';
-import { paperStep, S3vmObjective, s3vmSettings, UNLABELED_LOSSES, unlabeledLoss, unlabeledLossDerivative } from '../src/learners/s3vm.ts';
+import { paperStep, S3vmObjective, s3vmSettings, UNLABELED_LOSSES, unlabeledLoss, unlabeledLossDerivative, type S3vmParamValues } from '../src/learners/s3vm.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'dsgkit-s3vm-'));
 const breastCancer = await readDataset('data/breast_cancer.arrow');
@@ -51,7 +53,7 @@ describe('the S3VM batch objective', () => {
     for (const balance of ['on', 'off']) {
       it(`${loss}, balance ${balance}: weights are the gradient of the batch risk (finite differences)`, () => {
         const params = resolveParams(learnerSpec('tsgs3vm'), { unlabeledLoss: loss, balance, batchSize: 32, C: 3, Cstar: 2 });
-        const objective = new S3vmObjective(ds, 1, s3vmSettings('tsgs3vm', ds, 1, params, paperStep(100)));
+        const objective = new S3vmObjective(ds, 1, s3vmSettings('tsgs3vm', ds, 1, params as S3vmParamValues, paperStep(100)));
         const rng = seedrandom.alea(`fd-${loss}-${balance}`);
         const batch = objective.sample(rng);
         const f = Float64Array.from({ length: batch.nPoints }, () => 3 * rng() - 1.5);
@@ -74,7 +76,7 @@ describe('the S3VM batch objective', () => {
   it('needs unlabeled rows: a DataError naming the label column', () => {
     const labeledOnly = MinMaxScaler.fit(breastCancer).transform(breastCancer);
     const params = resolveParams(learnerSpec('tsgs3vm'), {});
-    expect(() => s3vmSettings('tsgs3vm', labeledOnly, 1, params, paperStep(10))).toThrow(DataError);
+    expect(() => s3vmSettings('tsgs3vm', labeledOnly, 1, params as S3vmParamValues, paperStep(10))).toThrow(DataError);
   });
 });
 

@@ -19,7 +19,7 @@ import { poolTasksCompleted } from '../src/engine/pool.ts';
 import { UsageError } from '../src/errors.ts';
 import { learnerSpec } from '../src/learners/registry.ts';
 import { Model } from '../src/model/model.ts';
-import { parseGrid, tune, type TuneResult } from '../src/tune.ts';
+import { parseGrid, tuneModel as tune, type TuneResult } from '../src/tune.ts';
 import { runCli } from './support/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'dsgkit-tune-'));
@@ -34,7 +34,7 @@ async function trainSet(): Promise<Dataset> {
 
 /** The model's bytes without the CV table (what train writes). */
 function withoutTune(model: Model): Buffer {
-  const { tune: _t, ...training } = model.header.training as Record<string, unknown>;
+  const { tune: _t, ...training } = model.header.training;
   return Buffer.from(new Model({ ...model.header, training }, model.predictor).toBytes());
 }
 
@@ -136,7 +136,7 @@ describe('tune (script API)', () => {
     const r = await tunedOnOneThread();
     const direct = await train({ learner: loopLearner, data: await trainSet(), ...r.best, threads: 1 });
     expect(withoutTune(r.model).equals(Buffer.from(direct.toBytes()))).toBe(true);
-    expect((r.model.header.training.tune as { table: unknown[] }).table).toHaveLength(r.table.length);
+    expect(r.model.header.training.tune!.table).toHaveLength(r.table.length);
   }, 60_000);
 
   it('ranks by the ranking metric when asked (AUC for an accuracy learner) or when the learner says so (GKM), and refuses a metric the task has not', async () => {

@@ -9,7 +9,8 @@
  */
 import { parentPort } from 'node:worker_threads';
 import * as Comlink from 'comlink';
-import { train, type Progress } from '../src/api.ts';
+import type { Progress } from '../src/api.ts';
+import { trainModel } from '../src/train/train.ts';
 import { CancelledError, UsageError } from '../src/errors.ts';
 import { nodeEndpoint, type SerializedError, type TrainerApi, type TrainOutcome, type WorkerTrainOptions } from '../src/trainer-handle.ts';
 
@@ -59,7 +60,7 @@ const api: TrainerApi = {
         lastSent = now;
         lastCall = Promise.resolve(onProgress(p)).catch(() => {});
       };
-      const model = await train({
+      const model = await trainModel({
         ...options,
         onProgress: send,
         onWarning: (message) => void Promise.resolve(onWarning(message)).catch(() => {}),

@@ -5,6 +5,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../errors.ts';
+import { didYouMean } from './suggest.ts';
 
 /** Option specs as `parseArgs` takes them. */
 export type OptionSpecs = NonNullable<ParseArgsConfig['options']>;
@@ -33,7 +34,11 @@ export function parseCommandArgs(argv: readonly string[], options: OptionSpecs):
     return { values: values as ParsedArgs['values'], positionals };
   } catch (err) {
     const e = err as Error & { code?: string };
-    if (typeof e.code === 'string' && e.code.startsWith('ERR_PARSE_ARGS')) throw new UsageError(e.message.replace(/\.? ?To specify a positional argument.*$/s, ''));
+    if (typeof e.code === 'string' && e.code.startsWith('ERR_PARSE_ARGS')) {
+      const message = e.message.replace(/\.? ?To specify a positional argument.*$/s, '');
+      const typed = e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'--([^'=]+)/.exec(message)?.[1] : undefined;
+      throw new UsageError(typed !== undefined ? `${message}${didYouMean(typed, ['help', ...Object.keys(options)], '--')}` : message);
+    }
     throw err;
   }
 }
@@ -167,6 +172,6 @@ export function positiveNumberOption(values: ParsedArgs['values'], name: string)
 export function choiceOption<C extends string>(values: ParsedArgs['values'], name: string, choices: readonly C[]): C | undefined {
   const v = values[name];
   if (v === undefined) return undefined;
-  if (typeof v !== 'string' || !(choices as readonly string[]).includes(v)) throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got '${String(v)}'`);
+  if (typeof v !== 'string' || !(choices as readonly string[]).includes(v)) throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got '${String(v)}'${typeof v === 'string' ? didYouMean(v, choices) : ''}`);
   return v as C;
 }

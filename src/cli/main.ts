@@ -8,9 +8,11 @@
 import { pathToFileURL } from 'node:url';
 import { CancelledError, DataError, ModelError, UsageError } from '../errors.ts';
 import { COMMANDS, findCommand } from './commands/index.ts';
-import { processIO, type CliIO } from './io.ts';
+import { processIO, type CliIO, type Sink } from './io.ts';
 import { runWithSignals } from './signals.ts';
 import { dsgkitVersion } from '../version.ts';
+import { asStdin, removeStdinCopies } from './stdin.ts';
+import { didYouMean } from './suggest.ts';
 
 
 /**
@@ -33,6 +35,8 @@ Data files: Arrow IPC (.arrow .feather .ipc file format; .arrows stream format)
 is the native input; LIBSVM (.libsvm .svm .txt .t) and CSV (.csv, header row)
 convert to it with 'dsgkit convert'. The label column is 'label' unless
 --label says otherwise; a missing label (null, '?', empty, NA) = unlabeled row.
+Any input file may be '-' to read stdin. 'predict' writes Arrow, CSV or JSON
+Lines by the extension of --out, or to stdout with --out -.
 
 Exit codes: 0 success, 1 bad data or model (message names file, column and
 row), 2 bad usage, 130 cancelled by Ctrl-C (SIGINT), 143 stopped by SIGTERM.
@@ -48,6 +52,7 @@ Example:
   dsgkit describe data/breast_cancer-train.arrow
   dsgkit train --learner qsg-s2auc --data data/breast_cancer-train.arrow --out bc.dsg
   dsgkit evaluate --model bc.dsg --data data/breast_cancer-test.arrow
+  dsgkit predict --model bc.dsg --data data/breast_cancer-test.arrow --out - | head
 `;
 }
 
@@ -76,24 +81,25 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
   }
   const command = findCommand(first);
   if (!command) {
-    const what = first.startsWith('-') ? `unknown option '${first}' (options go after the command)` : `unknown command '${first}'`;
+    const names = COMMANDS.map((c) => c.name);
+    const what = first.startsWith('-') ? `unknown option '${first}' (options go after the command)` : `unknown command '${first}'${didYouMean(first, names)}`;
     io.stderr.write(`dsgkit: ${what}\ncommands: ${COMMANDS.map((c) => c.name).join(', ')}. Run 'dsgkit --help' for usage.\n`);
     return 2;
   }
   // `--help` anywhere after the command wins over everything else on the line.
   if (rest.includes('--help') || rest.includes('-h')) {
-    io.stdout.write(command.help);
+    io.stdout.write(command.helpFor?.(rest) ?? command.help);
     return 0;
   }
   try {
-    return await command.run(rest, io);
+    return await command.run(rest, withStdinNames(io));
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr.write(`dsgkit: ${err.message}\nRun 'dsgkit ${command.name} --help' for usage.\n`);
+      io.stderr.write(`dsgkit: ${asStdin(err.message)}\nRun 'dsgkit ${command.name} --help' for usage.\n`);
       return 2;
     }
     if (err instanceof DataError || err instanceof ModelError) {
-      io.stderr.write(`dsgkit: ${err.message}\n`);
+      io.stderr.write(`dsgkit: ${asStdin(err.message)}\n`);
       return 1;
     }
     if (err instanceof CancelledError) {
@@ -101,9 +107,24 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       return 130;
     }
     const e = err as Error;
-    io.stderr.write(`dsgkit: internal error (please report): ${e?.stack ?? String(err)}\n`);
+    io.stderr.write(`dsgkit: internal error (please report at ${ISSUES_URL}): ${e?.stack ?? String(err)}\n`);
     return 1;
+  } finally {
+    removeStdinCopies();
   }
+}
+
+/** Where bugs are reported (package.json's `bugs`). */
+const ISSUES_URL = 'https://github.com/dsgkit/dsgkit/issues';
+
+/**
+ * `io` whose text output names a temporary copy of stdin `stdin` (an input
+ * given as `-`); bytes pass unchanged, and `raw` is the sink underneath (for
+ * back-pressure and a closed pipe, see `stdout.ts`).
+ */
+function withStdinNames(io: CliIO): CliIO {
+  const wrap = (sink: Sink): Sink & { raw: Sink } => ({ raw: sink, write: (chunk) => sink.write(typeof chunk === 'string' ? asStdin(chunk) : chunk) });
+  return { ...io, stdout: wrap(io.stdout), stderr: wrap(io.stderr) };
 }
 
 /**
@@ -114,6 +135,13 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
  * process.exitCode = await runCli(process.argv.slice(2));
  */
 export async function runCli(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
+  // A reader that went away (`dsgkit predict … --out - | head`) ends the output
+  // quietly: the writer sees it (stdout.ts) and stops; this keeps a late EPIPE from
+  // becoming an unhandled 'error' event.
+  const onStdoutError = (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  };
+  process.stdout.on('error', onStdoutError);
   return runWithSignals(argv[0] ?? 'dsgkit', io.stderr, () => main(argv, io));
 }
 

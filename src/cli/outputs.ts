@@ -42,7 +42,8 @@ interface Resolved {
 }
 
 async function resolveAll(paths: PathsByOption): Promise<Resolved[]> {
-  const entries = Object.entries(paths).filter((e): e is [string, string] => typeof e[1] === 'string');
+  // '-' is stdin or stdout, not a file.
+  const entries = Object.entries(paths).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '-');
   return Promise.all(
     entries.map(async ([option, path]) => ({
       option,

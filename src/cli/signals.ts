@@ -10,6 +10,7 @@
  */
 import { removePendingTempFiles } from '../data/atomic.ts';
 import { trainingIsInterruptible } from './interrupt.ts';
+import { removeStdinCopies } from './stdin.ts';
 import type { Sink } from './io.ts';
 
 /** Exit code for a run ended by `signal`: 128 + its number. */
@@ -26,6 +27,7 @@ export async function runWithSignals<T>(what: string, stderr: Sink, work: () => 
   const onSignal = (signal: keyof typeof SIGNAL_EXIT_CODES) => {
     if (signal === 'SIGINT' && trainingIsInterruptible()) return;
     const cancelled = removePendingTempFiles();
+    removeStdinCopies();
     const detail = cancelled.length > 0 ? `; nothing written to ${cancelled.join(', ')} (its unfinished temporary file was removed)` : '';
     stderr.write(`\ndsgkit: ${what} cancelled by ${signal}${detail}\n`);
     process.exit(SIGNAL_EXIT_CODES[signal]);

@@ -124,7 +124,7 @@ export function trainingOptionsHelp(learners: readonly LearnerSpec[] = LEARNERS,
     out.push('', `Only for ${who}:`);
     for (const [name, spec] of params) out.push(paramLine(name, spec));
   }
-  if (learners.some((l) => l.kind === 'loop')) {
+  if (learners.some((l) => l.capabilities.steps)) {
     out.push(
       '',
       'Step size (learners on the stochastic loop):',
@@ -148,7 +148,7 @@ export function trainingOptionsHelp(learners: readonly LearnerSpec[] = LEARNERS,
     line('', "its CPU affinity capped by a container's CPU quota; more is clamped)"),
     line('--cache-mb <MB>', 'shared store of random frequencies, MiB; 0 regenerates them'),
     line('', `on every use, as the papers do (default: ${DEFAULT_CACHE_MB})`),
-    ...(learners.some((l) => l.kind === 'loop')
+    ...(learners.some((l) => l.capabilities.profiles)
       ? [
           line('--evaluation <how>', 'loop learners: f at each batch from the history (O(t·B) per'),
           line('', 'iteration), or kept at every training row (rows, O(n)); auto'),
@@ -188,7 +188,7 @@ export function parseTrainingOptions(values: ParsedArgs['values'], learners: rea
 
   const run: TrainingSettings['run'] = {};
   if (typeof values.positive === 'string') run.positive = values.positive;
-  const hasLoop = learners.some((l) => l.kind === 'loop');
+  const hasLoop = learners.some((l) => l.capabilities.steps);
   // No --step: --theta alone selects the papers' θ/t; otherwise the learner's default schedule.
   const stepKind = values.step !== undefined ? checkParam('--step', { kind: 'choice', choices: STEP_KINDS, default: 'inverse', doc: '' }, values.step) : values.theta !== undefined ? 'inverse' : undefined;
   if (values.evaluation !== undefined) run.evaluation = checkParam('--evaluation', { kind: 'choice', choices: EVALUATIONS, default: 'auto', doc: '' }, values.evaluation) as Evaluation;
@@ -240,7 +240,9 @@ export function parseTrainingOptions(values: ParsedArgs['values'], learners: rea
 export function optionsFor(spec: LearnerSpec, settings: TrainingSettings): Record<string, unknown> {
   const params = Object.fromEntries(Object.entries(settings.given).filter(([key]) => key in spec.params));
   const { step, theta, evaluation, ...rest } = settings.run;
-  return { ...params, ...rest, ...(spec.kind === 'loop' ? { ...(step ? { step } : {}), ...(theta !== undefined ? { theta } : {}), ...(evaluation !== undefined ? { evaluation } : {}) } : {}), ...(spec.task === 'binary' ? {} : { positive: undefined }) };
+  const stepping = spec.capabilities.steps ? { ...(step ? { step } : {}), ...(theta !== undefined ? { theta } : {}) } : {};
+  const evaluating = spec.capabilities.profiles && evaluation !== undefined ? { evaluation } : {};
+  return { ...params, ...rest, ...stepping, ...evaluating, ...(spec.task === 'binary' ? {} : { positive: undefined }) };
 }
 
 /**
@@ -277,7 +279,7 @@ export function describeRun(learners: readonly LearnerSpec[], settings: Training
     else parts.push(`${spec.symbol ?? key} = ${v === undefined ? (spec.defaultDoc ?? 'none') : Array.isArray(v) ? `(${v.map(fmt).join(', ')})` : fmt(v as number)}${tag}`);
   }
   if (parts[0]?.endsWith('kernel') && parts[1]?.startsWith('σ')) parts.splice(0, 2, `${parts[0]} ${parts[1]}`);
-  const loops = learners.filter((l) => l.kind === 'loop');
+  const loops = learners.filter((l) => l.capabilities.steps);
   if (loops.length > 0) {
     // Each loop learner's step (learners differ in their default schedule), tagged when they differ.
     const steps = new Map<string, string[]>();
@@ -299,7 +301,7 @@ export function describeRun(learners: readonly LearnerSpec[], settings: Training
 }
 
 function stepText(run: TrainingSettings['run'], spec: LearnerSpec, params: Params): string {
-  const step = run.step ?? (run.theta !== undefined ? { kind: 'inverse' as const, theta: run.theta } : spec.kind === 'loop' ? spec.defaultStep(params) : defaultStepSize(params.lambda as number, THETA_LAMBDA));
+  const step = run.step ?? (run.theta !== undefined ? { kind: 'inverse' as const, theta: run.theta } : 'defaultStep' in spec ? spec.defaultStep(params) : defaultStepSize(params.lambda as number, THETA_LAMBDA));
   if (run.step === undefined && run.theta === undefined && step.kind === 'decay') {
     const theta = step.eta0 / step.eta1;
     return `η_t = ${fmt(theta)}/(t + ${fmt(theta / step.eta0)})`;

@@ -9,41 +9,37 @@
  * and finishes iteration t: the same bits as the steps one after another.
  */
 import seedrandom from 'seedrandom';
-import { CancelledError } from '../errors.ts';
 import { BlockOps } from '../engine/block-ops.ts';
 import { Evaluator, type EvaluatorOptions } from '../engine/evaluator.ts';
 import { History } from '../engine/history.ts';
-import { measureKernelRate, RunProfile, type ProfileReport } from '../engine/profile.ts';
+import { measureKernelRate, PhaseClock, RunProfile, type ProfileReport } from '../engine/profile.ts';
 import { RowCache } from '../engine/row-cache.ts';
 import type { RandomFeatures } from '../engine/random-features.ts';
 import type { Batch, DsgLearner, LearnerBias } from './learner.ts';
+import { RunShell, type Progress, type Validation } from './run-shell.ts';
 import { stepAt } from './step-size.ts';
 
-/** Progress of a run, reported after every iteration (callers throttle as they like). */
-export interface Progress {
-  /** Iterations done. */
-  readonly t: number;
-  readonly T: number;
-  readonly elapsedMs: number;
-  /** Latest validation metric, once one has been computed. */
-  readonly metric?: { readonly name: string; readonly value: number; readonly t: number };
-}
+export type { Progress, Validation } from './run-shell.ts';
 
-/** A held-out set scored every `every` iterations from values kept up to date incrementally. */
-export interface Validation {
-  readonly X: Float64Array;
-  readonly nPoints: number;
-  readonly every: number;
-  readonly name: string;
-  /** Metric from `f` at the validation points. */
-  readonly metric: (f: Float64Array) => number;
+/**
+ * The sampling stream's state (seedrandom's alea: three doubles and a
+ * counter): with `t`, all a run needs to continue. Declared here, not taken
+ * from seedrandom's types, so the published types need no dev dependency.
+ */
+export interface SamplingState {
+  readonly c: number;
+  readonly s0: number;
+  readonly s1: number;
+  readonly s2: number;
 }
-
-/** The sampling stream's state (seedrandom's alea: three doubles and a counter): with `t`, all a run needs to continue. */
-export type SamplingState = seedrandom.State.Alea;
 
 /** The sampling stream of a run, whose state can be saved and restored. */
-export type SamplingRng = seedrandom.StatefulPRNG<SamplingState>;
+export interface SamplingRng {
+  /** The next number in [0, 1). */
+  (): number;
+  /** The stream's state now: a stream made from it draws what this one draws next. */
+  state(): SamplingState;
+}
 
 /**
  * What continuing a run needs besides its history: the sampling stream's state
@@ -151,29 +147,6 @@ export interface LoopResult {
   readonly profile?: ProfileReport;
 }
 
-/** How often (ms) the loop lets the event loop run, so cancel messages and progress reach their listeners. */
-const YIELD_EVERY_MS = 25;
-
-/**
- * A function that lets the event loop run (one `setImmediate`) when more than
- * {@link YIELD_EVERY_MS} ms have passed since it last did: a serial run never
- * leaves the microtask queue on its own, and an abort sent from another thread
- * (the Comlink handle) or a timer must be seen.
- *
- * @example
- * const breathe = eventLoopYielder();
- * for (let t = 1; t <= T; t++) { await breathe(); … }
- */
-export function eventLoopYielder(): () => Promise<void> {
-  let last = performance.now();
-  return async () => {
-    if (performance.now() - last > YIELD_EVERY_MS) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      last = performance.now();
-    }
-  };
-}
-
 /**
  * The sampling stream of a run: seeded by the model seed, separate from the
  * feature seeds; or, given a saved state, the stream continued from it.
@@ -183,7 +156,7 @@ export function eventLoopYielder(): () => Promise<void> {
  * const again = samplingRng(42, rng.state()); // draws what rng draws next
  */
 export function samplingRng(seed: number, state?: SamplingState): SamplingRng {
-  return state !== undefined ? seedrandom.alea('', { state }) : seedrandom.alea(`dsgkit-sampling:${seed}`, { state: true });
+  return state !== undefined ? seedrandom.alea('', { state: { ...state } }) : seedrandom.alea(`dsgkit-sampling:${seed}`, { state: true });
 }
 
 /**
@@ -203,6 +176,7 @@ export async function modelBias(bias: LearnerBias | undefined, evaluator: Evalua
   return bias.final.bias(await evaluator.evaluate(X, nPoints, new Float64Array(nPoints)));
 }
 
+
 /**
  * Runs the doubly stochastic loop for `learner` up to iteration `T`: from
  * nothing, or from `start` (a run stopped at t = start.history.t, continued to
@@ -215,188 +189,283 @@ export async function modelBias(bias: LearnerBias | undefined, evaluator: Evalua
  * const more = await runLoop(learner, { features: rf, T: 800, start: { history, rng } });
  */
 export async function runLoop(learner: DsgLearner, opts: LoopOptions): Promise<LoopResult> {
+  checkLoop(learner, opts);
+  const run = new LoopRun(learner, opts);
+  try {
+    await run.begin();
+    for (let t = run.history.t + 1; t <= opts.T; t++) await run.iteration(t);
+    return await run.end();
+  } finally {
+    await run.close();
+  }
+}
+
+/** The checks of a run's options against its learner, before anything is allocated. */
+function checkLoop(learner: DsgLearner, opts: LoopOptions): void {
   const { features: rf, T } = opts;
   if (!Number.isInteger(T) || T < 1) throw new RangeError(`T (iterations) must be a positive integer, got ${T}`);
   if (learner.d !== rf.d) throw new RangeError(`learner has d = ${learner.d}, features have d = ${rf.d}`);
   const from = opts.start?.history;
   if (from !== undefined && (from.m !== rf.m || from.t > T)) throw new RangeError(`cannot continue a history of ${from.t} blocks of m = ${from.m} to T = ${T} with m = ${rf.m}`);
-  const history = from !== undefined ? from.copy(T) : new History({ m: rf.m, capacity: T });
-  const profile = opts.profile ? new RunProfile() : undefined;
-  const evaluator = new Evaluator(history, rf, { ...opts.engine, ...(profile ? { profile } : {}) });
-  // Timing marks: free when the run is not profiled.
-  const now = profile ? () => performance.now() : () => 0;
-  const ops = new BlockOps();
-  const rng = samplingRng(rf.seed, opts.start?.rng);
-  if (opts.start?.bias !== undefined) {
-    if (!learner.bias) throw new RangeError('a start with a bias needs a learner with one');
-    learner.bias.restore(opts.start.bias);
-  } else if (opts.start && learner.bias) throw new RangeError("continuing a learner with a bias needs the run's bias");
-  const evaluation = resolveEvaluation(learner, T, opts.evaluation);
-  const cache = evaluation === 'rows' ? new RowCache({ d: rf.d, rows: learner.sampledRows!.rows(), copyRow: learner.sampledRows!.copyRow }) : undefined;
-  const start = performance.now();
-  const trace: Array<[number, number]> = [];
-  const val = opts.validation;
-  const fVal = val ? new Float64Array(val.nPoints) : undefined;
-  const bias = learner.bias;
-  const fValBiased = val && bias ? new Float64Array(val.nPoints) : undefined;
-  let f = new Float64Array(0);
-  let w = new Float64Array(0);
-  let metric: Progress['metric'];
-  const breathe = eventLoopYielder();
+  if (opts.start?.bias !== undefined && !learner.bias) throw new RangeError('a start with a bias needs a learner with one');
+  if (opts.start?.bias === undefined && opts.start && learner.bias) throw new RangeError("continuing a learner with a bias needs the run's bias");
+}
+
+/** A batch drawn ahead of its iteration, with the sampling stream's state before its draw. */
+interface DrawnAhead {
+  readonly batch: Batch;
+  readonly before: SamplingState | undefined;
+}
+
+/**
+ * One run of the loop: its state across iterations, and each part of an
+ * iteration as a method. Batch t + 1 is drawn during iteration t (a draw
+ * depends on the stream and t alone), and the workers evaluate it over the
+ * older blocks — or add block t − 2 to the row cache, which stays a block
+ * behind — while the calling thread builds block t − 1 and finishes
+ * iteration t: the same bits as the steps one after another.
+ */
+class LoopRun {
+  readonly history: History;
+  private readonly rf: RandomFeatures;
+  private readonly T: number;
+  private readonly from: number;
+  private readonly profile: RunProfile | undefined;
+  private readonly clock: PhaseClock;
+  private readonly evaluator: Evaluator;
+  private readonly ops = new BlockOps();
+  private readonly rng: SamplingRng;
+  private readonly bias: LearnerBias | undefined;
+  private readonly evaluation: 'history' | 'rows';
+  private readonly cache: RowCache | undefined;
+  private readonly shell: RunShell;
+  private readonly val: Validation | undefined;
+  private readonly fVal: Float64Array | undefined;
+  private readonly fValBiased: Float64Array | undefined;
+  private f = new Float64Array(0);
+  private w = new Float64Array(0);
   /**
-   * Batches drawn ahead, oldest first, each with the stream's state before its draw: during
-   * iteration t, batch t + 1 (while the workers add a block to the row cache, or before the call
-   * that evaluates it over the history) and, evaluating the history, batch t + 2 during that call.
-   * A learner's batch stays valid through its next draw (DsgLearner.sample), and no batch is drawn
-   * while one two draws older is still needed.
+   * Batches drawn ahead, oldest first: during iteration t, batch t + 1 (while the workers add a
+   * block to the row cache, or before the call that evaluates it over the history) and, evaluating
+   * the history, batch t + 2 during that call. A learner's batch stays valid through its next draw
+   * (DsgLearner.sample), and no batch is drawn while one two draws older is still needed.
    */
-  const ahead: Array<{ batch: Batch; before: SamplingState | undefined }> = [];
+  private readonly ahead: DrawnAhead[] = [];
   /** f at batch t + 1, and whether `f` already holds f at batch t (evaluated during iteration t − 1). */
-  let fNext = new Float64Array(0);
-  let ready = false;
-  try {
-    // A continued run's validation values start from f over the blocks it already has.
-    if (val && fVal && history.t > 0) await evaluator.evaluate(val.X, val.nPoints, fVal);
-    // A continued run's cache starts as the sum of the blocks it already has.
-    if (cache) await evaluator.updateRows(cache);
-    for (let t = history.t + 1; t <= T; t++) {
-      await breathe();
-      if (opts.signal?.aborted) throw new CancelledError(`training cancelled after ${t - 1} of ${T} iterations`);
-      let t0 = now();
-      const batch = ahead.shift()?.batch ?? learner.sample(rng, t);
-      if (f.length < batch.nPoints) f = new Float64Array(batch.nPoints);
-      if (w.length < batch.nPoints) w = new Float64Array(batch.nPoints);
-      let t1 = now();
-      profile?.add('sampling', t1 - t0);
-      let waited = profile?.phase('workers') ?? 0;
-      if (!ready) {
-        if (cache) evaluator.readRows(cache, batch.rows, batch.X, batch.nPoints, f);
-        else await evaluator.evaluate(batch.X, batch.nPoints, f);
-      }
-      ready = false;
-      if (bias) for (let p = 0; p < batch.nPoints; p++) f[p] += bias.value;
-      t0 = now();
-      // The evaluator records its waits on the pool; the rest of the step is the calling thread's.
-      profile?.add('evaluation', t0 - t1 - (profile.phase('workers') - waited));
-      learner.weights(f, w, batch);
-      const eta = stepAt(learner.step, t);
-      const factor = 1 - eta * learner.lambda;
-      profile?.add('weights', now() - t0);
-      let alpha: Float64Array = new Float64Array(0);
-      /** Block t − 1 from batch t's points `X` and weights, then the past shrunk and the block appended. */
-      const addBlock = (X: Float64Array): void => {
-        const b0 = now();
-        alpha = ops.project(rf, t - 1, X, batch.nPoints, w, evaluator.frequencies);
-        for (let j = 0; j < alpha.length; j++) alpha[j] *= -eta;
-        if (profile) profile.pointBlocks += batch.nPoints;
-        const b1 = now();
-        profile?.add('newBlock', b1 - b0);
-        history.shrink(factor);
-        history.append(alpha);
-        profile?.add('shrinkAppend', now() - b1);
-      };
-      /** The rest of iteration t: it needs neither the row cache nor the history's stored blocks. */
-      const alongside = (): void => {
-        const a0 = now();
-        bias?.update(eta, f, w, batch.nPoints);
-        const mark = now();
-        profile?.add('weights', mark - a0);
-        if (val && fVal) {
-          for (let p = 0; p < val.nPoints; p++) fVal[p] *= factor;
-          ops.accumulate(rf, t - 1, alpha, val.X, val.nPoints, fVal, evaluator.frequencies);
-          if (t % val.every === 0 || t === T) {
-            let values = fVal;
-            if (bias && fValBiased) {
-              for (let p = 0; p < val.nPoints; p++) fValBiased[p] = fVal[p] + bias.value;
-              values = fValBiased;
-            }
-            const value = val.metric(values);
-            trace.push([t, value]);
-            metric = { name: val.name, value, t };
-          }
-          if (profile) profile.pointBlocks += val.nPoints;
-          profile?.add('validation', now() - mark);
-        }
-        // Batch t's points and weights are used up; a draw depends on the stream and its t alone.
-        if (cache && t < T) drawTo(t + 1);
-      };
-      /** Draws the batches up to `k` not drawn yet, each with the stream's state before it; returns batch `k`. */
-      const drawTo = (k: number): Batch => {
-        const d0 = now();
-        while (t + ahead.length < k) ahead.push({ before: opts.onIteration ? rng.state() : undefined, batch: learner.sample(rng, t + ahead.length + 1) });
-        profile?.add('sampling', now() - d0);
-        return ahead[k - t - 1].batch;
-      };
-      /** Runs `work` on the calling thread during an engine call and books that call's own time as evaluation. */
-      const during = async (call: (work: () => void) => Promise<unknown>, work: () => void): Promise<void> => {
-        const c0 = now();
-        waited = profile?.phase('workers') ?? 0;
-        let workMs = 0;
-        await call(() => {
-          const w0 = now();
-          work();
-          workMs = now() - w0;
-        });
-        profile?.add('evaluation', now() - c0 - (profile.phase('workers') - waited) - workMs);
-      };
-      // Overlap the new block with the call unless it is the last iteration or the shrink rewrites the stored blocks.
-      const alongsideCall = t < T && history.shrinkIsLazy(factor);
-      if (cache && alongsideCall) {
-        // The workers add the block before (t − 2) at every row while the calling thread builds block t − 1,
-        // finishes iteration t, draws batch t + 1 and computes block t − 1 there; then it reads f at batch
-        // t + 1 from the cache plus those values. The cache stays a block behind until the last iteration.
-        await during((work) => evaluator.updateRows(cache, work), () => {
-          addBlock(batch.X);
-          alongside();
-          // Block t − 1 at batch t + 1 now, not after the call: the read below then only adds it.
-          const e0 = now();
-          evaluator.newestAhead(ahead[0].batch.X, ahead[0].batch.nPoints);
-          profile?.add('evaluation', now() - e0);
-        });
-        const drawn = ahead[0].batch;
-        if (fNext.length < drawn.nPoints) fNext = new Float64Array(drawn.nPoints);
-        t0 = now();
-        evaluator.readRows(cache, drawn.rows, drawn.X, drawn.nPoints, fNext);
-        profile?.add('evaluation', now() - t0);
-        [f, fNext] = [fNext, f];
-        ready = true;
-      } else if (cache) {
-        // The calling thread finishes iteration t, and draws batch t + 1, while the workers add block t − 1 at every row.
-        addBlock(batch.X);
-        await during((work) => evaluator.updateRows(cache, work), alongside);
-      } else if (alongsideCall) {
-        // The workers evaluate batch t + 1 (drawn during the last call, or now) over the blocks
-        // before t − 1 while the calling thread builds block t − 1 from batch t, finishes iteration
-        // t and draws batch t + 2 (batch t is then used up); then it adds the chunk block t − 1 falls in.
-        const drawn = drawTo(t + 1);
-        if (fNext.length < drawn.nPoints) fNext = new Float64Array(drawn.nPoints);
-        await during((work) => evaluator.evaluateAppending(drawn.X, drawn.nPoints, fNext, 1, work), () => {
-          addBlock(batch.X);
-          alongside();
-          if (t + 2 <= T) drawTo(t + 2);
-        });
-        [f, fNext] = [fNext, f];
-        ready = true;
-      } else {
-        addBlock(batch.X);
-        alongside();
-      }
-      // The stream's state after iteration t: before batch t + 1 was drawn.
-      if (opts.onIteration) await opts.onIteration(t, history, evaluator, ahead.length > 0 ? ahead[0].before! : rng.state(), bias);
-      opts.onProgress?.({ t, T, elapsedMs: performance.now() - start, ...(metric ? { metric } : {}) });
+  private fNext = new Float64Array(0);
+  private ready = false;
+  // Iteration t's values, shared by its parts.
+  private t = 0;
+  private batch!: Batch;
+  private eta = 0;
+  private factor = 1;
+  private alpha: Float64Array = new Float64Array(0);
+
+  constructor(
+    private readonly learner: DsgLearner,
+    private readonly opts: LoopOptions,
+  ) {
+    const { features: rf, T, start } = opts;
+    this.rf = rf;
+    this.T = T;
+    this.from = start?.history.t ?? 0;
+    this.history = start !== undefined ? start.history.copy(T) : new History({ m: rf.m, capacity: T });
+    this.evaluation = resolveEvaluation(learner, T, opts.evaluation);
+    this.profile = opts.profile ? new RunProfile() : undefined;
+    this.clock = new PhaseClock(this.profile);
+    this.evaluator = new Evaluator(this.history, rf, { ...opts.engine, ...(this.profile ? { profile: this.profile } : {}) });
+    this.rng = samplingRng(rf.seed, start?.rng);
+    this.bias = learner.bias;
+    if (start?.bias !== undefined) this.bias!.restore(start.bias);
+    this.cache = this.evaluation === 'rows' ? new RowCache({ d: rf.d, rows: learner.sampledRows!.rows(), copyRow: learner.sampledRows!.copyRow }) : undefined;
+    this.val = opts.validation;
+    this.fVal = this.val ? new Float64Array(this.val.nPoints) : undefined;
+    this.fValBiased = this.val && this.bias ? new Float64Array(this.val.nPoints) : undefined;
+    this.shell = new RunShell(T, opts);
+  }
+
+  /** A continued run's validation values and row cache start from the blocks it already has. */
+  async begin(): Promise<void> {
+    if (this.val && this.fVal && this.history.t > 0) await this.evaluator.evaluate(this.val.X, this.val.nPoints, this.fVal);
+    if (this.cache) await this.evaluator.updateRows(this.cache);
+  }
+
+  /** Iteration t: batch, f there, weights and step, then the new block (overlapped with the next batch's f where it can be). */
+  async iteration(t: number): Promise<void> {
+    await this.shell.enter(t);
+    this.t = t;
+    const batch = this.drawBatch();
+    await this.valuesAtBatch(batch);
+    const t0 = this.clock.now();
+    this.learner.weights(this.f, this.w, batch);
+    this.eta = stepAt(this.learner.step, t);
+    this.factor = 1 - this.eta * this.learner.lambda;
+    this.clock.add('weights', this.clock.now() - t0);
+    await this.advance();
+    // The stream's state after iteration t: before batch t + 1 was drawn.
+    if (this.opts.onIteration) await this.opts.onIteration(t, this.history, this.evaluator, this.ahead.length > 0 ? this.ahead[0].before! : this.rng.state(), this.bias);
+    this.shell.leave(t);
+  }
+
+  /** Batch t: drawn ahead during iteration t − 1, or now. */
+  private drawBatch(): Batch {
+    const t0 = this.clock.now();
+    const batch = this.ahead.shift()?.batch ?? this.learner.sample(this.rng, this.t);
+    if (this.f.length < batch.nPoints) this.f = new Float64Array(batch.nPoints);
+    if (this.w.length < batch.nPoints) this.w = new Float64Array(batch.nPoints);
+    this.batch = batch;
+    this.clock.add('sampling', this.clock.now() - t0);
+    return batch;
+  }
+
+  /** f (bias included) at batch t: from the row cache or the history, unless iteration t − 1 already computed it. */
+  private async valuesAtBatch(batch: Batch): Promise<void> {
+    const t1 = this.clock.now();
+    const waited = this.clock.waited();
+    if (!this.ready) {
+      if (this.cache) this.evaluator.readRows(this.cache, batch.rows, batch.X, batch.nPoints, this.f);
+      else await this.evaluator.evaluate(batch.X, batch.nPoints, this.f);
     }
-    const loopMs = performance.now() - start;
-    const b = await modelBias(bias, evaluator, cache);
+    this.ready = false;
+    if (this.bias) for (let p = 0; p < batch.nPoints; p++) this.f[p] += this.bias.value;
+    // The evaluator records its waits on the pool; the rest of the step is the calling thread's.
+    this.clock.evaluation(t1, waited);
+  }
+
+  /** The new block, with f at the next batch computed alongside where the shrink leaves the stored blocks as they are. */
+  private async advance(): Promise<void> {
+    const { cache, evaluator, t } = this;
+    const overlap = t < this.T && this.history.shrinkIsLazy(this.factor);
+    if (cache && overlap) {
+      // The workers add the block before (t − 2) at every row while the calling thread builds block t − 1,
+      // finishes iteration t, draws batch t + 1 and computes block t − 1 there; then it reads f at batch
+      // t + 1 from the cache plus those values. The cache stays a block behind until the last iteration.
+      await this.during((work) => evaluator.updateRows(cache, work), () => {
+        this.addBlock();
+        this.finish();
+        // Block t − 1 at batch t + 1 now, not after the call: the read below then only adds it.
+        const e0 = this.clock.now();
+        evaluator.newestAhead(this.ahead[0].batch.X, this.ahead[0].batch.nPoints);
+        this.clock.add('evaluation', this.clock.now() - e0);
+      });
+      const drawn = this.ahead[0].batch;
+      this.sizeNext(drawn.nPoints);
+      const t0 = this.clock.now();
+      evaluator.readRows(cache, drawn.rows, drawn.X, drawn.nPoints, this.fNext);
+      this.clock.add('evaluation', this.clock.now() - t0);
+      this.swapNext();
+    } else if (cache) {
+      // The calling thread finishes iteration t, and draws batch t + 1, while the workers add block t − 1 at every row.
+      this.addBlock();
+      await this.during((work) => evaluator.updateRows(cache, work), () => this.finish());
+    } else if (overlap) {
+      // The workers evaluate batch t + 1 (drawn during the last call, or now) over the blocks
+      // before t − 1 while the calling thread builds block t − 1 from batch t, finishes iteration
+      // t and draws batch t + 2 (batch t is then used up); then it adds the chunk block t − 1 falls in.
+      const drawn = this.drawTo(t + 1);
+      this.sizeNext(drawn.nPoints);
+      await this.during((work) => evaluator.evaluateAppending(drawn.X, drawn.nPoints, this.fNext, 1, work), () => {
+        this.addBlock();
+        this.finish();
+        if (t + 2 <= this.T) this.drawTo(t + 2);
+      });
+      this.swapNext();
+    } else {
+      this.addBlock();
+      this.finish();
+    }
+  }
+
+  /** Block t − 1 from batch t's points and weights, then the past shrunk and the block appended. */
+  private addBlock(): void {
+    const { batch, clock } = this;
+    const b0 = clock.now();
+    const alpha = this.ops.project(this.rf, this.t - 1, batch.X, batch.nPoints, this.w, this.evaluator.frequencies);
+    for (let j = 0; j < alpha.length; j++) alpha[j] *= -this.eta;
+    this.alpha = alpha;
+    if (this.profile) this.profile.pointBlocks += batch.nPoints;
+    const b1 = clock.now();
+    clock.add('newBlock', b1 - b0);
+    this.history.shrink(this.factor);
+    this.history.append(alpha);
+    clock.add('shrinkAppend', clock.now() - b1);
+  }
+
+  /** The rest of iteration t (bias step, validation values): it needs neither the row cache nor the history's stored blocks. */
+  private finish(): void {
+    const { t, clock, bias, val, fVal } = this;
+    const a0 = clock.now();
+    bias?.update(this.eta, this.f, this.w, this.batch.nPoints);
+    const mark = clock.now();
+    clock.add('weights', mark - a0);
+    if (val && fVal) {
+      for (let p = 0; p < val.nPoints; p++) fVal[p] *= this.factor;
+      this.ops.accumulate(this.rf, t - 1, this.alpha, val.X, val.nPoints, fVal, this.evaluator.frequencies);
+      if (this.shell.validates(t)) this.shell.score(t, this.withBias(fVal));
+      if (this.profile) this.profile.pointBlocks += val.nPoints;
+      clock.add('validation', clock.now() - mark);
+    }
+    // Batch t's points and weights are used up; a draw depends on the stream and its t alone.
+    if (this.cache && t < this.T) this.drawTo(t + 1);
+  }
+
+  /** The validation values with the running bias added (the values themselves when the learner has none). */
+  private withBias(fVal: Float64Array): Float64Array {
+    const { bias, fValBiased } = this;
+    if (!bias || !fValBiased) return fVal;
+    for (let p = 0; p < fVal.length; p++) fValBiased[p] = fVal[p] + bias.value;
+    return fValBiased;
+  }
+
+  /** Draws the batches up to `k` not drawn yet, each with the stream's state before it; returns batch `k`. */
+  private drawTo(k: number): Batch {
+    const { t, ahead } = this;
+    const d0 = this.clock.now();
+    while (t + ahead.length < k) ahead.push({ before: this.opts.onIteration ? this.rng.state() : undefined, batch: this.learner.sample(this.rng, t + ahead.length + 1) });
+    this.clock.add('sampling', this.clock.now() - d0);
+    return ahead[k - t - 1].batch;
+  }
+
+  /** Runs `work` on the calling thread during an engine call and books that call's own time as evaluation. */
+  private async during(call: (work: () => void) => Promise<unknown>, work: () => void): Promise<void> {
+    const { clock } = this;
+    const c0 = clock.now();
+    const waited = clock.waited();
+    let workMs = 0;
+    await call(() => {
+      const w0 = clock.now();
+      work();
+      workMs = clock.now() - w0;
+    });
+    clock.evaluation(c0, waited, workMs);
+  }
+
+  private sizeNext(nPoints: number): void {
+    if (this.fNext.length < nPoints) this.fNext = new Float64Array(nPoints);
+  }
+
+  /** f at batch t + 1 becomes f at the batch of the next iteration. */
+  private swapNext(): void {
+    [this.f, this.fNext] = [this.fNext, this.f];
+    this.ready = true;
+  }
+
+  /** The run's result after its last iteration: the model's bias, the stream's state, the profile. */
+  async end(): Promise<LoopResult> {
+    const loopMs = this.shell.elapsedMs();
+    const b = await modelBias(this.bias, this.evaluator, this.cache);
     return {
-      history,
-      trace,
-      elapsedMs: performance.now() - start,
-      rng: rng.state(),
-      ...(profile ? { profile: profile.report(loopMs, evaluator.threads, T - (from?.t ?? 0), measureKernelRate(rf.d, rf.m)) } : {}),
-      evaluation,
-      ...(b !== undefined ? { bias: b, runningBias: bias!.value } : {}),
+      history: this.history,
+      trace: this.shell.trace,
+      elapsedMs: this.shell.elapsedMs(),
+      rng: this.rng.state(),
+      ...(this.profile ? { profile: this.profile.report(loopMs, this.evaluator.threads, this.T - this.from, measureKernelRate(this.rf.d, this.rf.m)) } : {}),
+      evaluation: this.evaluation,
+      ...(b !== undefined ? { bias: b, runningBias: this.bias!.value } : {}),
     };
-  } finally {
-    await evaluator.close();
+  }
+
+  async close(): Promise<void> {
+    await this.evaluator.close();
   }
 }

@@ -172,7 +172,7 @@ async function openReader(fh: FileHandle, file: string, opts: ReadOptions): Prom
  * The record batches of an opened reader with the dataset row of each one's
  * first row, each checked against the row count its header gave.
  */
-async function* recordBatches(opened: OpenedArrow, file: string): AsyncGenerator<{ batch: RecordBatch; row0: number }> {
+async function* recordBatches(opened: Pick<OpenedArrow, 'reader' | 'rows'>, file: string): AsyncGenerator<{ batch: RecordBatch; row0: number }> {
   const { reader, rows } = opened;
   let row0 = 0;
   let b = 0;
@@ -192,6 +192,63 @@ async function* recordBatches(opened: OpenedArrow, file: string): AsyncGenerator
     throw corrupt(file, err);
   }
   if (b !== rows.length) throw corrupt(file, new Error(`read ${b} record batches of the ${rows.length} the headers list`));
+}
+
+/** An Arrow IPC file opened for its record batches, whatever its columns ({@link openArrowBatches}). */
+export interface ArrowBatches {
+  /** The column names, in order. */
+  readonly names: string[];
+  /** The record batches, in order; closes the file at the end. */
+  batches(): AsyncGenerator<RecordBatch>;
+  /** Closes the file without reading the batches. */
+  close(): Promise<void>;
+}
+
+/**
+ * The record batches of an Arrow IPC file (file or stream format) whatever
+ * its columns — for files that are not training data, such as predictions —
+ * with every message and footer checked first as {@link readArrow} checks
+ * them: a corrupt file is a DataError naming it, never a crash.
+ *
+ * @example
+ * const f = await openArrowBatches('scores.arrow');
+ * f.names; // ['score', 'predicted', 'label']
+ * for await (const batch of f.batches()) console.log(batch.numRows);
+ */
+export async function openArrowBatches(path: string): Promise<ArrowBatches> {
+  const fh = await openFile(path);
+  let reader: AsyncRecordBatchFileReader | AsyncRecordBatchStreamReader;
+  let rows: number[];
+  try {
+    try {
+      rows = (await ipcLayoutOfHandle(fh, path)).rows;
+    } catch (err) {
+      if (err instanceof DataError) throw err;
+      throw new DataError(`cannot read file: ${(err as Error).message}`, { file: path }, { cause: err });
+    }
+    try {
+      reader = await RecordBatchReader.from(fh);
+      await reader.open({ autoDestroy: false }); // the handle is closed below
+    } catch (err) {
+      throw corrupt(path, err);
+    }
+    if (!reader.schema) throw corrupt(path, new Error('no schema message'));
+  } catch (err) {
+    await fh.close();
+    throw err;
+  }
+  const opened = { reader, rows };
+  return {
+    names: reader.schema.fields.map((f) => f.name),
+    async *batches() {
+      try {
+        for await (const { batch } of recordBatches(opened, path)) yield batch;
+      } finally {
+        await fh.close();
+      }
+    },
+    close: () => fh.close(),
+  };
 }
 
 async function readOpenArrow(fh: FileHandle, file: string, opts: ReadOptions): Promise<Dataset> {

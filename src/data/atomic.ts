@@ -3,7 +3,9 @@
  * file in the destination's own directory (so the final `rename` stays on one
  * file system and is atomic), and is renamed over the destination only once
  * it is complete. A failure part-way removes the temporary file and leaves any
- * earlier file at the destination untouched.
+ * earlier file at the destination untouched. The file is synced to disk
+ * (fsync) before the rename and its directory after, so a power cut leaves
+ * either the earlier file or the complete new one, never an empty one.
  *
  * Interrupts: every temporary file being written is in a registry
  * ({@link pendingTempFiles}); the CLI's SIGINT/SIGTERM handler removes them
@@ -15,7 +17,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
-import { readdir, rename, unlink, writeFile } from 'node:fs/promises';
+import { open, readdir, rename, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** `.NAME.tmp-PID-RANDOM`, as {@link tempPathFor} makes them. */
@@ -100,6 +102,29 @@ export async function removeStaleTempFiles(dir: string): Promise<string[]> {
   return removed;
 }
 
+/**
+ * fsync of a file (opened `r+`) or a directory (`r`). A file system or
+ * platform that cannot sync a directory (EISDIR, EINVAL, EPERM on some) is
+ * not an error: there the rename is as durable as it gets.
+ */
+async function syncPath(path: string, flags: 'r' | 'r+'): Promise<void> {
+  let fh: FileHandle;
+  try {
+    fh = await open(path, flags);
+  } catch (err) {
+    if (flags === 'r') return; // a directory that cannot be opened (Windows)
+    throw err;
+  }
+  try {
+    await fh.sync();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (!(flags === 'r' && (code === 'EISDIR' || code === 'EINVAL' || code === 'EPERM' || code === 'EBADF'))) throw err;
+  } finally {
+    await fh.close();
+  }
+}
+
 async function begin(paths: readonly string[]): Promise<string[]> {
   for (const dir of new Set(paths.map((p) => dirname(p)))) await removeStaleTempFiles(dir);
   const tmps = paths.map(tempPathFor);
@@ -129,10 +154,14 @@ export async function withAtomicFiles<T>(paths: readonly string[], produce: (tmp
   const tmps = await begin(paths);
   try {
     const result = await produce(tmps);
+    // On disk before the rename (else a power cut can leave the new name on an empty file) …
+    for (const t of tmps) await syncPath(t, 'r+');
     for (let i = 0; i < paths.length; i++) {
       await rename(tmps[i], paths[i]);
       pending.delete(tmps[i]);
     }
+    // … and the renames themselves on disk: the directories' entries.
+    for (const dir of new Set(paths.map((p) => dirname(p)))) await syncPath(dir, 'r');
     return result;
   } catch (err) {
     await Promise.all(tmps.map((t) => unlink(t).catch(() => undefined)));

@@ -1,56 +1,38 @@
 /**
- * Arrow IPC written batch by batch, with back-pressure, through a temporary
+ * Arrow IPC (or CSV, JSON Lines) written batch by batch, with back-pressure, through a temporary
  * file: how dsgkit writes anything large (the synthetic generator, `convert`
  * of a CSV file, `predict`), so memory stays at about one batch.
  */
 import { open } from 'node:fs/promises';
-import { RecordBatchFileWriter, RecordBatchStreamWriter, type RecordBatch } from 'apache-arrow';
-import { datasetSchema, makeBatch, type ArrowFormat } from './arrow.ts';
+import type { RecordBatch } from 'apache-arrow';
+import { datasetSchema, makeBatch } from './arrow.ts';
+import { outputChunks, type OutputFormat } from './text-output.ts';
 import { withAtomicFile } from './atomic.ts';
 import type { RowBatch } from './row-batches.ts';
 import type { RowSource } from './row-source.ts';
 
 /**
- * Writes record batches to an Arrow IPC file one at a time, awaiting the disk
- * after each (real back-pressure: the writer's byte queue is emptied before the
- * next batch is made), atomically. Returns the number of batches written.
+ * Writes record batches one at a time, awaiting the disk after each (real
+ * back-pressure: the next batch is made only once the last is written),
+ * atomically, as an Arrow IPC file or stream, CSV or JSON Lines
+ * (`text-output.ts`). Returns the number of batches written.
  *
  * @example
  * await writeBatchesStreaming('out.arrow', myBatchGenerator(), 'file');
+ * await writeBatchesStreaming('scores.csv', myBatchGenerator(), 'csv');
  */
-export async function writeBatchesStreaming(path: string, batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>, format: ArrowFormat): Promise<number> {
+export async function writeBatchesStreaming(path: string, batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>, format: OutputFormat): Promise<number> {
   return withAtomicFile(path, async (tmp) => {
-    const writer = format === 'stream' ? new RecordBatchStreamWriter() : new RecordBatchFileWriter();
     const fh = await open(tmp, 'w');
     let count = 0;
-    try {
-      const it = writer[Symbol.asyncIterator]();
-      const IDLE = Symbol('idle');
-      let pending: Promise<IteratorResult<Uint8Array>> | null = null;
-      // Writes every chunk the writer has queued; with `untilDone`, waits for the end.
-      const drain = async (untilDone: boolean): Promise<void> => {
-        for (;;) {
-          const next: Promise<IteratorResult<Uint8Array>> = pending ?? it.next();
-          pending = null;
-          // A queued chunk resolves `next` already; racing it against an
-          // already-resolved IDLE tells "queue empty" apart without waiting.
-          const got = untilDone ? await next : await Promise.race([next, Promise.resolve(IDLE)]);
-          if (got === IDLE) {
-            pending = next;
-            return;
-          }
-          const res = got as IteratorResult<Uint8Array>;
-          if (res.done) return;
-          await fh.write(res.value);
-        }
-      };
-      for await (const batch of batches) {
-        writer.write(batch);
+    const counted = (async function* () {
+      for await (const b of batches) {
         count++;
-        await drain(false);
+        yield b;
       }
-      writer.close(); // footer (file) or end-of-stream marker (stream)
-      await drain(true);
+    })();
+    try {
+      for await (const chunk of outputChunks(counted, format)) await (typeof chunk === 'string' ? fh.write(chunk) : fh.write(chunk));
     } finally {
       await fh.close();
     }
@@ -77,7 +59,7 @@ export interface RowSourceSummary {
  * @example
  * const s = await writeRowSource('big.arrow', await openCsvRows('big.csv'), 'file');
  */
-export async function writeRowSource(path: string, source: RowSource, format: ArrowFormat): Promise<RowSourceSummary> {
+export async function writeRowSource(path: string, source: RowSource, format: OutputFormat): Promise<RowSourceSummary> {
   const { featureNames, labels } = source;
   const d = featureNames.length;
   let rows = 0;

@@ -41,8 +41,10 @@ export {
   type SyntheticSummary,
   type SyntheticBatch,
 } from './synthetic.ts';
+export { arraysToDataset, isArrayData, type ArrayData, type ArrayLabel } from './arrays.ts';
 export { binLabels, quantileSorted, type Binned } from './binning.ts';
 export { writeBatchesStreaming, writeRowSource, type RowSourceSummary } from './batch-writer.ts';
+export { outputChunks, outputFormatFor, batchText, OUTPUT_FORMAT_BY_EXTENSION, FORMAT_NAMES, type OutputFormat, type TextFormat, type FormatName } from './text-output.ts';
 export { withAtomicFile, withAtomicFiles, writeFileAtomic, tempPathFor, pendingTempFiles, removePendingTempFiles, removeStaleTempFiles } from './atomic.ts';
 
 /** The input formats {@link readDataset} knows, by lower-case extension. */

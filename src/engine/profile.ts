@@ -157,3 +157,40 @@ export function measureKernelRate(d: number, m: number, minMs = 150): number {
   }
   return best;
 }
+
+/**
+ * The timing marks of a run that may be profiled: free when it is not (every
+ * mark is 0 and nothing is booked), so the loop's body carries no branches
+ * for it.
+ *
+ * @example
+ * const clock = new PhaseClock(profile);   // profile: RunProfile | undefined
+ * const t0 = clock.now(); sample(); clock.add('sampling', clock.now() - t0);
+ */
+export class PhaseClock {
+  constructor(private readonly profile: RunProfile | undefined) {}
+
+  /** Now, ms (0 when not profiling). */
+  now(): number {
+    return this.profile ? performance.now() : 0;
+  }
+
+  /** Adds `ms` to a phase. */
+  add(phase: Phase, ms: number): void {
+    this.profile?.add(phase, ms);
+  }
+
+  /** Time booked as waiting for the workers so far (0 when not profiling). */
+  waited(): number {
+    return this.profile?.phase('workers') ?? 0;
+  }
+
+  /**
+   * Books the time since `from` as the calling thread's evaluation, less the
+   * wait for the workers since `waited` was read and `otherMs` spent on other work meanwhile.
+   */
+  evaluation(from: number, waited: number, otherMs = 0): void {
+    if (this.profile) this.profile.add('evaluation', this.now() - from - (this.profile.phase('workers') - waited) - otherMs);
+  }
+}
+

@@ -8,8 +8,9 @@
  */
 import { defaultStepSize, type StepSize } from '../coordinator/step-size.ts';
 import { KERNEL_KINDS } from '../features/kernel-spec.ts';
+import { isDataset, type TrainingRows } from '../data/training-rows.ts';
+import type { Dataset } from '../data/dataset.ts';
 import type { ParamTable } from './params.ts';
-import type { Params } from './spec.ts';
 
 /** Largest model seed (random features are seeded with a 32-bit integer). */
 export const MAX_SEED = 0xffffffff;
@@ -26,36 +27,35 @@ export const MAX_SIGMA = 1e6;
 export const THETA_LAMBDA = 1.5;
 
 /** The kernel and its scale σ. */
-export const KERNEL_PARAMS: ParamTable = {
+export const KERNEL_PARAMS = {
   kernel: { kind: 'choice', choices: KERNEL_KINDS, default: 'rbf', doc: 'kernel: rbf = exp(−σ‖x−x′‖²), laplacian = exp(−σ‖x−x′‖₁)' },
   // Computed from the data when not given (the API fills it before fitting): the median
   // heuristic σ₀ = 1 / median ‖x − x′‖² over a seeded sample of the scaled training rows.
   // Held-out AUC against the old fixed σ = 1: README § Defaults.
-  sigma: { kind: 'number', default: undefined, defaultDoc: 'median heuristic σ₀', min: 0, openMin: true, max: MAX_SIGMA, symbol: 'σ', doc: 'kernel scale σ (an inverse width) on features scaled to [0, 1]; default 1 / median ‖x − x′‖² of the training rows' },
-};
+  sigma: { kind: 'number', default: undefined, fromData: true, defaultDoc: 'median heuristic σ₀', min: 0, openMin: true, max: MAX_SIGMA, symbol: 'σ', doc: 'kernel scale σ (an inverse width) on features scaled to [0, 1]; default 1 / median ‖x − x′‖² of the training rows' },
+} as const satisfies ParamTable;
 
 /** Regularisation λ of `R + (λ/2)‖f‖²`. */
-export const LAMBDA_PARAM: ParamTable = {
+export const LAMBDA_PARAM = {
   lambda: {
     kind: 'number',
     default: 0.01,
     min: 0,
     openMin: true,
     symbol: 'λ',
-    // Below the papers' grid 2⁻³…2³: held-out AUC on spam (200 labeled rows), QSG-S2AUC / DSG:
-    // λ = 2⁻³ 0.917 / 0.761, 0.03 0.931 / 0.866, 0.01 0.936 / 0.900. Safe because the default step is shifted.
+    // Below the papers' grid 2⁻³…2³ (docs/learners.md § Defaults); safe because the default step is shifted.
     doc: 'regularisation λ > 0 of R + (λ/2)‖f‖²',
   },
-};
+} as const satisfies ParamTable;
 
 /** The random-feature loop: features per block, iterations, seed, batch size. */
-export const RANDOM_FEATURE_PARAMS: ParamTable = {
+export const RANDOM_FEATURE_PARAMS = {
   ...KERNEL_PARAMS,
   m: { kind: 'number', default: 64, min: 1, max: 65_536, integer: true, cli: 'random-features', doc: 'random features per iteration m; the model grows by 2m coefficients an iteration' },
   T: { kind: 'number', default: 400, min: 1, max: 10_000_000, integer: true, cli: 'iterations', doc: 'iterations T; training time grows as T²' },
   seed: { kind: 'number', default: 1, min: 0, max: MAX_SEED, integer: true, doc: 'model seed: random features and sampling' },
   batchSize: { kind: 'number', default: 64, min: 1, max: 1_000_000, integer: true, symbol: 'B', doc: 'points drawn per source per iteration' },
-};
+} as const satisfies ParamTable;
 
 /**
  * The default step of the λ-regularised loop learners: the papers' `θ/t` with
@@ -64,8 +64,8 @@ export const RANDOM_FEATURE_PARAMS: ParamTable = {
  * @example
  * lambdaDefaultStep({ lambda: 0.01 }); // { kind: 'decay', eta0: 0.5, eta1: 1/300 }
  */
-export function lambdaDefaultStep(params: Params): StepSize {
-  return defaultStepSize(params.lambda as number, THETA_LAMBDA);
+export function lambdaDefaultStep(params: { readonly lambda: number }): StepSize {
+  return defaultStepSize(params.lambda, THETA_LAMBDA);
 }
 
 /**
@@ -76,4 +76,16 @@ export function lambdaDefaultStep(params: Params): StepSize {
  */
 export function powersOfTwoAround(centre: number, span: number): number[] {
   return Array.from({ length: 2 * span + 1 }, (_, i) => centre * 2 ** (i - span));
+}
+
+/**
+ * The rows of a fit as a Dataset in memory: what learners that cannot sample
+ * on read fit on (the API reads their data whole; see Capabilities.samplesOnRead).
+ *
+ * @example
+ * const ds = inMemory(run.rows, 'frs3vm');
+ */
+export function inMemory(rows: Dataset | TrainingRows, learner: string): Dataset {
+  if (!isDataset(rows)) throw new Error(`${learner} fits on a whole Dataset in memory`);
+  return rows;
 }

@@ -3,6 +3,7 @@
  * sees labeled rows only. Objective `mean_L l(y f(x)) + (λ/2)‖f‖²`, labels
  * mapped to ±1, on the same loop as the semi-supervised learners.
  */
+import { loopLearner } from './loop-fit.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import type { Batch, DsgLearner, Rng, SampledRows } from '../coordinator/learner.ts';
@@ -11,7 +12,6 @@ import { sampledRows } from './sampled-rows.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import { marginLoss, marginLossDerivative, type MarginLoss } from './margin-losses.ts';
 import { LAMBDA_PARAM, lambdaDefaultStep, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
-import type { LoopLearnerSpec } from './spec.ts';
 
 /** Margin losses `l(z)`, `z = y f(x)`, of the supervised baseline (see margin-losses.ts). */
 export const MARGIN_LOSSES = ['hinge', 'logistic', 'square'] as const satisfies readonly MarginLoss[];
@@ -105,7 +105,7 @@ export class SupervisedDsg implements DsgLearner {
 }
 
 /** Supervised DSG in the learner registry. */
-export const dsgSpec: LoopLearnerSpec = {
+export const dsgSpec = loopLearner({
   kind: 'loop',
   name: 'dsg',
   summary: 'supervised doubly stochastic gradients (labeled rows only): the baseline',
@@ -121,7 +121,7 @@ export const dsgSpec: LoopLearnerSpec = {
   defaultStep: lambdaDefaultStep,
   create(ds, classes, params, step) {
     if (classes.kind !== 'binary') throw new Error('dsg needs a binary task');
-    return new SupervisedDsg(ds, classes.positive, { lambda: params.lambda as number, loss: params.loss as MarginLoss, batchSize: params.batchSize as number, step });
+    return new SupervisedDsg(ds, classes.positive, { lambda: params.lambda, loss: params.loss, batchSize: params.batchSize, step });
   },
   searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), lambda: [1e-3, 1e-2, 1e-1], loss: MARGIN_LOSSES }),
-};
+});

@@ -19,10 +19,11 @@ import type { Dataset } from '../data/dataset.ts';
 import { kernelMatrix, type KernelSpec } from '../features/kernel-spec.ts';
 import type { KernelExpansion } from '../features/kernel-expansion.ts';
 import { KernelExpansionPredictor } from '../model/predictor.ts';
-import { KERNEL_PARAMS, LAMBDA_PARAM, powersOfTwoAround } from './common.ts';
+import { inMemory, KERNEL_PARAMS, LAMBDA_PARAM, powersOfTwoAround } from './common.ts';
 import { aucRisk, aucWeights, GAMMA_PARAM } from './auc-risk.ts';
 import { binarySources } from './sources.ts';
-import type { DirectLearnerSpec } from './spec.ts';
+import type { ParamTable } from './params.ts';
+import { DIRECT_CAPABILITIES, type DirectLearnerSpec } from './spec.ts';
 
 /** Largest training set the exact solver accepts (an n×n dense solve). */
 export const EXACT_MAX_ROWS = 4000;
@@ -157,21 +158,27 @@ export async function solveExactCancellable(problem: ExactProblem, signal?: Abor
   });
 }
 
+/** The exact solution's parameters: the QSG-S2AUC objective's, without the loop's. */
+const EXACT_PARAMS = { ...KERNEL_PARAMS, ...LAMBDA_PARAM, ...GAMMA_PARAM } as const satisfies ParamTable;
+
 /** The exact O(n³) QSG-S2AUC solution in the learner registry: the oracle and the "exact kernel" peer. */
-export const exactS2aucSpec: DirectLearnerSpec = {
+export const exactS2aucSpec = {
   kind: 'direct',
   name: 'exact-s2auc',
   summary: `the QSG-S2AUC objective solved exactly, O(n³) (at most ${EXACT_MAX_ROWS} rows)`,
   help: `The exact minimiser of the QSG-S2AUC objective over all training rows: one n × n linear solve (the SAMULT baseline of the paper), a kernel expansion over the training rows. For small data only (n ≤ ${EXACT_MAX_ROWS}); the oracle the stochastic learners converge to.`,
   task: 'binary',
   metric: 'auc',
-  params: { ...KERNEL_PARAMS, ...LAMBDA_PARAM, ...GAMMA_PARAM },
+  params: EXACT_PARAMS,
   threshold: 'fit',
-  async fit({ ds, classes, params, signal }) {
+  // O(n³): run by `compare` when `--learners` names it.
+  compareByDefault: false,
+  capabilities: DIRECT_CAPABILITIES,
+  async fit({ rows, classes, params, hooks }) {
     if (classes.kind !== 'binary') throw new Error('exact-s2auc needs a binary task');
-    const kernel = { kind: params.kernel, sigma: params.sigma } as KernelSpec;
-    const problem = exactProblem(ds, classes.positive, { lambda: params.lambda as number, gamma: params.gamma as number, kernel });
-    return { predictor: new KernelExpansionPredictor(exactExpansion(problem, await solveExactCancellable(problem, signal))) };
+    const kernel: KernelSpec = { kind: params.kernel, sigma: params.sigma };
+    const problem = exactProblem(inMemory(rows, 'exact-s2auc'), classes.positive, { lambda: params.lambda, gamma: params.gamma, kernel });
+    return { predictor: new KernelExpansionPredictor(exactExpansion(problem, await solveExactCancellable(problem, hooks?.signal))) };
   },
   objective({ ds, classes, params }, predictor) {
     if (classes.kind !== 'binary') throw new Error('exact-s2auc needs a binary task');
@@ -183,8 +190,7 @@ export const exactS2aucSpec: DirectLearnerSpec = {
     const { centers, c, d, kernel } = expansion;
     const n = c.length;
     const K = kernelMatrix(kernel, centers, n, centers, n, d);
-    const gamma = params.gamma as number;
-    const lambda = params.lambda as number;
+    const { gamma, lambda } = params;
     return (coef: Float64Array) => {
       const F = new Float64Array(n);
       let reg = 0;
@@ -201,4 +207,4 @@ export const exactS2aucSpec: DirectLearnerSpec = {
   },
   coefficients: (predictor) => (predictor as KernelExpansionPredictor).expansion.c,
   searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), lambda: [1e-3, 1e-2, 1e-1], gamma: [0.25, 0.5, 0.75, 1] }),
-};
+} as const satisfies DirectLearnerSpec<typeof EXACT_PARAMS, 'exact-s2auc'>;

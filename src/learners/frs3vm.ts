@@ -19,28 +19,28 @@
  * i.e. one pass over the unlabeled rows in expectation. The step is the same
  * constant `θ/T^{3/4}` over the run's T steps.
  */
-import { CancelledError } from '../errors.ts';
 import { BlockOps } from '../engine/block-ops.ts';
 import { TRAINING_CHUNK_SIZE } from '../engine/chunks.ts';
 import { Evaluator } from '../engine/evaluator.ts';
 import { History } from '../engine/history.ts';
 import { checkRandomFeatures, type RandomFeatures } from '../engine/random-features.ts';
 import type { KernelSpec } from '../features/kernel-spec.ts';
-import { eventLoopYielder, samplingRng } from '../coordinator/loop.ts';
+import { samplingRng } from '../coordinator/loop.ts';
+import { RunShell } from '../coordinator/run-shell.ts';
 import { stepAt } from '../coordinator/step-size.ts';
 import { RandomFeaturePredictor } from '../model/predictor.ts';
-import { KERNEL_PARAMS, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
+import { inMemory, KERNEL_PARAMS, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
 import { marginLoss, marginLossDerivative } from './margin-losses.ts';
 import { paperStep, S3VM_PARAMS, S3vmObjective, s3vmSettings, unlabeledLoss, unlabeledLossDerivative, type UnlabeledLoss } from './s3vm.ts';
 import { binarySources } from './sources.ts';
-import type { NumberParam } from './params.ts';
-import type { DirectLearnerSpec, FitContext, Params } from './spec.ts';
+import type { ParamsOf, ParamTable } from './params.ts';
+import { DIRECT_CAPABILITIES, type DirectLearnerSpec, type FitRun, type Fitted, type ObjectiveContext } from './spec.ts';
 import type { Predictor } from '../model/predictor.ts';
 
 /** The fixed random features of a fit: blocks 0 … K−1 of the seed. */
-function fixedFeatures(d: number, params: Params): RandomFeatures {
-  const kernel = { kind: params.kernel, sigma: params.sigma } as KernelSpec;
-  return checkRandomFeatures({ kernel, seed: params.seed as number, d, m: params.m as number });
+function fixedFeatures(d: number, params: Frs3vmParams): RandomFeatures {
+  const kernel: KernelSpec = { kind: params.kernel, sigma: params.sigma };
+  return checkRandomFeatures({ kernel, seed: params.seed, d, m: params.m });
 }
 
 /**
@@ -55,7 +55,7 @@ function fixedFeatures(d: number, params: Params): RandomFeatures {
  * const J = frs3vmObjective({ ds, classes, params }, fitted.predictor);
  * J.value(alpha); J.gradient(alpha);
  */
-function frs3vmObjective({ ds, classes, params }: Pick<FitContext, 'ds' | 'classes' | 'params'>, predictor: Predictor) {
+function frs3vmObjective({ ds, classes, params }: ObjectiveContext<Frs3vmParams>, predictor: Predictor) {
   if (classes.kind !== 'binary') throw new Error('frs3vm needs a binary task');
   const sources = binarySources(ds, classes.positive);
   const [P, N, U] = [sources.P.indices(), sources.N.indices(), sources.U.indices()];
@@ -111,8 +111,77 @@ function frs3vmObjective({ ds, classes, params }: Pick<FitContext, 'ds' | 'class
   };
 }
 
+/** FRS3VM's parameters: the kernel, K fixed blocks of m features, epochs, and the S3VM objective's. */
+const FRS3VM_PARAMS = {
+  ...KERNEL_PARAMS,
+  m: { ...RANDOM_FEATURE_PARAMS.m, doc: 'random frequencies per block m; the model has D = 2·blocks·m fixed features' },
+  blocks: { kind: 'number', default: 16, min: 1, max: 100_000, integer: true, symbol: 'K', doc: 'blocks K of fixed random features (blocks 0 … K−1 of the seed)' },
+  epochs: { kind: 'number', default: 10, min: 1, max: 1_000_000, integer: true, doc: "passes over the unlabeled rows (⌈n_u/B⌉ SGD steps each); the paper's experiments use 10" },
+  seed: RANDOM_FEATURE_PARAMS.seed,
+  batchSize: RANDOM_FEATURE_PARAMS.batchSize,
+  ...S3VM_PARAMS,
+} as const satisfies ParamTable;
+
+/** FRS3VM's validated parameters. */
+type Frs3vmParams = ParamsOf<typeof FRS3VM_PARAMS>;
+
+/**
+ * The SGD of FRS3VM: every step draws B labeled and B unlabeled rows and
+ * updates all K fixed blocks; the bias and the class balance as in s3vm.ts.
+ */
+async function fitFrs3vm({ rows, classes, params, engine, hooks = {} }: FitRun<Frs3vmParams>): Promise<Fitted> {
+  if (classes.kind !== 'binary') throw new Error('frs3vm needs a binary task');
+  const ds = inMemory(rows, 'frs3vm');
+  const { U } = binarySources(ds, classes.positive);
+  const B = params.batchSize;
+  const T = params.epochs * Math.max(1, Math.ceil(U.size / B));
+  const step = paperStep(T);
+  const objective = new S3vmObjective(ds, classes.positive, s3vmSettings('frs3vm', ds, classes.positive, params, step));
+  const features = fixedFeatures(ds.d, params);
+  const K = params.blocks;
+  const width = 2 * features.m;
+  const history = new History({ m: features.m, capacity: K });
+  for (let i = 0; i < K; i++) history.append(new Float64Array(width));
+  const evaluator = new Evaluator(history, features, { ...engine, chunkSize: TRAINING_CHUNK_SIZE });
+  const ops = new BlockOps();
+  const rng = samplingRng(features.seed);
+  const shell = new RunShell(T, hooks, 'SGD steps');
+  const { bias } = objective;
+  const [f, w] = [new Float64Array(2 * B), new Float64Array(2 * B)];
+  const val = hooks.validation;
+  const fVal = val ? new Float64Array(val.nPoints) : undefined;
+  try {
+    for (let t = 1; t <= T; t++) {
+      await shell.enter(t);
+      const batch = objective.sample(rng);
+      await evaluator.evaluate(batch.X, batch.nPoints, f);
+      for (let p = 0; p < batch.nPoints; p++) f[p] += bias.value;
+      objective.weights(f, w, batch);
+      const eta = stepAt(step, t);
+      const grads = Array.from({ length: K }, (_, i) => ops.project(features, i, batch.X, batch.nPoints, w, evaluator.frequencies));
+      history.shrink(1 - eta);
+      grads.forEach((g, i) => {
+        for (let j = 0; j < width; j++) g[j] *= -eta;
+        history.add(i, g);
+      });
+      bias.update(eta, f, w, batch.nPoints);
+      if (val && fVal && shell.validates(t)) {
+        await evaluator.evaluate(val.X, val.nPoints, fVal);
+        for (let p = 0; p < val.nPoints; p++) fVal[p] += bias.value;
+        shell.score(t, fVal);
+      }
+      shell.leave(t);
+    }
+    const final = bias.final;
+    const b = final ? final.bias(await evaluator.evaluate(final.X, final.nPoints, new Float64Array(final.nPoints))) : bias.value;
+    return { predictor: new RandomFeaturePredictor(history, features, TRAINING_CHUNK_SIZE, b), computed: { iterations: T, step }, trace: shell.trace };
+  } finally {
+    await evaluator.close();
+  }
+}
+
 /** FRS3VM in the learner registry. */
-export const frs3vmSpec: DirectLearnerSpec = {
+export const frs3vmSpec = {
   kind: 'direct',
   name: 'frs3vm',
   summary: 'semi-supervised SVM on one fixed set of random features, plain SGD over epochs (baseline)',
@@ -120,76 +189,12 @@ export const frs3vmSpec: DirectLearnerSpec = {
     'FRS3VM: the same semi-supervised SVM objective (hinge on labeled rows, a non-convex loss on unlabeled rows, bias and class balance) on one fixed set of D = 2·blocks·m random features, trained by plain SGD over several epochs: the baseline the triply stochastic paper compares against. Labels are the sign of f + b.',
   task: 'binary',
   metric: 'accuracy',
-  params: {
-    ...KERNEL_PARAMS,
-    m: { ...(RANDOM_FEATURE_PARAMS.m as NumberParam), doc: 'random frequencies per block m; the model has D = 2·blocks·m fixed features' },
-    blocks: { kind: 'number', default: 16, min: 1, max: 100_000, integer: true, symbol: 'K', doc: 'blocks K of fixed random features (blocks 0 … K−1 of the seed)' },
-    epochs: { kind: 'number', default: 10, min: 1, max: 1_000_000, integer: true, doc: "passes over the unlabeled rows (⌈n_u/B⌉ SGD steps each); the paper's experiments use 10" },
-    seed: RANDOM_FEATURE_PARAMS.seed,
-    batchSize: RANDOM_FEATURE_PARAMS.batchSize,
-    ...S3VM_PARAMS,
-  },
+  params: FRS3VM_PARAMS,
   threshold: 'zero',
-  // Accuracy, not AUC, and 512 points an iteration: run by `compare` when `--learners` names it.
+  // Accuracy, not AUC: run by `compare` when `--learners` names it.
   compareByDefault: false,
-  async fit({ ds, classes, params, engine, onProgress, signal, validation }) {
-    if (classes.kind !== 'binary') throw new Error('frs3vm needs a binary task');
-    const { U } = binarySources(ds, classes.positive);
-    const B = params.batchSize as number;
-    const T = (params.epochs as number) * Math.max(1, Math.ceil(U.size / B));
-    const step = paperStep(T);
-    const objective = new S3vmObjective(ds, classes.positive, s3vmSettings('frs3vm', ds, classes.positive, params, step));
-    const features = fixedFeatures(ds.d, params);
-    const K = params.blocks as number;
-    const width = 2 * features.m;
-    const history = new History({ m: features.m, capacity: K });
-    for (let i = 0; i < K; i++) history.append(new Float64Array(width));
-    const chunkSize = TRAINING_CHUNK_SIZE;
-    const evaluator = new Evaluator(history, features, { ...engine, chunkSize });
-    const ops = new BlockOps();
-    const rng = samplingRng(features.seed);
-    const breathe = eventLoopYielder();
-    const bias = objective.bias;
-    const f = new Float64Array(2 * B);
-    const w = new Float64Array(2 * B);
-    const grads: Float64Array[] = [];
-    const trace: Array<[number, number]> = [];
-    const fVal = validation ? new Float64Array(validation.nPoints) : undefined;
-    const start = performance.now();
-    let metric: { name: string; value: number; t: number } | undefined;
-    let b: number;
-    try {
-      for (let t = 1; t <= T; t++) {
-        await breathe();
-        if (signal?.aborted) throw new CancelledError(`training cancelled after ${t - 1} of ${T} SGD steps`);
-        const batch = objective.sample(rng);
-        await evaluator.evaluate(batch.X, batch.nPoints, f);
-        for (let p = 0; p < batch.nPoints; p++) f[p] += bias.value;
-        objective.weights(f, w, batch);
-        const eta = stepAt(step, t);
-        for (let i = 0; i < K; i++) grads[i] = ops.project(features, i, batch.X, batch.nPoints, w, evaluator.frequencies);
-        history.shrink(1 - eta);
-        for (let i = 0; i < K; i++) {
-          const g = grads[i];
-          for (let j = 0; j < width; j++) g[j] *= -eta;
-          history.add(i, g);
-        }
-        bias.update(eta, f, w, batch.nPoints);
-        if (validation && fVal && (t % validation.every === 0 || t === T)) {
-          await evaluator.evaluate(validation.X, validation.nPoints, fVal);
-          for (let p = 0; p < validation.nPoints; p++) fVal[p] += bias.value;
-          metric = { name: validation.name, value: validation.metric(fVal), t };
-          trace.push([t, metric.value]);
-        }
-        onProgress?.({ t, T, elapsedMs: performance.now() - start, ...(metric ? { metric } : {}) });
-      }
-      const final = bias.final;
-      b = final ? final.bias(await evaluator.evaluate(final.X, final.nPoints, new Float64Array(final.nPoints))) : bias.value;
-    } finally {
-      await evaluator.close();
-    }
-    return { predictor: new RandomFeaturePredictor(history, features, chunkSize, b), computed: { iterations: T, step }, trace };
-  },
+  capabilities: DIRECT_CAPABILITIES,
+  fit: fitFrs3vm,
   objective(ctx, predictor) {
     const J = frs3vmObjective(ctx, predictor);
     return (alpha) => J.value(alpha);
@@ -205,4 +210,4 @@ export const frs3vmSpec: DirectLearnerSpec = {
     return out;
   },
   searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), C: [1, 10, 100], Cstar: [0.1, 1, 10] }),
-};
+} as const satisfies DirectLearnerSpec<typeof FRS3VM_PARAMS, 'frs3vm'>;

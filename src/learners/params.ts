@@ -37,6 +37,8 @@ export interface NumberParam extends ParamBase {
   readonly openMin?: boolean;
   readonly openMax?: boolean;
   readonly integer?: boolean;
+  /** With `default: undefined`: the API fills the value from the training data before `fit` (σ₀), so `fit` always sees a number. */
+  readonly fromData?: boolean;
 }
 
 /** One of a fixed set of names. */
@@ -70,6 +72,53 @@ export type ParamTable = Readonly<Record<string, ParamSpec>>;
 
 /** Validated parameter values (defaults not yet filled are absent). */
 export type ParamValues = Readonly<Record<string, ParamValue>>;
+
+/**
+ * The value type one declaration yields: a choice's names, a number, or for a
+ * `numbers` parameter one number or a list.
+ *
+ * @example
+ * type K = ValueOf<{ kind: 'choice'; choices: readonly ['rbf', 'laplacian']; default: 'rbf'; doc: '' }>; // 'rbf' | 'laplacian'
+ */
+export type ValueOf<S> = S extends { readonly kind: 'choice'; readonly choices: readonly (infer C)[] }
+  ? C
+  : S extends { readonly kind: 'numbers' }
+    ? number | readonly number[]
+    : number;
+
+/**
+ * A learner's validated parameters with every default filled, typed from its
+ * table: what `fit` receives (`params.T` is a `number`, `params.kernel` a kernel name).
+ *
+ * @example
+ * type P = ParamsOf<typeof qsgS2aucSpec.params>; // { kernel: 'rbf' | 'laplacian'; sigma: number; …; gamma: number }
+ */
+export type ParamsOf<T> = { readonly [K in keyof T]: Resolved<T[K]> };
+
+/** A declaration's value as `fit` sees it: a computed default the learner fills itself may be undefined. */
+type Resolved<S> = S extends { readonly default: undefined } ? (S extends { readonly fromData: true } ? ValueOf<S> : ValueOf<S> | undefined) : ValueOf<S>;
+
+/**
+ * The parameters a caller may give for a table: every key optional, typed from
+ * its declaration (the API's `train`/`tune` options; a misspelt key or a wrong
+ * type is a compile error).
+ *
+ * @example
+ * const given: ParamInput<typeof qsgS2aucSpec.params> = { lambda: 0.1, kernel: 'rbf' };
+ */
+export type ParamInput<T> = { readonly [K in keyof T]?: ValueOf<T[K]> };
+
+/**
+ * The declaration of `key` in `table`, or undefined: own keys only, so names
+ * such as `constructor` or `__proto__` are never taken for parameters.
+ *
+ * @example
+ * paramSpec(spec.params, 'lambda'); // { kind: 'number', default: 0.01, … }
+ * paramSpec(spec.params, 'constructor'); // undefined
+ */
+export function paramSpec(table: ParamTable, key: string): ParamSpec | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
 
 /**
  * The command-line name of a parameter (`batchSize` → `batch-size`, unless the spec says otherwise).
@@ -146,7 +195,7 @@ export function checkParams(given: Readonly<Record<string, unknown>>, table: Par
   const out: Record<string, ParamValue> = {};
   for (const [key, value] of Object.entries(given)) {
     if (value === undefined) continue;
-    const spec = table[key];
+    const spec = paramSpec(table, key);
     if (!spec) throw new UsageError(`${opts.prefix ?? ''}${key} is not a parameter of ${opts.learner} (its parameters: ${Object.keys(table).join(', ')})`);
     out[key] = checkParam(`${opts.prefix ? opts.prefix + cliName(key, spec) : key}`, spec, value);
   }

@@ -26,6 +26,7 @@
  * labeled pairs only, no unlabeled batch — what a user compares against to
  * see what the unlabeled rows bring.
  */
+import { loopLearner } from './loop-fit.ts';
 import { DataError, UsageError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
@@ -33,11 +34,10 @@ import type { Batch, DsgLearner, Rng, SampledRows } from '../coordinator/learner
 import type { StepSize } from '../coordinator/step-size.ts';
 import type { TaskClasses } from '../model/task.ts';
 import { LAMBDA_PARAM, lambdaDefaultStep, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
-import type { NumbersParam, ParamValue } from './params.ts';
+import type { ParamTable, ParamValue } from './params.ts';
 import { aucRisk, aucWeights, type PairMasses } from './auc-risk.ts';
 import { BatchBuffers, classSources, drawRows, type ClassSources } from './sources.ts';
 import { sampledRows } from './sampled-rows.ts';
-import type { LoopLearnerSpec, Params } from './spec.ts';
 
 /** Hyperparameters of QS3ORAO (the loop's T, m, σ, seed live with the trainer). */
 export interface Qs3oraoParams {
@@ -206,7 +206,7 @@ export class Qs3orao implements DsgLearner {
 }
 
 /** γ_j of each threshold subproblem: one value, or a list. */
-const GAMMA_LIST_PARAM: { gamma: NumbersParam } = {
+const GAMMA_LIST_PARAM = {
   gamma: {
     kind: 'numbers',
     default: 0.5,
@@ -215,19 +215,19 @@ const GAMMA_LIST_PARAM: { gamma: NumbersParam } = {
     symbol: 'γ',
     doc: 'γ_j of each threshold subproblem γ_j·R_PN + (1 − γ_j)(R_PU + R_NU − ½), lowest threshold first (one value = the same for all k − 1); 1 = labeled pairs only',
   },
-};
+} as const satisfies ParamTable;
 
 function ordinalClasses(name: string, classes: TaskClasses): readonly number[] {
   if (classes.kind !== 'ordinal') throw new Error(`${name} needs an ordinal task`);
   return classes.classes;
 }
 
-function loopParams(params: Params): { lambda: number; batchSize: number } {
-  return { lambda: params.lambda as number, batchSize: params.batchSize as number };
+function loopParams(params: { readonly lambda: number; readonly batchSize: number }): { lambda: number; batchSize: number } {
+  return { lambda: params.lambda, batchSize: params.batchSize };
 }
 
 /** QS3ORAO in the learner registry. */
-export const qs3oraoSpec: LoopLearnerSpec = {
+export const qs3oraoSpec = loopLearner({
   kind: 'loop',
   name: 'qs3orao',
   summary: 'semi-supervised ordinal regression by AUC (k − 1 threshold subproblems, one ranking function)',
@@ -243,10 +243,10 @@ export const qs3oraoSpec: LoopLearnerSpec = {
     return new Qs3orao(ds, c, { name: 'qs3orao', ...loopParams(params), gamma: gammaPerThreshold(params.gamma, c.length), step });
   },
   searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), lambda: [1e-3, 1e-2, 1e-1], gamma: [0.25, 0.5, 0.75, 1] }),
-};
+});
 
 /** The supervised baseline of QS3ORAO (every γ_j = 1: labeled rows only) in the learner registry. */
-export const soraoSpec: LoopLearnerSpec = {
+export const soraoSpec = loopLearner({
   kind: 'loop',
   name: 'sorao',
   summary: 'supervised ordinal regression by AUC (labeled rows only): the baseline of qs3orao',
@@ -261,4 +261,4 @@ export const soraoSpec: LoopLearnerSpec = {
     return new Qs3orao(ds, c, { name: 'sorao', ...loopParams(params), gamma: new Array<number>(c.length - 1).fill(1), step });
   },
   searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), lambda: [1e-3, 1e-2, 1e-1] }),
-};
+});

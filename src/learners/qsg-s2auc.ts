@@ -9,6 +9,7 @@
  * (an unbiased U-statistic); with the square loss the pair sums have closed
  * forms, so the weights cost O(B), not O(B²).
  */
+import { loopLearner } from './loop-fit.ts';
 import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
@@ -18,7 +19,6 @@ import { aucRisk, aucWeights, GAMMA_PARAM } from './auc-risk.ts';
 import { LAMBDA_PARAM, lambdaDefaultStep, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
 import { BatchBuffers, binarySources, drawRows, type BinarySources } from './sources.ts';
 import { sampledRows } from './sampled-rows.ts';
-import type { LoopLearnerSpec } from './spec.ts';
 
 /** Hyperparameters of QSG-S2AUC (the loop's T, m, σ, seed live with the trainer). */
 export interface QsgS2aucParams {
@@ -122,7 +122,7 @@ export class QsgS2auc implements DsgLearner {
 }
 
 /** QSG-S2AUC in the learner registry. */
-export const qsgS2aucSpec: LoopLearnerSpec = {
+export const qsgS2aucSpec = loopLearner({
   kind: 'loop',
   name: 'qsg-s2auc',
   summary: 'semi-supervised AUC maximisation by quadruply stochastic gradients',
@@ -134,10 +134,10 @@ export const qsgS2aucSpec: LoopLearnerSpec = {
   defaultStep: lambdaDefaultStep,
   create(ds, classes, params, step) {
     if (classes.kind !== 'binary') throw new Error('qsg-s2auc needs a binary task');
-    return new QsgS2auc(ds, classes.positive, { lambda: params.lambda as number, gamma: params.gamma as number, batchSize: params.batchSize as number, step });
+    return new QsgS2auc(ds, classes.positive, { lambda: params.lambda, gamma: params.gamma, batchSize: params.batchSize, step });
   },
   // λ from 10⁻⁴ (at the default step, η_t ≈ 0.5 throughout a T = 400 run: little shrink, stopped by T) to 10⁻²:
   // on spam (200 labeled rows, seeds 1–3) tune went from 0.9349 held-out AUC with {10⁻³, 10⁻², 10⁻¹} to 0.9387,
   // picking 10⁻⁴ on two seeds; 10⁻¹ had won none of 13 selections (spam, 10 seeds; breast cancer, 3; README § tune).
   searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), lambda: [1e-4, 1e-3, 1e-2], gamma: [0.25, 0.5, 0.75, 1] }),
-};
+});

@@ -15,11 +15,20 @@ import { qs3oraoSpec, soraoSpec } from './qs3orao.ts';
 import type { LearnerSpec } from './spec.ts';
 import { tsgs3vmSpec } from './tsgs3vm.ts';
 
+/** Every registered learner with its own types (its name and parameter table), in the order listings show them. */
+const REGISTERED = [qsgS2aucSpec, dsgSpec, exactS2aucSpec, qs3oraoSpec, soraoSpec, tsgs3vmSpec, frs3vmSpec, gkmSpec, lapsvmSpec] as const;
+
+/** The type of any registered learner, each with its own name and parameter table (api.ts' typed options are built from it). */
+export type RegisteredLearner = (typeof REGISTERED)[number];
+
+/** The name of a registered learner. */
+export type LearnerName = RegisteredLearner['name'];
+
 /** Every registered learner, in the order listings show them. */
-export const LEARNERS: readonly LearnerSpec[] = [qsgS2aucSpec, dsgSpec, exactS2aucSpec, qs3oraoSpec, soraoSpec, tsgs3vmSpec, frs3vmSpec, gkmSpec, lapsvmSpec];
+export const LEARNERS: readonly LearnerSpec[] = REGISTERED;
 
 /** Names of the registered learners. */
-export const LEARNER_NAMES: readonly string[] = LEARNERS.map((l) => l.name);
+export const LEARNER_NAMES: readonly LearnerName[] = REGISTERED.map((l) => l.name);
 
 /**
  * The registered learner called `name`, or a UsageError listing the known ones.

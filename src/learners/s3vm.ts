@@ -30,8 +30,7 @@ import { gatherRows, trainingRows, type TrainingRows } from '../data/training-ro
 import type { Batch, DsgLearner, LearnerBias, Rng, SampledRows } from '../coordinator/learner.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import { marginLoss, marginLossDerivative } from './margin-losses.ts';
-import type { ParamTable } from './params.ts';
-import type { Params } from './spec.ts';
+import type { ParamsOf, ParamTable } from './params.ts';
 import { BALANCE_ROWS, BatchBuffers, binarySources, drawRows, sampleSource, type Source } from './sources.ts';
 import { sampledRows } from './sampled-rows.ts';
 
@@ -97,7 +96,7 @@ export function unlabeledLossDerivative(loss: UnlabeledLoss, r: number, s = RAMP
  * The parameters of the objective, shared by both learners: C, C*, the
  * unlabeled loss and its s, the class balance and its prior.
  */
-export const S3VM_PARAMS: ParamTable = {
+export const S3VM_PARAMS = {
   C: { kind: 'number', default: 100, min: 0, openMin: true, max: 1e6, cli: 'c', symbol: 'C', doc: "weight C of the labeled hinge loss (the regulariser ½‖f‖² has weight 1); paper's grid 10⁻³…10³" },
   Cstar: {
     kind: 'number',
@@ -135,7 +134,7 @@ export const S3VM_PARAMS: ParamTable = {
     defaultDoc: "the labeled rows' share",
     doc: 'share π of the positive class among the unlabeled rows, for the class balance',
   },
-};
+} as const satisfies ParamTable;
 
 /** The paper's step constant θ of `γ = θ/T^{3/4}` by default (chosen on the bundled data: README § semi-supervised SVM). */
 export const S3VM_THETA = 0.5;
@@ -178,7 +177,7 @@ export interface S3vmSettings {
  * @example
  * const settings = s3vmSettings('frs3vm', ds, 1, params, step);
  */
-export function s3vmSettings(name: string, data: Dataset | TrainingRows, positive: number, params: Params, step: StepSize): S3vmSettings {
+export function s3vmSettings(name: string, data: Dataset | TrainingRows, positive: number, params: S3vmParamValues, step: StepSize): S3vmSettings {
   const ds = trainingRows(data);
   const { P, N, U } = binarySources(ds, positive);
   if (U.size === 0) {
@@ -188,21 +187,23 @@ export function s3vmSettings(name: string, data: Dataset | TrainingRows, positiv
     );
   }
   const nL = P.size + N.size;
-  const C = params.C as number;
-  const prior = params.classPrior as number | undefined;
+  const { C, classPrior: prior } = params;
   return {
     name,
     C,
-    Cstar: (params.Cstar as number | undefined) ?? (C * nL) / U.size,
-    loss: params.unlabeledLoss as UnlabeledLoss,
-    s: params.s as number,
+    Cstar: params.Cstar ?? (C * nL) / U.size,
+    loss: params.unlabeledLoss,
+    s: params.s,
     balance: params.balance === 'on',
     target: prior !== undefined ? 2 * prior - 1 : (P.size - N.size) / nL,
-    batchSize: params.batchSize as number,
+    batchSize: params.batchSize,
     step,
-    seed: params.seed as number,
+    seed: params.seed,
   };
 }
+
+/** The S3VM objective's validated parameters, with the sampling the learners share. */
+export type S3vmParamValues = ParamsOf<typeof S3VM_PARAMS> & { readonly batchSize: number; readonly seed: number };
 
 /**
  * The semi-supervised SVM's batch objective as a {@link DsgLearner}: each

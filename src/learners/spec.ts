@@ -3,27 +3,103 @@
  * the API, the CLI (options, `--help`), the model header, `compare`, `tune`
  * and the conformance suite can all work from the registry alone.
  *
- * Two kinds of learner:
- * - `loop`: a learner on the shared doubly stochastic loop (ALGORITHMS.md):
- *   it declares its sources and weights as a {@link DsgLearner}; the loop, the
- *   engine and the random-feature model are shared. Its parameter table holds
- *   the common random-feature parameters (see common.ts) plus its own.
- * - `direct`: a learner that produces its predictor another way (the exact
- *   O(n³) solution, fixed-feature baselines, support-vector expansions).
+ * Every learner is fitted the same way, by {@link LearnerBase.fit} on a
+ * {@link FitRun} (rows, classes, typed parameters, engine, hooks, iteration
+ * range); callers never ask how. What differs between learners and matters
+ * to a caller (can it continue, does it have a step schedule, can it train
+ * on a sample read from a file) is in {@link Capabilities}.
+ *
+ * Two families implement `fit`:
+ * - learners on the shared doubly stochastic loop (ALGORITHMS.md): they
+ *   declare their sources and weights as a {@link DsgLearner} (`create`) and
+ *   get `fit` from one wrapper around the loop (loop-fit.ts);
+ * - learners that produce their predictor another way (the exact O(n³)
+ *   solution, fixed-feature baselines, support-vector expansions), whose
+ *   iterative ones share the loop's run shell (coordinator/run-shell.ts).
  */
 import type { TuneSelection } from '../coordinator/grid-neighbourhood.ts';
 import type { Dataset } from '../data/dataset.ts';
 import type { TrainingRows } from '../data/training-rows.ts';
 import type { EvaluatorOptions } from '../engine/evaluator.ts';
 import type { DsgLearner } from '../coordinator/learner.ts';
-import type { Progress, Validation } from '../coordinator/loop.ts';
+import type { Evaluation, LoopStart, Progress, SamplingState, Validation } from '../coordinator/loop.ts';
+import type { ProfileReport } from '../engine/profile.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import type { Predictor } from '../model/predictor.ts';
 import type { MetricName, TaskClasses, TaskKind, ThresholdRule } from '../model/task.ts';
-import type { ParamTable, ParamValue } from './params.ts';
+import type { ParamsOf, ParamTable, ParamValue } from './params.ts';
 
-/** Validated parameter values with every declared default filled in. */
+/** Validated parameter values with every declared default filled in (untyped: what generic callers hold). */
 export type Params = Readonly<Record<string, ParamValue>>;
+
+/** What a caller needs to know of a learner beyond `fit` (checked before any work). */
+export interface Capabilities {
+  /** `fit` continues a run from a {@link FitState} (`init`, checkpoints, `tune`'s halving without restarts). */
+  readonly continues: boolean;
+  /** It has a step schedule (`step`, `theta`): see {@link LoopLearnerSpec.defaultStep}. */
+  readonly steps: boolean;
+  /** It can train on the rows it draws, read from a file or a stream (sample on read): see {@link LearnerBase.replayDraws}. */
+  readonly samplesOnRead: boolean;
+  /** It reports a profile of where the time went, and takes `evaluation` (history or rows). */
+  readonly profiles: boolean;
+}
+
+/** Hooks of one fit: progress, cancellation, a held-out trace, a profile, checkpoints. */
+export interface FitHooks {
+  readonly onProgress?: (p: Progress) => void;
+  readonly signal?: AbortSignal;
+  /** Held-out rows whose ranking metric is traced every `every` iterations. */
+  readonly validation?: Validation;
+  /** Learners that profile: receives the report when the fit ends. */
+  readonly onProfile?: (report: ProfileReport) => void;
+  /**
+   * Learners that continue: every `every` iterations before the last, a
+   * snapshot (a predictor and state of their own that later iterations leave as they are).
+   */
+  readonly checkpoint?: { readonly every: number; save(snapshot: Fitted): void | Promise<void> };
+}
+
+/** Where a continuing learner's run stands: its history so far and the run's state after it (what `start` takes). */
+export type FitState = LoopStart;
+
+/**
+ * One fit of a learner: the training rows (features scaled to [0, 1]), the
+ * task's classes, the learner's parameters with every default filled, the
+ * engine (threads, pool, cache) and the hooks; for learners that continue,
+ * the state to start from and the iteration to stop at.
+ *
+ * @example
+ * const fitted = await spec.fit({ rows, classes, params, step, engine: { threads: 2 } });
+ * const more = await spec.fit({ rows, classes, params, step, engine, start: fitted.state, to: 800 });
+ */
+export interface FitRun<P = Params> {
+  readonly rows: Dataset | TrainingRows;
+  readonly classes: TaskClasses;
+  readonly params: P;
+  /** The step schedule (learners with {@link Capabilities.steps}). */
+  readonly step?: StepSize;
+  readonly engine: EvaluatorOptions;
+  readonly hooks?: FitHooks;
+  /** The iteration to stop at (default: the parameters' `T`). */
+  readonly to?: number;
+  /** Continue from here (learners with {@link Capabilities.continues}). */
+  readonly start?: FitState;
+  /** How f at each batch is obtained (learners with {@link Capabilities.profiles}); never changes the model. */
+  readonly evaluation?: Evaluation;
+}
+
+/** What a fit produced. */
+export interface Fitted {
+  readonly predictor: Predictor;
+  /** Values computed during the fit that belong in the model header (e.g. a data-driven default). */
+  readonly computed?: Readonly<Record<string, ParamValue | StepSize>>;
+  /** Validation trace `[t, value]`, when the fit is iterative and was given a validation set. */
+  readonly trace?: ReadonlyArray<readonly [number, number]>;
+  /** Learners that continue: where the run stands, to go on from. */
+  readonly state?: FitState;
+  /** Learners that profile: the strategy that gave f at the batches. */
+  readonly evaluation?: 'history' | 'rows';
+}
 
 /** What a search space may depend on: facts of the training data. */
 export interface SearchContext {
@@ -32,9 +108,9 @@ export interface SearchContext {
 }
 
 /** Fields every learner declares. */
-interface LearnerBase {
+export interface LearnerBase<P extends ParamTable = ParamTable, N extends string = string> {
   /** Id, as written on the command line and in model files. */
-  readonly name: string;
+  readonly name: N;
   /** One line for listings. */
   readonly summary: string;
   /** A paragraph for `--help`: what it optimises, which rows it uses. */
@@ -43,13 +119,14 @@ interface LearnerBase {
   /** The learner's own metric: what `score` returns and `tune` maximises. */
   readonly metric: MetricName;
   /** Every hyperparameter, with default, doc, range and CLI name. */
-  readonly params: ParamTable;
+  readonly params: P;
+  readonly capabilities: Capabilities;
   /** How scores become labels after training (see task.ts). */
   readonly threshold: ThresholdRule;
   /**
    * `false`: `compare` runs this learner only when `--learners` names it (a
    * learner with another metric or a heavier default run than the task's
-   * main learners). Default: in `compare`'s default set when it is on the loop.
+   * main learners, or an O(n³) or support-vector baseline). Default: in `compare`'s default set.
    */
   readonly compareByDefault?: boolean;
   /** The grid `tune` searches, per parameter (parameters not listed keep their value). */
@@ -66,13 +143,33 @@ interface LearnerBase {
    * steadier estimate than accuracy at a cut when labels are few.
    */
   readonly tuneMetric?: MetricName;
+  /**
+   * Fits the learner: the one way every caller (train, tune's folds, compare,
+   * scaling) trains it.
+   *
+   * @example
+   * const { predictor } = await spec.fit({ rows, classes, params, engine: { threads: 1 } });
+   */
+  fit(run: FitRun<ParamsOf<P>>): Promise<Fitted>;
+  /**
+   * Checks of the parameters together, before any data is read (a UsageError
+   * naming them): e.g. that the history T·m asks for is a model, not a typo.
+   */
+  preflight?(params: ParamsOf<P>): void;
+  /**
+   * Learners that sample on read: replays the draws of a run to `to` (from
+   * `from`, a continued run's t and stream) on rows that record what is read
+   * (training-rows.ts' RowRecorder), so the rows a run needs are known before
+   * the data is read. `params.sigma` may be a placeholder: σ does not change what is drawn.
+   */
+  replayDraws?(rows: TrainingRows, classes: TaskClasses, params: ParamsOf<P>, step: StepSize, to: number, from?: { readonly t: number; readonly rng: SamplingState }): void;
 }
 
 /** A learner on the shared random-feature loop. */
-export interface LoopLearnerSpec extends LearnerBase {
+export interface LoopLearnerSpec<P extends ParamTable = ParamTable, N extends string = string> extends LearnerBase<P, N> {
   readonly kind: 'loop';
   /** The step schedule when the user gives none. */
-  defaultStep(params: Params): StepSize;
+  defaultStep(params: ParamsOf<P>): StepSize;
   /**
    * The learner on scaled training rows (a Dataset in memory, or
    * {@link TrainingRows} read on demand): sources, sampling and weights. It
@@ -83,40 +180,26 @@ export interface LoopLearnerSpec extends LearnerBase {
    * @example
    * const learner = spec.create(ds, classes, params, step);
    */
-  create(rows: Dataset | TrainingRows, classes: TaskClasses, params: Params, step: StepSize): DsgLearner;
+  create(rows: Dataset | TrainingRows, classes: TaskClasses, params: ParamsOf<P>, step: StepSize): DsgLearner;
 }
 
-/** Everything a direct learner gets to fit. */
-export interface FitContext {
+/** The data a direct learner's objective is defined on (the conformance suite's gradient check). */
+export interface ObjectiveContext<P = Params> {
   /** Training rows, features scaled to [0, 1]. */
   readonly ds: Dataset;
   readonly classes: TaskClasses;
-  readonly params: Params;
-  readonly engine: EvaluatorOptions;
-  readonly onProgress?: (p: Progress) => void;
-  readonly signal?: AbortSignal;
-  readonly validation?: Validation;
-}
-
-/** What a direct learner's fit produces. */
-export interface FitResult {
-  readonly predictor: Predictor;
-  /** Values computed during the fit that belong in the model header (e.g. a data-driven default). */
-  readonly computed?: Readonly<Record<string, unknown>>;
-  /** Validation trace `[t, value]`, when the fit is iterative. */
-  readonly trace?: ReadonlyArray<readonly [number, number]>;
+  readonly params: P;
 }
 
 /** A learner that builds its predictor itself. */
-export interface DirectLearnerSpec extends LearnerBase {
+export interface DirectLearnerSpec<P extends ParamTable = ParamTable, N extends string = string> extends LearnerBase<P, N> {
   readonly kind: 'direct';
-  fit(ctx: FitContext): Promise<FitResult>;
   /**
    * The learner's training objective as a function of the predictor's
    * coefficients (for the conformance suite's gradient check): `J` at a
    * coefficient vector, for the fitted predictor's structure.
    */
-  objective(ctx: Pick<FitContext, 'ds' | 'classes' | 'params'>, predictor: Predictor): (coefficients: Float64Array) => number;
+  objective(ctx: ObjectiveContext<ParamsOf<P>>, predictor: Predictor): (coefficients: Float64Array) => number;
   /**
    * The gradient of {@link objective} in the coefficients, for a STOCHASTIC
    * learner whose fit is only near a minimiser (the conformance suite then
@@ -124,10 +207,13 @@ export interface DirectLearnerSpec extends LearnerBase {
    * coefficients, and that the fit lowers `objective`). Absent: the fit is an
    * exact minimiser, and the suite checks it is a stationary point.
    */
-  gradient?(ctx: Pick<FitContext, 'ds' | 'classes' | 'params'>, predictor: Predictor): (coefficients: Float64Array) => Float64Array;
+  gradient?(ctx: ObjectiveContext<ParamsOf<P>>, predictor: Predictor): (coefficients: Float64Array) => Float64Array;
   /** The coefficients of a fitted predictor that {@link objective} varies. */
   coefficients(predictor: Predictor): Float64Array;
 }
 
 /** A registered learner. */
-export type LearnerSpec = LoopLearnerSpec | DirectLearnerSpec;
+export type LearnerSpec<P extends ParamTable = ParamTable, N extends string = string> = LoopLearnerSpec<P, N> | DirectLearnerSpec<P, N>;
+
+/** What every direct learner can do: none of the loop's extras. */
+export const DIRECT_CAPABILITIES: Capabilities = { continues: false, steps: false, samplesOnRead: false, profiles: false };

@@ -18,6 +18,7 @@
  *
  * Format 1 (no checksum, random-feature binary models only) still loads, with a warning.
  */
+import type { StepSize } from '../coordinator/step-size.ts';
 import { createHash } from 'node:crypto';
 import { ModelError } from '../errors.ts';
 import type { MinMaxScalerJSON } from '../data/scaler.ts';
@@ -35,7 +36,7 @@ export interface ModelHeader {
   /** Learner id: its name in the registry. */
   readonly learner: string;
   /** The learner's hyperparameters as trained (λ, γ, step, batch size, T, …). */
-  readonly hyperparameters: Readonly<Record<string, unknown>>;
+  readonly hyperparameters: Hyperparameters;
   /** The learner's own metric: what `score` returns. */
   readonly metric: MetricName;
   /** What the model predicts and how scores become labels. */
@@ -46,9 +47,62 @@ export interface ModelHeader {
   readonly featureNames: readonly string[];
   readonly labelName: string;
   /** How training went: not part of the model's arithmetic. */
-  readonly training: Readonly<Record<string, unknown>>;
+  readonly training: TrainingRecord;
   /** Random-feature loop models: what continuing the run needs (`train({ init })`, `--init`). */
   readonly resume?: ResumeState;
+}
+
+/**
+ * A model's hyperparameters: the learner's parameters as trained (every
+ * default filled), its step schedule (learners with one) and the values a fit
+ * computed (e.g. GKM's C′ and support-vector count, FRS3VM's iterations).
+ */
+export type Hyperparameters = Readonly<Record<string, HyperparameterValue>>;
+
+/** One hyperparameter's value: a number, a name, a list of numbers (learners/params.ts: ParamValue), or a step schedule. */
+export type HyperparameterValue = number | string | readonly number[] | StepSize | undefined;
+
+type ParamValue = number | string | readonly number[];
+
+/** How a model was trained, as its header records it (written by `train`, extended by `tune`). */
+export interface TrainingRecord {
+  /** Training rows read (with a stream: every row read, of which the reservoir kept some). */
+  readonly rows: number;
+  readonly labeledRows: number;
+  /** Data from a stream: the unlabeled rows its reservoir kept. */
+  readonly reservoir?: number;
+  /** Validation trace `[t, value]` of the task's ranking metric. */
+  readonly validation?: ReadonlyArray<readonly [number, number]>;
+  /** Learners on the loop: how f at the batches was obtained. */
+  readonly evaluation?: 'history' | 'rows';
+  /** The training file's path, when it came from one. */
+  readonly data?: string;
+  /** A model refit by `tune`: the search that chose it (tune.ts: TuneRecord). */
+  readonly tune?: TuneRecord;
+}
+
+/** What `tune` records in its refit model's header (see tune.ts for each field's meaning). */
+export interface TuneRecord {
+  readonly folds: number;
+  readonly repeats?: number;
+  readonly metric: string;
+  readonly select?: string;
+  readonly sigma0: number;
+  readonly space: Readonly<Record<string, readonly ParamValue[]>>;
+  readonly halving?: { readonly eta: number; readonly t0: number; readonly T: number };
+  readonly table: ReadonlyArray<{
+    readonly id: number;
+    readonly params: Readonly<Record<string, ParamValue>>;
+    readonly score: number;
+    readonly neighbourhood?: number;
+    readonly mean: number;
+    readonly sd: number;
+    readonly folds: readonly number[];
+    readonly t?: number;
+    readonly status: string;
+  }>;
+  readonly rounds: ReadonlyArray<{ readonly round: number; readonly from: number; readonly t: number; readonly candidates: readonly number[]; readonly scores: readonly number[]; readonly neighbourhood?: readonly number[] }>;
+  readonly blockEvaluations?: { readonly halving: number; readonly fullGrid: number; readonly fraction: number; readonly refit: number };
 }
 
 /**

@@ -3,6 +3,7 @@ import { UsageError } from '../../errors.ts';
 import { binLabels, readDataset, writeArrow } from '../../data/index.ts';
 import { checkOutputs } from '../outputs.ts';
 import { intOption, onePositional, parseCommandArgs, requireArrowOutput, requireString } from '../args.ts';
+import { inputFile } from '../stdin.ts';
 import type { Command } from './command.ts';
 
 const HELP = `dsgkit bin — turn a real-valued column into k ordered classes (ordinal regression data)
@@ -47,12 +48,13 @@ export const bin: Command = {
       'out-label': { type: 'string' },
       features: { type: 'string' },
     });
-    const input = onePositional(positionals, 'input file');
+    const given = onePositional(positionals, 'input file');
     const column = requireString(values, 'column');
     if (values.k === undefined) throw new UsageError('missing required option --k');
     const k = intOption(values, 'k', { min: 2 })!;
     const out = requireArrowOutput(requireString(values, 'out'), 'out');
-    await checkOutputs({ out }, { 'input file': input });
+    await checkOutputs({ out }, { 'input file': given });
+    const input = await inputFile(given, io, 'input file');
     const outLabel = typeof values['out-label'] === 'string' && values['out-label'] !== '' ? values['out-label'] : 'label';
     const features = intOption(values, 'features', { min: 1 });
     const ds = await readDataset(input, { labelColumn: column, ...(features !== undefined ? { features } : {}) });

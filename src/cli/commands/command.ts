@@ -13,6 +13,11 @@ export interface Command {
   /** Full help: what it does, every option with its default, an example. */
   help: string;
   /**
+   * Help narrowed by the rest of the line, when the command has such a form
+   * (`dsgkit train --learner gkm --help` lists gkm's options only).
+   */
+  helpFor?(argv: readonly string[]): string;
+  /**
    * Runs with the arguments after the command name; resolves to the exit code.
    * Throws UsageError (exit 2) or DataError (exit 1); `main` prints them.
    */

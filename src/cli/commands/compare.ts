@@ -1,10 +1,12 @@
 /** `dsgkit compare`: the papers' experiment on one file — same split, same settings, every learner, held-out scores. */
 import { CancelledError, UsageError } from '../../errors.ts';
-import { defaultSigma, LEARNERS, learnerSpec, resolveParams, type LearnerSpec, type TaskMetrics } from '../../api.ts';
+import { defaultSigma, LEARNERS, resolveParams, type LearnerSpec, type TaskMetrics } from '../../api.ts';
 import { classCounts, readDataset, splitDataset } from '../../data/index.ts';
 import { intOption, numberOption, parseCommandArgs, requireString } from '../args.ts';
 import { formatDuration } from '../progress.ts';
 import { describeRun, optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
+import { inputFile } from '../stdin.ts';
+import { cliLearnerSpec } from '../learner-help.ts';
 import type { Command } from './command.ts';
 import { runTraining } from './train.ts';
 
@@ -53,7 +55,7 @@ Example:
 
 /** The learners compare runs when none are named: every learner of the task on the stochastic loop, unless it opts out. */
 function defaultLearners(task: LearnerSpec['task']): LearnerSpec[] {
-  return LEARNERS.filter((l) => l.task === task && l.kind === 'loop' && l.compareByDefault !== false);
+  return LEARNERS.filter((l) => l.task === task && l.compareByDefault !== false);
 }
 
 function parseLearners(text: string | undefined): LearnerSpec[] | undefined {
@@ -61,7 +63,7 @@ function parseLearners(text: string | undefined): LearnerSpec[] | undefined {
   const names = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
   if (names.length === 0) throw new UsageError(`--learners must list at least one of ${LEARNERS.map((l) => l.name).join(', ')}`);
   if (new Set(names).size !== names.length) throw new UsageError(`--learners lists a learner twice: '${text}'`);
-  const specs = names.map((n) => learnerSpec(n, '--learners'));
+  const specs = names.map((n) => cliLearnerSpec(n, '--learners'));
   if (new Set(specs.map((l) => l.task)).size > 1) throw new UsageError(`--learners mixes tasks (${specs.map((l) => `${l.name}: ${l.task}`).join(', ')}); compare learners of one task`);
   return specs;
 }
@@ -105,7 +107,7 @@ export const compare: Command = {
       json: { type: 'boolean' },
       ...TRAINING_OPTION_SPECS,
     });
-    const dataPath = requireString(values, 'data');
+    const dataPath = await inputFile(requireString(values, 'data'), io, 'data');
     const labeled = intOption(values, 'labeled', { min: 2, fallback: DEFAULT_LABELED })!;
     const test = numberOption(values, 'test', { min: 0, openMin: true, fallback: DEFAULT_TEST })!;
     if (test >= 1 && !Number.isInteger(test)) throw new UsageError(`--test must be a fraction in (0, 1) or a whole count ≥ 1, got '${values.test}'`);

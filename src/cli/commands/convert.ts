@@ -1,18 +1,23 @@
-/** `dsgkit convert`: LIBSVM / CSV (or Arrow) → Arrow IPC. */
-import { formatForPath, formatOf, openCsvRows, readDataset, writeArrow, writeRowSource, type RowSourceSummary } from '../../data/index.ts';
-import { onePositional, parseCommandArgs, requireArrowOutput, requireString } from '../args.ts';
+/** `dsgkit convert`: LIBSVM / CSV / Arrow → Arrow IPC, CSV or JSON Lines. */
+import { datasetToTable, FORMAT_NAMES, formatOf, openCsvRows, outputFormatFor, readDataset, writeBatchesStreaming, writeRowSource, type RowSourceSummary } from '../../data/index.ts';
+import { choiceOption, onePositional, parseCommandArgs, requireString } from '../args.ts';
 import { parseReadOptions, READ_OPTION_SPECS, readOptionsHelp } from '../read-options.ts';
 import { checkOutputs } from '../outputs.ts';
+import { inputFile } from '../stdin.ts';
+import { UsageError } from '../../errors.ts';
 import type { Command } from './command.ts';
 
-const HELP = `dsgkit convert — turn a LIBSVM or CSV file into an Arrow file dsgkit trains on
+const HELP = `dsgkit convert — turn a LIBSVM or CSV file into an Arrow file dsgkit trains on (or any
+data file into CSV or JSON Lines)
 
-Usage: dsgkit convert <input> --out <file.arrow> [options]
+Usage: dsgkit convert <input> --out <file.arrow|.csv|.jsonl> [options]
 
 Reads <input> (format chosen by extension: .libsvm .svm .txt .t = LIBSVM,
-.csv = CSV with a header row, .arrow .arrows .feather .ipc = Arrow), checks every
-value, and writes an Arrow IPC file with a nullable float64 label column
-(null = unlabeled) and one float64 column per feature. Values are kept as they
+.csv = CSV with a header row, .arrow .arrows .feather .ipc = Arrow; '-' reads
+stdin), checks every value, and writes an Arrow IPC file with a nullable
+float64 label column (null = unlabeled) and one float64 column per feature —
+or the same columns as CSV (a header row; an unlabeled row's label cell is
+empty) or JSON Lines (label null), by the extension of --out. Values are kept as they
 are; scaling to [0,1] happens at training time. Nothing is written if any
 value is bad: the error names the file, column and row.
 
@@ -23,7 +28,8 @@ is converted as it is read, block by block: memory stays flat for any size.
 Options:
   --out <path>         output file (required). '.arrows' writes the Arrow
                        stream format; '.arrow', '.feather', '.ipc' the file
-                       format.
+                       format; '.csv' CSV; '.jsonl', '.ndjson' JSON Lines.
+  --format <f>         arrow | csv | jsonl, whatever the name of --out
 ${readOptionsHelp()}
   -h, --help           show this help
 
@@ -32,26 +38,31 @@ Example:
   dsgkit convert tiny.csv --out tiny.arrow
   printf '1 1:0.5 3:1\\n-1 2:0.25\\n' > tiny.libsvm
   dsgkit convert tiny.libsvm --out tiny-libsvm.arrow --features 3
+  dsgkit convert data/breast_cancer.arrow --out breast_cancer.csv
 `;
 
 export const convert: Command = {
   name: 'convert',
-  summary: 'LIBSVM or CSV → Arrow (checks every value)',
+  summary: 'LIBSVM or CSV → Arrow, or any data file → CSV / JSON Lines (checks every value)',
   help: HELP,
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs(argv, {
       out: { type: 'string', short: 'o' },
+      format: { type: 'string' },
       ...READ_OPTION_SPECS,
     });
-    const input = onePositional(positionals, 'input file');
-    const out = requireArrowOutput(requireString(values, 'out'), 'out');
-    await checkOutputs({ out }, { 'input file': input });
+    const given = onePositional(positionals, 'input file');
+    const out = requireString(values, 'out');
+    if (out === '-') throw new UsageError("convert writes a file: give --out a path (predict --out - writes to stdout)");
+    const format = outputFormatFor(out, choiceOption(values, 'format', FORMAT_NAMES));
+    await checkOutputs({ out }, { 'input file': given });
+    const input = await inputFile(given, io, 'input file');
     const read = parseReadOptions(values);
     let s: RowSourceSummary;
-    if (formatOf(input) === 'csv') s = await writeRowSource(out, await openCsvRows(input, read), formatForPath(out));
+    if (formatOf(input) === 'csv') s = await writeRowSource(out, await openCsvRows(input, read), format);
     else {
       const ds = await readDataset(input, read);
-      await writeArrow(out, ds);
+      await writeBatchesStreaming(out, datasetToTable(ds).batches, format);
       let labeled = 0;
       for (let i = 0; i < ds.n; i++) labeled += ds.labeled[i];
       s = { rows: ds.n, labeled, features: ds.d, ...(ds.classNames ? { classNames: [...ds.classNames] } : {}) };

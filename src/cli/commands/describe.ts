@@ -7,12 +7,15 @@ import type { TuneRow } from '../../tune.ts';
 import { METRICS, type MetricName } from '../../model/task.ts';
 import { onePositional, parseCommandArgs } from '../args.ts';
 import { parseReadOptions, READ_OPTION_SPECS, readOptionsHelp } from '../read-options.ts';
+import { inputFile } from '../stdin.ts';
+import { formatPredictions, isPredictionsFile, summarizePredictions } from './describe-predictions.ts';
 import type { Command } from './command.ts';
 
 const HELP = `dsgkit describe — summarise a data file or a model file
 
 Usage: dsgkit describe <input> [options]
        dsgkit describe <model.dsg> [--json]
+       dsgkit describe <predictions.arrow|.csv|.jsonl> [--json]
 
 A model file (.dsg): its learner, metric, task, every hyperparameter as
 trained (σ included when it came from the median heuristic), the training
@@ -23,7 +26,13 @@ A data file: the number of rows and features, how many rows are labeled and
 unlabeled, the class balance of the labeled rows (count and fraction per
 label value), and the range (min, mean, max) of every feature. Reads any
 format dsgkit reads (.arrow .arrows .feather .ipc .csv .libsvm .svm .txt .t);
-an Arrow file batch by batch, in flat memory whatever its size.
+an Arrow file batch by batch, in flat memory whatever its size. '-' reads
+stdin.
+
+A predictions file (what 'dsgkit predict' writes: columns score, predicted
+and the label when known; Arrow, CSV or JSON Lines): the number of rows, the
+score's range, the count of each predicted class and, for the labeled rows,
+how often the prediction equals the label.
 
 Options:
 ${readOptionsHelp()}
@@ -34,6 +43,8 @@ Example:
   dsgkit describe data/breast_cancer-train.arrow
   dsgkit train --learner qsg-s2auc --data data/breast_cancer-train.arrow --out bc.dsg
   dsgkit describe bc.dsg
+  dsgkit predict --model bc.dsg --data data/breast_cancer-test.arrow --out bc-scores.arrow
+  dsgkit describe bc-scores.arrow
 `;
 
 /** Summary of a dataset, as printed by `describe --json`. */
@@ -200,10 +211,15 @@ export const describe: Command = {
       ...READ_OPTION_SPECS,
       json: { type: 'boolean' },
     });
-    const input = onePositional(positionals, 'input file');
+    const input = await inputFile(onePositional(positionals, 'input file'), io, 'input file');
     if (input.endsWith('.dsg')) {
       const model = await load(input, { onWarning: (m) => io.stderr.write(`dsgkit: warning: ${m}\n`) });
       io.stdout.write(values.json ? JSON.stringify(model.header, null, 2) + '\n' : formatModel(model, input));
+      return 0;
+    }
+    if (await isPredictionsFile(input)) {
+      const p = await summarizePredictions(input);
+      io.stdout.write(values.json ? JSON.stringify(p, null, 2) + '\n' : formatPredictions(p));
       return 0;
     }
     const read = parseReadOptions(values);

@@ -3,6 +3,7 @@ import { LEARNER_NAMES, labelName, load, type Model, type TaskMetrics } from '..
 import { classCounts, formatOf, readDataset } from '../../data/index.ts';
 import { rowsProgress } from '../progress.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
+import { inputFile } from '../stdin.ts';
 import type { Command } from './command.ts';
 
 const HELP = `dsgkit evaluate — measure a saved model on labeled rows
@@ -60,7 +61,7 @@ export const evaluate: Command = {
       quiet: { type: 'boolean', short: 'q' },
     });
     const modelPath = requireString(values, 'model');
-    const dataPath = requireString(values, 'data');
+    const dataPath = await inputFile(requireString(values, 'data'), io, 'data');
     const threads = intOption(values, 'threads', { min: 1 });
     const model = await load(modelPath, { onWarning: (m) => io.stderr.write(`dsgkit: warning: ${m}\n`) });
     const labelColumn = typeof values.label === 'string' ? values.label : undefined;

@@ -1,10 +1,12 @@
-/** `dsgkit predict`: score a file with a saved model and write the scores as Arrow. */
+/** `dsgkit predict`: score a file with a saved model and write the scores as Arrow, CSV or JSON Lines (a file or stdout). */
 import { Field, Float64, makeData, type Data, RecordBatch, Schema, Struct, Utf8, vectorFromArray } from 'apache-arrow';
 import { DataError } from '../../errors.ts';
 import { LEARNER_NAMES, load } from '../../api.ts';
-import { formatForPath, formatOf, readDataset, writeBatchesStreaming } from '../../data/index.ts';
+import { FORMAT_NAMES, formatOf, outputChunks, outputFormatFor, readDataset, writeBatchesStreaming } from '../../data/index.ts';
 import { rowsProgress } from '../progress.ts';
-import { intOption, parseCommandArgs, requireArrowOutput, requireString } from '../args.ts';
+import { choiceOption, intOption, parseCommandArgs, requireString } from '../args.ts';
+import { inputFile } from '../stdin.ts';
+import { writeChunks } from '../stdout.ts';
 import { checkOutputs } from '../outputs.ts';
 import type { Command } from './command.ts';
 
@@ -13,11 +15,12 @@ const ROWS_PER_BATCH = 65_536;
 
 const HELP = `dsgkit predict — score every row of a file with a saved model
 
-Usage: dsgkit predict --model <model.dsg> --data <file> --out <scores.arrow> [options]
+Usage: dsgkit predict --model <model.dsg> --data <file> --out <scores.arrow|.csv|.jsonl|-> [options]
 
 Reads the rows (labeled or not; the file may have no label column at all),
 checks that its feature columns are the ones the model was trained on (same
-names, same order), and writes an Arrow file with one row per input row:
+names, same order), and writes one row per input row — to an Arrow, CSV or
+JSON Lines file chosen by the extension of --out, or to stdout with --out -:
   score       f(x), the model's real-valued score (higher = more positive)
   predicted   the predicted label: for a binary model its positive label
               where f(x) is above the threshold fitted on the training
@@ -30,13 +33,21 @@ An Arrow input is streamed: record batches are read, scored on the worker
 pool and written one at a time, so memory stays flat (one batch) whatever the
 file's size; a long run reports rows/s and the time left on stderr. CSV and
 LIBSVM inputs are read whole ('dsgkit convert' turns them into Arrow).
-The output is written atomically (temporary file + rename): a bad value found
-in any batch is an error naming file, column and row, and nothing is written.
+A file is written atomically (temporary file + rename): a bad value found in
+any batch is an error naming file, column and row, and nothing is written.
+On stdout (--out -) rows go out as they are scored (CSV unless --format says
+otherwise; Arrow as the IPC stream format), the summary line goes to stderr,
+and a reader that stops early (| head) ends the run quietly with exit code 0.
 
 Options:
   --model <file>        model file written by 'dsgkit train' (required)
-  --data <file>         rows to score: Arrow, CSV or LIBSVM (required)
-  --out <file>          output, Arrow (.arrow; .arrows = stream format) (required)
+  --data <file>         rows to score: Arrow, CSV or LIBSVM (required); '-'
+                        reads stdin (its type told from its first bytes)
+  --out <file>          output (required): .arrow .feather .ipc (Arrow file),
+                        .arrows (Arrow stream), .csv, .jsonl .ndjson (JSON
+                        Lines), or - for stdout
+  --format <f>          arrow | csv | jsonl: the output format whatever the
+                        name of --out (default: by extension; csv for -)
   --label <name>        label column of the input (default: the model's, as trained)
   --threads <n>         evaluation threads (default: all cores)
   --quiet, -q           no progress on stderr
@@ -48,6 +59,7 @@ file's (the message says which), 2 for bad usage.
 Example:
   dsgkit train --learner ${LEARNER_NAMES[0]} --data data/breast_cancer-train.arrow --out bc.dsg
   dsgkit predict --model bc.dsg --data data/breast_cancer-test.arrow --out bc-scores.arrow
+  dsgkit predict --model bc.dsg --data data/breast_cancer-test.arrow --out - | head
 `;
 
 function column(name: string, values: Float64Array, nullable: boolean): { field: Field; data: Data<Float64> } {
@@ -99,21 +111,24 @@ export function* predictionBatches(
 
 export const predict: Command = {
   name: 'predict',
-  summary: 'score a file with a saved model → Arrow (score, predicted)',
+  summary: 'score a file with a saved model → Arrow, CSV or JSON Lines (score, predicted)',
   help: HELP,
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, {
       model: { type: 'string' },
       data: { type: 'string' },
       out: { type: 'string' },
+      format: { type: 'string' },
       label: { type: 'string' },
       threads: { type: 'string' },
       quiet: { type: 'boolean', short: 'q' },
     });
     const modelPath = requireString(values, 'model');
-    const dataPath = requireString(values, 'data');
-    const out = requireArrowOutput(requireString(values, 'out'), 'out');
-    await checkOutputs({ out }, { model: modelPath, data: dataPath });
+    const out = requireString(values, 'out');
+    const format = outputFormatFor(out, choiceOption(values, 'format', FORMAT_NAMES));
+    const toStdout = out === '-';
+    await checkOutputs({ out }, { model: modelPath, data: requireString(values, 'data') });
+    const dataPath = await inputFile(requireString(values, 'data'), io, 'data');
     const threads = intOption(values, 'threads', { min: 1 });
 
     const model = await load(modelPath, { onWarning: (m) => io.stderr.write(`dsgkit: warning: ${m}\n`) });
@@ -127,6 +142,12 @@ export const predict: Command = {
       for (const v of predicted) counts.set(v, (counts.get(v) ?? 0) + 1);
       yield* predictionBatches(f, named ? model.labelNames(predicted) : predicted, label !== undefined ? { name: label, values: labelsOf(y) } : undefined);
     }
+    /** The batches to the file or stdout; 'closed' when stdout's reader went away. */
+    const write = async (batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>): Promise<'done' | 'closed'> => {
+      if (toStdout) return writeChunks(io.stdout, outputChunks(batches, format));
+      await writeBatchesStreaming(out, batches, format);
+      return 'done';
+    };
     const clash = (name: string) => new DataError(`the label column is named '${name}', which the output uses for its own column; rename it`, { file: dataPath, column: name });
     let n: number;
     let label: string | undefined;
@@ -146,20 +167,21 @@ export const predict: Command = {
         }
         if (!any) yield* outputOf(new Float64Array(0), new Float64Array(0), label); // the schema, for an empty input
       }
-      await writeBatchesStreaming(out, output(), formatForPath(out));
+      const written = await write(output());
       progress.stop();
+      if (written === 'closed') return 0;
     } else {
       const ds = await readDataset(dataPath, { ...model.readOptions(), ...(labelColumn !== undefined ? { labelColumn } : {}) });
       const score = await model.decisionFunction(ds, threads !== undefined ? { threads } : {});
       label = ds.labeled.some((v) => v === 1) ? ds.labelName : undefined;
       if (label === 'score' || label === 'predicted') throw clash(label);
       n = ds.n;
-      await writeBatchesStreaming(out, outputOf(score, ds.y, label), formatForPath(out));
+      if ((await write(outputOf(score, ds.y, label))) === 'closed') return 0;
     }
 
     const classes = model.task.kind === 'binary' ? [model.task.positive, model.task.negative] : model.task.classes;
     const cols = ['score', 'predicted', ...(label !== undefined ? [label] : [])].join(', ');
-    io.stdout.write(`wrote ${out}: ${n} rows (${cols}); predicted ${classes.map((c) => `${model.labelNames([c])[0]}: ${counts.get(c) ?? 0}`).join(', ')}\n`);
+    (toStdout ? io.stderr : io.stdout).write(`wrote ${toStdout ? 'stdout' : out}: ${n} rows (${cols}); predicted ${classes.map((c) => `${model.labelNames([c])[0]}: ${counts.get(c) ?? 0}`).join(', ')}\n`);
     return 0;
   },
 };

@@ -1,6 +1,6 @@
 /** `dsgkit scaling`: train the same model at several thread counts and report how it scales. */
 import { UsageError } from '../../errors.ts';
-import { LEARNER_NAMES, learnerSpec } from '../../api.ts';
+import { LEARNER_NAMES } from '../../api.ts';
 import { readDataset } from '../../data/index.ts';
 import { writeFileAtomic } from '../../data/atomic.ts';
 import { scaling, scalingChartSpec, scalingTable } from '../../scaling.ts';
@@ -9,6 +9,8 @@ import { scalingHtml } from '../../report/scaling-report.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { checkOutputs } from '../outputs.ts';
 import { describeRun, optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
+import { inputFile } from '../stdin.ts';
+import { cliLearnerSpec } from '../learner-help.ts';
 import type { Command } from './command.ts';
 import { formatProfile } from '../profile-report.ts';
 
@@ -85,14 +87,15 @@ export const scalingCommand: Command = {
       'no-ceiling': { type: 'boolean' },
       ...TRAINING_OPTION_SPECS,
     });
-    const spec = learnerSpec(requireString(values, 'learner'), '--learner');
-    const dataPath = requireString(values, 'data');
+    const spec = cliLearnerSpec(requireString(values, 'learner'), '--learner');
+    const dataGiven = requireString(values, 'data');
     const threads = threadList(requireString(values, 'threads'));
     const repeats = intOption(values, 'repeats', { min: 1 }) ?? 1;
     // --threads is a list here; the shared options parse everything else.
     const settings = parseTrainingOptions({ ...values, threads: undefined }, [spec]);
     const out = typeof values.out === 'string' ? reportPaths(values.out) : undefined;
-    if (out) await checkOutputs({ 'out (.html)': out.html, 'out (.json)': out.json, 'out (.svg)': out.svg, 'out (.chart.json)': out.chart }, { data: dataPath });
+    if (out) await checkOutputs({ 'out (.html)': out.html, 'out (.json)': out.json, 'out (.svg)': out.svg, 'out (.chart.json)': out.chart }, { data: dataGiven });
+    const dataPath = await inputFile(dataGiven, io, 'data');
 
     const read = settings.labelColumn !== undefined ? { labelColumn: settings.labelColumn } : {};
     const data = await readDataset(dataPath, read);
@@ -120,7 +123,7 @@ export const scalingCommand: Command = {
       await writeFileAtomic(out.json, JSON.stringify({ data: dataPath, ...result }, null, 2) + '\n');
       await writeFileAtomic(out.svg, svg);
       await writeFileAtomic(out.chart, JSON.stringify(chart, null, 2) + '\n');
-      await writeFileAtomic(out.html, scalingHtml(result, svg, { data: dataPath }));
+      await writeFileAtomic(out.html, scalingHtml(result, svg, { data: dataGiven }));
       io.stdout.write(`wrote ${out.html} (open it in a browser), ${out.json}, ${out.svg} and ${out.chart}\n`);
     }
     if (!result.identical) {

@@ -5,6 +5,7 @@ import { classCounts, encodeArrow, formatForPath, readDataset, splitDataset, wit
 import { intOption, numberOption, onePositional, parseCommandArgs, requireArrowOutput, requireString } from '../args.ts';
 import { checkOutputs } from '../outputs.ts';
 import { parseReadOptions, READ_OPTION_SPECS, readOptionsHelp } from '../read-options.ts';
+import { inputFile } from '../stdin.ts';
 import type { Command } from './command.ts';
 
 const HELP = `dsgkit split — make a semi-supervised training set (and a test set) from labeled data
@@ -48,7 +49,7 @@ export const split: Command = {
       'out-test': { type: 'string' },
       ...READ_OPTION_SPECS,
     });
-    const input = onePositional(positionals, 'input file');
+    const given = onePositional(positionals, 'input file');
     const labeledValue = values.labeled;
     if (labeledValue === undefined) throw new UsageError('missing required option --labeled');
     const labeled = intOption(values, 'labeled', { min: 0 })!;
@@ -58,7 +59,8 @@ export const split: Command = {
     const outTest = typeof values['out-test'] === 'string' ? requireArrowOutput(values['out-test'], 'out-test') : undefined;
     if (test !== undefined && outTest === undefined) throw new UsageError('--test needs --out-test <path> for the test rows');
     if (test === undefined && outTest !== undefined) throw new UsageError('--out-test needs --test <fraction or count>');
-    await checkOutputs({ 'out-train': outTrain, 'out-test': outTest }, { 'input file': input });
+    await checkOutputs({ 'out-train': outTrain, 'out-test': outTest }, { 'input file': given });
+    const input = await inputFile(given, io, 'input file');
     const seed = typeof values.seed === 'string' ? values.seed : '0';
     const ds = await readDataset(input, parseReadOptions(values));
     const result = splitDataset(ds, { labeled, seed, ...(test !== undefined ? { test } : {}) });

@@ -1,6 +1,7 @@
 /** `dsgkit train`: train one model on a file and save it. */
 import { CancelledError, UsageError } from '../../errors.ts';
-import { defaultThreads, LEARNER_NAMES, LEARNERS, learnerSpec, Model, train, type ProfileReport, type TrainRequest } from '../../api.ts';
+import { defaultThreads, LEARNER_NAMES, LEARNERS, Model, type ProfileReport, type TrainRequest } from '../../api.ts';
+import { trainModel } from '../../train/train.ts';
 import { formatProfile } from '../profile-report.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { load } from '../../model/model.ts';
@@ -9,10 +10,16 @@ import type { CliIO } from '../io.ts';
 import { interruptible } from '../interrupt.ts';
 import { formatDuration, progressDisplay, rowsProgress, type ProgressDisplayOptions, type RowsProgress } from '../progress.ts';
 import { optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
+import { inputFile, stdinDataset, trainingInput } from '../stdin.ts';
+import { cliLearnerSpec, learnersOnLine } from '../learner-help.ts';
 import type { Command } from './command.ts';
 
 const width = Math.max(...LEARNER_NAMES.map((n) => n.length));
-const HELP = `dsgkit train — train a semi-supervised kernel model and save it
+
+/** The help of `train`, for every learner or (`--learner X --help`) for the ones given. */
+function trainHelp(learners: typeof LEARNERS = LEARNERS): string {
+  const one = learners.length === 1;
+  return `dsgkit train — train a semi-supervised kernel model and save it
 
 Usage: dsgkit train --learner <name> --data <file> --out <model.dsg> [options]
        dsgkit train --init <model.dsg> --data <file> --iterations <T'> --out <model.dsg>
@@ -22,16 +29,19 @@ Reads a training file in which some rows are labeled and the others are not
 learner, and writes the model file (atomically: nothing is written if
 training fails or is cancelled with Ctrl-C).
 
-Learners:
-${LEARNERS.map((l) => `  ${l.name.padEnd(width)}  ${l.summary} [${l.task}; metric ${l.metric}]`).join('\n')}
+${one ? 'Learner' : 'Learners'}:
+${learners.map((l) => `  ${l.name.padEnd(width)}  ${l.summary} [${l.task}; metric ${l.metric}]`).join('\n')}
 
 Options:
-  --learner <name>        ${LEARNER_NAMES.join(' | ')} (required)
+  --learner <name>        ${LEARNER_NAMES.join(' | ')} (required; with --help:
+                          that learner's options only)
   --data <file>           training data: Arrow, CSV or LIBSVM (required); '-'
-                          reads an Arrow IPC stream from stdin (a pipe of unknown
-                          length): the labeled rows and a seeded reservoir of
-                          T·B unlabeled rows are kept (deterministic; a different,
-                          equally valid model than one trained on the whole file)
+                          reads stdin. An Arrow IPC stream there (a pipe of
+                          unknown length) is read as it comes: the labeled rows
+                          and a seeded reservoir of T·B unlabeled rows are kept
+                          (deterministic; a different, equally valid model than
+                          one trained on the whole file). Other data on stdin
+                          (CSV, LIBSVM, an Arrow file) is read whole
   --out <file>            model file to write, e.g. model.dsg (required)
   --validation <file>     labeled held-out rows whose AUC (mean AUC for ordinal
                           learners) the progress shows; never changes the model
@@ -58,7 +68,7 @@ Options:
   --in-memory             read the whole file into memory (the default otherwise)
   -h, --help              show this help
 
-${trainingOptionsHelp()}
+${trainingOptionsHelp(learners)}
 
 Progress goes to stderr: a bar on a terminal, a line every 10% otherwise.
 A summary goes to stdout. Ctrl-C cancels (exit code 130, no model written).
@@ -68,6 +78,8 @@ Example:
   dsgkit train --learner ${LEARNER_NAMES[0]} --data data/breast_cancer-train.arrow --out bc-s2.dsg \\
     --validation data/breast_cancer-test.arrow --sigma 2 --iterations 800
 `;
+}
+const HELP = trainHelp();
 
 /** How the summary names the evaluation strategy a run used. */
 const EVALUATION_TEXT: Record<string, string> = {
@@ -104,7 +116,7 @@ export async function runTraining(
   const start = performance.now();
   try {
     const model = await interruptible(async ({ signal }) => {
-      const trained = await train({
+      const trained = await trainModel({
         ...options,
         signal,
         onProgress: (p) => {
@@ -134,6 +146,7 @@ export const trainCommand: Command = {
   name: 'train',
   summary: `train a model (${LEARNER_NAMES.join(', ')}) on a file and save it`,
   help: HELP,
+  helpFor: (argv) => trainHelp(learnersOnLine(argv)),
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, {
       learner: { type: 'string' },
@@ -151,7 +164,7 @@ export const trainCommand: Command = {
     const initPath = typeof values.init === 'string' ? values.init : undefined;
     const init = initPath !== undefined ? await load(initPath, { onWarning: (m) => io.stderr.write(`dsgkit: warning: ${m}\n`) }) : undefined;
     if (init && values.learner !== undefined && values.learner !== init.learner) throw new UsageError(`--learner ${String(values.learner)} differs from the --init model's learner ${init.learner}`);
-    const spec = learnerSpec(init ? init.learner : requireString(values, 'learner'), '--learner');
+    const spec = cliLearnerSpec(init ? init.learner : requireString(values, 'learner'), '--learner');
     if (init && values.iterations === undefined) throw new UsageError(`--init needs --iterations T', the iteration count to continue to (the model is at t = ${init.header.resume?.t ?? '?'})`);
     const every = intOption(values, 'checkpoint-every', { min: 1 });
     if (values.checkpoint !== undefined && every === undefined) throw new UsageError('--checkpoint needs --checkpoint-every <K>');
@@ -165,17 +178,23 @@ export const trainCommand: Command = {
     // A checkpoint goes to --out unless --checkpoint names another file (checked like --out).
     const checkpointOption = typeof values.checkpoint === 'string' ? values.checkpoint : undefined;
     await checkOutputs({ out, checkpoint: checkpointOption }, { data: dataPath, validation: validationPath });
+    // '--data -' is an Arrow stream read as it comes (below); a '-' validation file is copied from stdin.
+    if (dataPath === '-' && validationPath === '-') throw new UsageError('--validation -: stdin is read once, and --data reads it already; give a file for one of them');
+    const validationFile = validationPath !== undefined ? await inputFile(validationPath, io, 'validation') : undefined;
     const checkpointPath = every !== undefined ? (checkpointOption ?? out) : undefined;
-    if (values.profile === true && spec.kind !== 'loop') throw new UsageError(`--profile applies to learners on the stochastic loop only (${spec.name} is not)`);
+    if (values.profile === true && !spec.capabilities.profiles) throw new UsageError(`--profile applies to learners on the stochastic loop only (${spec.name} is not)`);
     let profile: ProfileReport | undefined;
 
     if (values['sample-on-read'] === true && values['in-memory'] === true) throw new UsageError('--sample-on-read and --in-memory exclude each other');
     const sampleOnRead = values['sample-on-read'] === true ? true : values['in-memory'] === true ? false : undefined;
     const read = settings.labelColumn !== undefined ? { labelColumn: settings.labelColumn } : {};
+    // stdin: an Arrow stream as it comes, or other data (copied to a file) as a Dataset named 'stdin'.
+    const data = dataPath === '-' ? await trainingInput(io, 'data') : dataPath;
+    const trainData = typeof data === 'string' ? await stdinDataset(data, read) : data;
     const { model, wallMs } = await runTraining(
       io,
       // A path: the API reads it (whole, scaled in place, or a sample of it on read).
-      { learner: spec.name, data: dataPath === '-' ? process.stdin : dataPath, read, ...(sampleOnRead !== undefined ? { sampleOnRead } : {}), ...optionsFor(spec, settings), threads: settings.threads, ...(validationPath !== undefined ? { validation: validationPath } : {}), ...(initPath !== undefined ? { init: initPath } : {}) },
+      { learner: spec.name, data: trainData, ...(trainData !== data ? { scaleInPlace: true } : {}), read, ...(sampleOnRead !== undefined ? { sampleOnRead } : {}), ...optionsFor(spec, settings), threads: settings.threads, ...(validationFile !== undefined ? { validation: validationFile } : {}), ...(initPath !== undefined ? { init: initPath } : {}) },
       { label: spec.name, quiet: settings.quiet },
       checkpointPath !== undefined ? { every: every!, path: checkpointPath } : undefined,
       values.profile === true ? (report) => (profile = report) : undefined,

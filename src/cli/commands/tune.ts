@@ -1,14 +1,16 @@
 /** `dsgkit tune`: cross-validated hyperparameter search with successive halving, then the winner refit and saved. */
 import cliProgress from 'cli-progress';
 import { CancelledError, UsageError } from '../../errors.ts';
-import { LEARNER_NAMES, LEARNERS, learnerSpec } from '../../api.ts';
-import { parseGrid, tune, type TuneProgress, type TuneResult, type TuneRow, type TuneSelection } from '../../tune.ts';
+import { LEARNER_NAMES, LEARNERS } from '../../api.ts';
+import { parseGrid, tuneModel, type TuneProgress, type TuneResult, type TuneRow, type TuneSelection } from '../../tune.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { checkOutputs } from '../outputs.ts';
 import type { CliIO } from '../io.ts';
 import { interruptible } from '../interrupt.ts';
 import { formatDuration } from '../progress.ts';
 import { optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
+import { inputFile, stdinDataset } from '../stdin.ts';
+import { cliLearnerSpec, learnersOnLine } from '../learner-help.ts';
 import type { Command } from './command.ts';
 import type { MetricName } from '../../model/task.ts';
 import { writeFileAtomic } from '../../data/atomic.ts';
@@ -21,7 +23,9 @@ function rankedBy(l: (typeof LEARNERS)[number]): string {
   return how.length > 0 ? ` (ranked by ${how.join(', ')})` : '';
 }
 
-const HELP = `dsgkit tune — choose a learner's hyperparameters by cross-validation, refit, save
+/** The help of `tune`, for every learner or (`--learner X --help`) for the ones given. */
+function tuneHelp(learners: typeof LEARNERS = LEARNERS): string {
+  return `dsgkit tune — choose a learner's hyperparameters by cross-validation, refit, save
 
 Usage: dsgkit tune --learner <name> --data <train file> --out <best.dsg> [options]
 
@@ -47,12 +51,12 @@ Options:
   --metric <name>      rank candidates by this metric: the learner's own, or
                        auc (binary) or mean-auc (ordinal), which rank a
                        classifier by its scores alone, not by its labels
-                       (default: ${[...LEARNERS.filter((l) => l.tuneMetric !== undefined).map((l) => `${l.tuneMetric} for ${l.name}`), 'else the learner\'s own'].join(', ')})
+                       (default: ${[...learners.filter((l) => l.tuneMetric !== undefined).map((l) => `${l.tuneMetric} for ${l.name}`), 'else the learner\'s own'].join(', ')})
   --select <rule>      how candidates are ranked: best (each by its own CV
                        score) or neighbourhood (by the mean score of the
                        setting and its neighbours one grid step away in every
                        searched parameter: a region, not the luckiest single
-                       setting; default for ${LEARNERS.filter((l) => l.tuneSelection === 'neighbourhood').map((l) => l.name).join(', ') || 'none'}, else best)
+                       setting; default for ${learners.filter((l) => l.tuneSelection === 'neighbourhood').map((l) => l.name).join(', ') || 'none'}, else best)
   --grid <spec>        values to search, replacing the learner's for the
                        parameters named: 'sigma=0.5,1,2;lambda=0.001,0.01'
   --eta <η>            halving factor (default 3)
@@ -64,16 +68,18 @@ Options:
   -h, --help           show this help
   A learner parameter given (e.g. --iterations, --lambda) is fixed, not searched.
 
-${trainingOptionsHelp()}
+${trainingOptionsHelp(learners)}
 
-Learners and their search spaces (σ₀ = median heuristic):
-${LEARNERS.map((l) => `  ${l.name}: ${Object.entries(l.searchSpace({ sigma0: 1 })).map(([k, v]) => `${k} ∈ {${v.map((x) => (k === 'sigma' ? `${x}σ₀` : String(x))).join(', ')}}`).join(', ')}${rankedBy(l)}`).join('\n')}
+${learners.length === 1 ? 'Search space' : 'Learners and their search spaces'} (σ₀ = median heuristic):
+${learners.map((l) => `  ${l.name}: ${Object.entries(l.searchSpace({ sigma0: 1 })).map(([k, v]) => `${k} ∈ {${v.map((x) => (k === 'sigma' ? `${x}σ₀` : String(x))).join(', ')}}`).join(', ')}${rankedBy(l)}`).join('\n')}
 
 Example:
   dsgkit tune --learner ${LEARNER_NAMES[0]} --data data/breast_cancer-train.arrow --out best.dsg --report tune-report \\
     --iterations 200
   dsgkit describe best.dsg      # the winner's settings and the CV table
 `;
+}
+const HELP = tuneHelp();
 
 /** A progress display over the tune's work (block evaluations), with an ETA linear in it. */
 function tuneDisplay(io: CliIO, quiet: boolean): { update(p: TuneProgress): void; stop(): void } {
@@ -169,6 +175,7 @@ export const tuneCommand: Command = {
   name: 'tune',
   summary: 'choose hyperparameters by k-fold CV with successive halving, refit the best, save it',
   help: HELP,
+  helpFor: (argv) => tuneHelp(learnersOnLine(argv)),
   async run(argv, io) {
     const { values } = parseCommandArgs(argv, {
       learner: { type: 'string' },
@@ -185,11 +192,11 @@ export const tuneCommand: Command = {
       report: { type: 'string' },
       ...TRAINING_OPTION_SPECS,
     });
-    const spec = learnerSpec(requireString(values, 'learner'), '--learner');
-    const dataPath = requireString(values, 'data');
+    const spec = cliLearnerSpec(requireString(values, 'learner'), '--learner');
     const out = requireString(values, 'out');
     const report = typeof values.report === 'string' ? tuneReportPaths(values.report) : undefined;
-    await checkOutputs({ out, ...(report ? { 'report (.html)': report.html, 'report (.svg)': report.svg, 'report (.chart.json)': report.chart } : {}) }, { data: dataPath });
+    await checkOutputs({ out, ...(report ? { 'report (.html)': report.html, 'report (.svg)': report.svg, 'report (.chart.json)': report.chart } : {}) }, { data: requireString(values, 'data') });
+    const dataPath = await inputFile(requireString(values, 'data'), io, 'data');
     const settings = parseTrainingOptions(values, [spec]);
     if (settings.run.step !== undefined || settings.run.theta !== undefined) throw new UsageError('--step/--theta: tune uses each candidate\'s default step schedule (it depends on λ)');
     if (settings.run.validateEvery !== undefined) throw new UsageError('--validate-every does not apply to tune (the folds are the validation)');
@@ -210,9 +217,9 @@ export const tuneCommand: Command = {
     let result: TuneResult;
     try {
       result = await interruptible(async ({ signal }) => {
-        const r = await tune({
+        const r = await tuneModel({
           learner: spec.name,
-          data: dataPath,
+          data: await stdinDataset(dataPath, settings.labelColumn !== undefined ? { labelColumn: settings.labelColumn } : {}),
           ...(settings.labelColumn !== undefined ? { read: { labelColumn: settings.labelColumn } } : {}),
           ...optionsFor(spec, settings),
           ...(positive !== undefined ? { positive } : {}),
@@ -237,7 +244,7 @@ export const tuneCommand: Command = {
     }
     await result.model.save(out);
     const wallMs = performance.now() - started;
-    if (report) await writeTuneReport(report, result, { learner: spec.name, data: dataPath, model: out, wallMs, date });
+    if (report) await writeTuneReport(report, result, { learner: spec.name, data: requireString(values, 'data'), model: out, wallMs, date });
     if (values.json === true) {
       const { model: _model, ...rest } = result;
       io.stdout.write(JSON.stringify({ ...rest, model: out, wallMs }, null, 2) + '\n');

@@ -1,0 +1,122 @@
+/**
+ * The arithmetic of `npm run bench:quality`'s summary (bench/quality.ts), kept
+ * apart so it is tested: one finished cell per set × protocol × seed ×
+ * method, the newest cell per key, a method's paired gap to the best peer,
+ * and the wins / ties / losses tally.
+ */
+import { mean, sampleSd } from '../../src/metrics/index.ts';
+
+/** One finished cell, as one line of bench/results/quality-cells.jsonl. */
+export interface QualityCell {
+  set: string;
+  task: 'binary' | 'ordinal';
+  /** `labeled`: 200 labeled training rows; `hide`: 80% of the training labels hidden. */
+  protocol: 'labeled' | 'hide';
+  seed: number;
+  method: string;
+  kind: 'peer' | 'dsgkit';
+  /** Held-out AUC (binary, larger label positive) or mean threshold AUC (ordinal). */
+  metric: number;
+  accuracy: number;
+  mae?: number;
+  /** Wall time of training (with its search) and scoring the test rows. */
+  seconds: number;
+  /** Chosen hyperparameters (peers, tune). */
+  params?: Record<string, unknown>;
+  rows: number;
+  trainRows: number;
+  labeledTrainRows: number;
+  testRows: number;
+  /** Set when the run was stopped by `--cell-timeout` after this many seconds (its metrics are NaN, written null). */
+  timedOut?: number;
+  /** `git rev-parse HEAD:src` when the cell was made. */
+  srcTree: string;
+  loadavg: number[];
+  date: string;
+}
+
+/** What identifies a cell: a later cell with the same key replaces an earlier one. */
+export function cellKey(c: Pick<QualityCell, 'set' | 'protocol' | 'seed' | 'method'>): string {
+  return `${c.set}|${c.protocol}|${c.seed}|${c.method}`;
+}
+
+/**
+ * The newest cell per key, in order of first appearance.
+ *
+ * @example
+ * latestCells([a1, b1, a2]); // [a2, b1] when a1 and a2 share a key
+ */
+export function latestCells<C extends Pick<QualityCell, 'set' | 'protocol' | 'seed' | 'method'>>(cells: readonly C[]): C[] {
+  const latest = new Map<string, C>();
+  for (const c of cells) latest.set(cellKey(c), c);
+  return [...latest.values()];
+}
+
+/** A method against the best peer on one set. */
+export interface PeerGap {
+  /** The peer with the highest mean of the measure on the method's seeds. */
+  peer: string;
+  peerMean: number;
+  /** The method's mean. */
+  value: number;
+  /** Mean over the method's seeds of (method − that peer), paired seed by seed. */
+  gap: number;
+  /** Sample sd of those differences (0 for one seed). */
+  sdGap: number;
+  seeds: number;
+}
+
+/**
+ * `method`'s paired gap to the best of `peers` on one set's cells, by
+ * `measure`: only peers that ran on every seed the method ran on compete,
+ * and the best is the one of highest mean on those seeds. Undefined when the
+ * method has no cell or no peer covers its seeds.
+ *
+ * @example
+ * gapToBestPeer(cellsOfSpam, 'tune qsg-s2auc', 'metric', ['svc', 'label-spreading-knn']);
+ * // { peer: 'svc', peerMean: 0.943, value: 0.931, gap: -0.012, sdGap: 0.004, seeds: 3 }
+ */
+export function gapToBestPeer(cells: readonly QualityCell[], method: string, measure: 'metric' | 'accuracy', peers: readonly string[]): PeerGap | undefined {
+  const bySeed = (m: string) => new Map(cells.filter((c) => c.method === m).map((c) => [c.seed, c[measure]]));
+  const mine = bySeed(method);
+  if (mine.size === 0) return undefined;
+  const seeds = [...mine.keys()];
+  let best: { peer: string; mean: number; diffs: number[] } | undefined;
+  for (const p of peers) {
+    const theirs = bySeed(p);
+    if (!seeds.every((s) => theirs.has(s))) continue;
+    const m = mean(seeds.map((s) => theirs.get(s)!));
+    if (!best || m > best.mean) best = { peer: p, mean: m, diffs: seeds.map((s) => mine.get(s)! - theirs.get(s)!) };
+  }
+  if (!best) return undefined;
+  return { peer: best.peer, peerMean: best.mean, value: mean([...mine.values()]), gap: mean(best.diffs), sdGap: best.diffs.length > 1 ? sampleSd(best.diffs) : 0, seeds: seeds.length };
+}
+
+/** Wins, ties and losses of per-set gaps, their mean and the worst set. */
+export interface Tally {
+  wins: number;
+  ties: number;
+  losses: number;
+  meanGap: number;
+  worst: { set: string; gap: number };
+}
+
+/**
+ * Counts per-set gaps as wins (> tie), ties (|gap| ≤ tie) and losses (< −tie).
+ *
+ * @example
+ * tally([{ set: 'a', gap: 0.01 }, { set: 'b', gap: -0.005 }, { set: 'c', gap: -0.03 }], 0.005);
+ * // { wins: 1, ties: 1, losses: 1, meanGap: -0.00833, worst: { set: 'c', gap: -0.03 } }
+ */
+export function tally(gaps: readonly { set: string; gap: number }[], tie: number): Tally {
+  if (gaps.length === 0) throw new RangeError('tally: no sets');
+  // A gap within rounding of ±tie counts as a tie (0.905 − 0.900 is 0.00500000000000006 in binary).
+  const eps = 1e-12;
+  return {
+    wins: gaps.filter((g) => g.gap > tie + eps).length,
+    ties: gaps.filter((g) => Math.abs(g.gap) <= tie + eps).length,
+    losses: gaps.filter((g) => g.gap < -tie - eps).length,
+    meanGap: mean(gaps.map((g) => g.gap)),
+    worst: gaps.reduce((a, b) => (b.gap < a.gap ? b : a)),
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * `train`: validate → read the rows → build the run → `spec.fit` → the model.
+ * The same five steps for every learner; what a learner can do beyond them
+ * (continue, checkpoint, sample on read, profile) is its capabilities'.
+ */
+import { UsageError } from '../errors.ts';
+import { labeledDataset, trainingRows } from '../data/training-rows.ts';
+import type { EvaluatorOptions } from '../engine/evaluator.ts';
+import { EvaluatorPool } from '../engine/pool.ts';
+import { inverseStepWarning, type StepSize } from '../coordinator/step-size.ts';
+import { learnerSpec } from '../learners/registry.ts';
+import type { FitHooks, FitRun, LearnerSpec, Params } from '../learners/spec.ts';
+import type { Model } from '../model/model.ts';
+import { withDataDefaults } from './defaults.ts';
+import { loadTrainingRows, validationFor, type LoadedRows } from './data.ts';
+import { initModel, initState, modelOf, type ModelContext } from './model-of.ts';
+import { checkRunOptions, resolveThreads, type RunOptions } from './options.ts';
+import { continuedParams, resolveParams, resolveStep } from './params.ts';
+
+/** `train`'s options, untyped in the learner parameters (api.ts gives the typed form, TrainOptions). */
+export type TrainArgs = RunOptions & { readonly learner?: string } & { readonly [param: string]: unknown };
+
+/**
+ * Trains a model; resolves when the last iteration is done.
+ *
+ * @example
+ * const model = await trainModel({ learner: 'qsg-s2auc', data: 'train.arrow', threads: 2 });
+ */
+export async function trainModel(opts: TrainArgs): Promise<Model> {
+  if (opts === null || typeof opts !== 'object') throw new UsageError('train: options must be an object with at least learner and data');
+  const init = opts.init !== undefined ? await initModel(opts.init) : undefined;
+  if (opts.learner === undefined && init === undefined) throw new UsageError('train: learner is required (or init, a model to continue)');
+  const spec = learnerSpec(opts.learner ?? init!.header.learner);
+  const onWarning = opts.onWarning ?? ((m: string) => process.emitWarning(m));
+  const given = init ? continuedParams(spec, init, opts) : resolveParams(spec, opts);
+  const step = init ? (init.header.hyperparameters.step as StepSize) : resolveStep(spec, given, opts);
+  warnAboutSettings(spec, given, step, init, onWarning);
+  const threads = resolveThreads(opts.threads, onWarning);
+  checkRunOptions(spec, opts);
+  spec.preflight?.(given);
+  const initTask = init?.header.task;
+  const positive = opts.positive ?? (initTask?.kind === 'binary' ? initTask.positive : undefined);
+  const loaded = await loadTrainingRows(opts, { spec, params: given, step, positive, resume: init?.header.resume });
+  // One pool for the whole call (fit and threshold), started once: its workers start now,
+  // while this thread computes the defaults (σ₀), the validation set and the first, small
+  // iterations — not after the data are read, which would add their memory to the peak of a large read.
+  const pool = threads > 1 ? new EvaluatorPool(threads - 1) : undefined;
+  try {
+    const params = withDataDefaults(spec, given, loaded.rows);
+    if (init && init.header.resume!.data !== loaded.fingerprint) throw new UsageError('init: the training data differ from the data the model was trained on (continue a run on the same file, rows and labels)');
+    const engine: EvaluatorOptions = {
+      threads,
+      ...(opts.cacheBytes !== undefined ? { cacheBytes: opts.cacheBytes } : {}),
+      ...(opts.parallelMinWork !== undefined ? { parallelMinWork: opts.parallelMinWork } : {}),
+      ...(pool ? { pool } : {}),
+    };
+    const ctx = modelContext(spec, opts, loaded, step, engine, init);
+    const run: FitRun = {
+      rows: loaded.rows, classes: loaded.classes, params, engine,
+      ...(step ? { step } : {}),
+      ...(opts.evaluation !== undefined ? { evaluation: opts.evaluation } : {}),
+      ...(init ? { start: initState(init) } : {}),
+      hooks: await fitHooks(opts, loaded, params, { ...ctx, traceBefore: [] }),
+    };
+    return await modelOf(await spec.fit(run), params, ctx);
+  } finally {
+    await pool?.close();
+  }
+}
+
+/** Warnings about the settings: θλ outside the theorems' (1, 2), and a continued run keeping a step that depended on T. */
+function warnAboutSettings(spec: LearnerSpec, given: Params, step: StepSize | undefined, init: Model | undefined, onWarning: (m: string) => void): void {
+  // The θλ ∈ (1, 2) condition belongs to the λ-regularised learners' theorems.
+  if (step && !init && typeof given.lambda === 'number') {
+    const warning = inverseStepWarning(step, given.lambda);
+    if (warning) onWarning(warning);
+  }
+  if (init && step && 'defaultStep' in spec) {
+    // A default step that depends on T (TSGS3VM's θ/T^{3/4}) is kept from the first run.
+    const same = (a: StepSize, b: StepSize) => JSON.stringify(a) === JSON.stringify(b);
+    const wasT = init.header.hyperparameters.T as number;
+    const atNewT = spec.defaultStep(given);
+    if (same(step, spec.defaultStep({ ...given, T: wasT })) && !same(step, atNewT)) {
+      onWarning(`the step ${JSON.stringify(step)} was ${spec.name}'s default for T = ${wasT}; the continued run keeps it (a run to T = ${String(given.T)} at once would default to ${JSON.stringify(atNewT)})`);
+    }
+  }
+}
+
+/** What the model of this run is assembled from besides its fit. */
+function modelContext(spec: LearnerSpec, opts: RunOptions, loaded: LoadedRows, step: StepSize | undefined, engine: EvaluatorOptions, init: Model | undefined): ModelContext {
+  const rows = trainingRows(loaded.rows);
+  const labeled = labeledDataset(rows);
+  const data = typeof opts.data === 'string' ? opts.data : loaded.rows.source;
+  return {
+    spec, rows, labeled, classes: loaded.classes, scaler: loaded.scaler, step, engine,
+    training: {
+      rows: loaded.rowsRead ?? loaded.rows.n,
+      labeledRows: labeled.n,
+      ...(loaded.rowsRead !== undefined ? { reservoir: loaded.rows.n - labeled.n } : {}),
+      ...(data !== undefined ? { data } : {}),
+    },
+    fingerprint: loaded.fingerprint,
+    traceBefore: (init?.header.training.validation as Array<[number, number]> | undefined) ?? [],
+  };
+}
+
+/** The fit's hooks from the options: progress, cancellation, validation, profile, and checkpoints made into models. */
+async function fitHooks(opts: RunOptions, loaded: LoadedRows, params: Params, checkpointCtx: ModelContext): Promise<FitHooks> {
+  const T = typeof params.T === 'number' ? params.T : 1;
+  const validation = opts.validation !== undefined ? await validationFor(opts, loaded.classes, loaded.scaler, loaded.rows, opts.validateEvery ?? Math.max(1, Math.floor(T / 20))) : undefined;
+  const { onCheckpoint, checkpointEvery } = opts;
+  return {
+    ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(validation ? { validation } : {}),
+    ...(opts.onProfile ? { onProfile: opts.onProfile } : {}),
+    ...(checkpointEvery !== undefined && onCheckpoint
+      ? { checkpoint: { every: checkpointEvery, save: async (snapshot) => onCheckpoint(await modelOf(snapshot, { ...params, T: snapshot.state!.history.t }, checkpointCtx)) } }
+      : {}),
+  };
+}
