@@ -43,15 +43,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import seedrandom from 'seedrandom';
-import { learnerSpec, type Model } from '../src/api.ts';
-// Learners chosen by name at run time: the untyped entries (the typed train/tune check literal options at compile time).
-import { trainModel as train } from '../src/train/train.ts';
+import { learnerSpec, train, type LearnerName, type Model } from '../src/api.ts';
 import { CancelledError } from '../src/errors.ts';
 import { readDataset, selectRows, splitDataset, type Dataset } from '../src/data/index.ts';
 import { shuffleInPlace } from '../src/data/split.ts';
 import { availableCores } from '../src/engine/cores.ts';
 import { accuracy, auc, mean, meanAbsoluteError, ordinalMeanAuc, sampleSd } from '../src/metrics/index.ts';
-import { tuneModel as tune } from '../src/tune.ts';
+import { tune } from '../src/tune.ts';
 import { dotPlotSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
 import { runPythonPeers } from './peers/python-peers.ts';
 import { cellKey, gapToBestPeer as peerGap, latestCells, tally, type QualityCell } from './lib/quality.ts';
@@ -94,7 +92,7 @@ const PEERS = ['svc', 'label-spreading-rbf', 'label-spreading-knn', 'self-traini
 /** A dsgkit row: a learner at its defaults or tuned, optionally with parameters fixed (its supervised special case). */
 interface DsgkitMethod {
   name: string;
-  learner: string;
+  learner: LearnerName;
   mode: 'default' | 'tune';
   /** Parameters fixed (and so not searched by tune): the supervised special case. */
   fixed?: Record<string, unknown>;
@@ -103,7 +101,7 @@ interface DsgkitMethod {
 }
 
 /** Each learner's protocol and its supervised special case (the parameter that switches off the unlabeled term). */
-const LEARNERS: { learner: string; task: Task; protocol: Protocol; special?: { label: string; fixed: Record<string, unknown> } }[] = [
+const LEARNERS: { learner: LearnerName; task: Task; protocol: Protocol; special?: { label: string; fixed: Record<string, unknown> } }[] = [
   { learner: 'qsg-s2auc', task: 'binary', protocol: 'labeled', special: { label: 'γ=1', fixed: { gamma: 1 } } },
   { learner: 'dsg', task: 'binary', protocol: 'labeled' },
   { learner: 'tsgs3vm', task: 'binary', protocol: 'labeled', special: { label: 'C*=0', fixed: { Cstar: 0 } } },

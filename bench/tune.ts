@@ -2,8 +2,8 @@
  * `tune` on a bundled dataset (default spam; 200 labeled rows, 20% held out,
  * seed 1): the CV table, what successive halving spent against a full grid
  * at T, wall time, the held-out metric of the refit winner, and a chart of the
- * halving rounds (pooled out-of-fold score of each candidate that survived round 0,
- * round by round, against the iterations it had reached).
+ * halving rounds (every candidate's pooled out-of-fold score, round by round,
+ * against the iterations it had reached; the winner marked).
  *
  * Writes bench/results/tune-<dataset>.json and .svg.
  *
@@ -17,6 +17,7 @@ import { basename, extname } from 'node:path';
 import { readDataset, splitDataset } from '../src/data/index.ts';
 import { tuneModel as tune } from '../src/tune.ts';
 import { lineChartSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
+import { tuneChartSpec } from '../src/report/tune-report.ts';
 
 const path = process.argv[2] ?? 'data/spam.arrow';
 const learner = process.argv[3] ?? 'qsg-s2auc';
@@ -28,19 +29,8 @@ const r = await tune({ learner, data: tr, seed: 1, threads, onProgress: () => un
 const seconds = (performance.now() - t0) / 1000;
 const heldOut = await r.model.score(test!, { threads });
 
-const label = (id: number) => Object.entries(r.table[id].params).map(([k, v]) => `${k}=${typeof v === 'number' ? Number(v.toPrecision(3)) : v}`).join(' ');
-const series = r.rounds[1]?.candidates.map((id) => ({
-  name: label(id),
-  points: r.rounds.filter((round) => round.candidates.includes(id)).map((round) => [round.t, round.scores[round.candidates.indexOf(id)]] as [number, number]),
-})) ?? [];
-const svg = series.length > 0 ? lineChartSvg({
-  title: `tune ${learner} on ${name}: ${r.folds}-fold mean ${r.metric} of the survivors of round 0, by iterations reached`,
-  xLabel: 'iterations t (log)',
-  yLabel: `${r.folds}-fold mean ${r.metric}`,
-  logX: true,
-  series,
-  height: 560,
-}) : undefined;
+// Every setting's pooled out-of-fold score round by round, the winner marked (what `dsgkit tune --report` draws).
+const svg = r.rounds.length > 0 ? lineChartSvg(tuneChartSpec(r, learner)) : undefined;
 
 const rows = [...r.table].sort((a, b) => (b.t ?? 0) - (a.t ?? 0) || b.score - a.score).slice(0, 12).map((row) => ({ ...row.params, score: row.score, mean: row.mean, sd: row.sd, t: row.t ?? '—', status: row.status }));
 console.log(markdownTable(rows, { digits: 4 }));

@@ -75,3 +75,7 @@ cd "$repo"
 for name in spam breast_cancer diabetes; do
   npx --no-install tsx src/cli/main.ts convert "$tmp/$name.csv" --out "data/$name.arrow"
 done
+# (d) a semi-supervised pair for the examples: breast cancer with 100 labeled
+# training rows (the other 355 unlabeled) and 20% of the rows held out, labeled.
+npx --no-install tsx src/cli/main.ts split data/breast_cancer.arrow --labeled 100 --test 0.2 --seed 1 \
+  --out-train data/breast_cancer-train.arrow --out-test data/breast_cancer-test.arrow

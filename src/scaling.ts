@@ -19,7 +19,8 @@ import { History } from './engine/history.ts';
 import { EvaluatorPool } from './engine/pool.ts';
 import { median } from './metrics/summary.ts';
 import { learnerSpec } from './learners/registry.ts';
-import { lineChartSvg } from './report/line-chart.ts';
+import { lineChartSvg, type LineChart } from './report/line-chart.ts';
+import { dsgkitVersion } from './version.ts';
 import { markdownTable } from './report/markdown-table.ts';
 
 /** Options of {@link scaling}: `train`'s options (learner parameters by name), with a list of thread counts. */
@@ -246,23 +247,37 @@ class CeilingProbe {
 }
 
 /**
+ * The chart of the result as data: speedup against threads, the ideal line,
+ * and what the machine allows (the ceiling) when measured. What
+ * {@link scalingChart} draws, and what `dsgkit scaling --out r` writes as
+ * `r.chart.json` for anyone who wants to plot it their own way.
+ *
+ * @example
+ * const spec = scalingChartSpec(result); // { title, xLabel, yLabel, series: [{ name: 'measured', points: [[1, 1], [2, 1.7]] }, …] }
+ */
+export function scalingChartSpec(result: ScalingResult): LineChart {
+  const base = result.rows[0].threads;
+  const T = result.iterations !== undefined ? `, T = ${result.iterations}` : '';
+  return {
+    title: `${result.learner} training on ${result.n.toLocaleString('en')} rows × ${result.d}${T}: speedup by threads`,
+    subtitle: `${result.rows.map((r) => `${r.threads} thread${r.threads === 1 ? '' : 's'} ${Number((r.wallMs / 1000).toPrecision(3))} s`).join(', ')} · ${result.machine.cores} cores of ${result.machine.cpu} · Node ${process.version} · dsgkit ${dsgkitVersion()} · ${result.date.slice(0, 10)}`,
+    xLabel: 'threads',
+    yLabel: base === 1 ? 'speedup over 1 thread' : `speedup over ${base} threads`,
+    xIntegers: true,
+    series: [
+      { name: 'training (measured)', points: result.rows.map((r) => [r.threads, r.speedup] as const) },
+      ...(result.rows.every((r) => r.ceiling !== undefined) ? [{ name: 'what the machine allows (machine ceiling)', points: result.rows.map((r) => [r.threads, r.ceiling!] as const) }] : []),
+    ],
+    referenceLine: { name: 'ideal (threads × speed of one)', points: result.rows.map((r) => [r.threads, r.threads / base] as const) },
+  };
+}
+
+/**
  * The result as an SVG chart: speedup against threads, with the ideal line.
  *
  * @example
  * await writeFile('scaling.svg', scalingChart(result));
  */
 export function scalingChart(result: ScalingResult): string {
-  const base = result.rows[0].threads;
-  const T = result.iterations !== undefined ? `, T = ${result.iterations}` : '';
-  return lineChartSvg({
-    title: `${result.learner} training on ${result.n.toLocaleString('en')} rows × ${result.d}${T}: speedup by threads`,
-    xLabel: 'threads',
-    yLabel: base === 1 ? 'speedup over 1 thread' : `speedup over ${base} threads`,
-    xIntegers: true,
-    series: [
-      { name: 'measured', points: result.rows.map((r) => [r.threads, r.speedup] as const) },
-      ...(result.rows.every((r) => r.ceiling !== undefined) ? [{ name: 'machine ceiling (one long evaluation)', points: result.rows.map((r) => [r.threads, r.ceiling!] as const) }] : []),
-    ],
-    referenceLine: { name: 'ideal', points: result.rows.map((r) => [r.threads, r.threads / base] as const) },
-  });
+  return lineChartSvg(scalingChartSpec(result));
 }

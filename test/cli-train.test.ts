@@ -331,7 +331,7 @@ describe('help', () => {
       expect(h).toContain('Example');
     }
     expect((await run(['compare', '--help'])).out).toContain('dsgkit compare --data data/spam.arrow --labeled 200');
-    for (const cmd of ['predict', 'evaluate']) expect((await run([cmd, '--help'])).out).toMatch(/Example:\n {2}dsgkit train .*data\/breast_cancer\.arrow/);
+    for (const cmd of ['predict', 'evaluate']) expect((await run([cmd, '--help'])).out).toMatch(/Example:\n {2}dsgkit train .*data\/breast_cancer-train\.arrow/);
     const top = (await run(['--help'])).out;
     for (const cmd of ['train', 'predict', 'evaluate', 'compare']) expect(top).toMatch(new RegExp(`^  ${cmd} +\\S`, 'm'));
   });

@@ -82,8 +82,10 @@ describe('scaling', () => {
     const svg = scalingChart(r);
     checkWellFormed(svg);
     expect(svg).toContain('ideal');
-    expect(svg).toContain('machine ceiling');
+    expect(svg).toContain('what the machine allows');
     expect(svg).toContain('speedup over 1 thread');
+    // The seconds behind the ratios, the machine, the versions and the date.
+    expect(svg).toMatch(/1 thread [\d.]+ s, 2 threads [\d.]+ s · \d+ cores of .+ · Node v\d+[^·]*· dsgkit \d+\.\d+\.\d+ · \d{4}-\d\d-\d\d/);
     const table = scalingTable(r).trim().split('\n');
     expect(table[0]).toMatch(/threads \|\s+wall s \|\s+it\/s \|\s+speedup \|\s+efficiency \|\s+machine ceiling \|\s+of ceiling/);
     expect(table).toHaveLength(2 + 2);

@@ -5,27 +5,15 @@
  * option), 1 data error (or any other failure). Messages go to stderr as
  * `dsgkit: <message>`; results go to stdout.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { CancelledError, DataError, ModelError, UsageError } from '../errors.ts';
 import { COMMANDS, findCommand } from './commands/index.ts';
 import { processIO, type CliIO, type Sink } from './io.ts';
 import { runWithSignals } from './signals.ts';
+import { dsgkitVersion } from '../version.ts';
 import { asStdin, removeStdinCopies } from './stdin.ts';
 import { didYouMean } from './suggest.ts';
 
-/** Version from package.json (looked up from this file's location, source or dist). */
-function version(): string {
-  for (const rel of ['../../package.json', '../../../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(fileURLToPath(new URL(rel, import.meta.url)), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'dsgkit' && pkg.version) return pkg.version;
-    } catch {
-      // try the next location
-    }
-  }
-  return 'unknown';
-}
 
 /**
  * The top-level help text: what dsgkit is, the commands, where to read more.
@@ -61,11 +49,10 @@ Options:
   -v, --version    print the version
 
 Example:
-  dsgkit convert a9a.libsvm --out a9a.arrow --features 123
-  dsgkit split a9a.arrow --labeled 200 --test 0.2 --out-train tr.arrow --out-test te.arrow
-  dsgkit describe tr.arrow
-  dsgkit train --learner qsg-s2auc --data tr.arrow --out m.dsg
-  dsgkit predict --model m.dsg --data te.arrow --out - | head
+  dsgkit describe data/breast_cancer-train.arrow
+  dsgkit train --learner qsg-s2auc --data data/breast_cancer-train.arrow --out bc.dsg
+  dsgkit evaluate --model bc.dsg --data data/breast_cancer-test.arrow
+  dsgkit predict --model bc.dsg --data data/breast_cancer-test.arrow --out - | head
 `;
 }
 
@@ -89,7 +76,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     return 0;
   }
   if (first === '--version' || first === '-v') {
-    io.stdout.write(`${version()}\n`);
+    io.stdout.write(`${dsgkitVersion()}\n`);
     return 0;
   }
   const command = findCommand(first);

@@ -15,11 +15,19 @@ export type Point = readonly [number, number];
 export interface Series {
   name: string;
   points: readonly Point[];
+  /** Its colour (CSS colour); default: the palette's next. */
+  colour?: string;
+  /** Line width in px (default 2): e.g. 3.5 to pick the winner out of many grey lines. */
+  strokeWidth?: number;
+  /** Leave it out of the legend (e.g. the 2nd… of many lines that share one legend entry). */
+  hideInLegend?: boolean;
 }
 
 /** Everything {@link lineChartSvg} draws. */
 export interface LineChart {
   title: string;
+  /** A smaller grey line under the title: where and when it was measured, the times behind the ratios… */
+  subtitle?: string;
   xLabel: string;
   yLabel: string;
   series: readonly Series[];
@@ -108,12 +116,12 @@ export function lineChartSvg(chart: LineChart): string {
   const yAxis = makeAxis(chart.yDomain ?? extent(ys), chart.logY ?? false, chart.yDomain !== undefined, 'y');
 
   // Layout: y tick labels and y label on the left, legend on the right, outside the plot.
-  const legendNames = all.map((s) => legendText(s));
+  const legendNames = all.filter((s) => !s.hideInLegend).map((s) => legendText(s));
   const legendW = Math.ceil(Math.max(...legendNames.map((n) => n.length)) * TICK_FONT * CHAR_W) + 52;
   const yTickW = Math.max(...yAxis.ticks.map((t) => yAxis.format(t).length)) * TICK_FONT * CHAR_W;
   const left = Math.ceil(yTickW) + 14 + 30;
   const right = legendW + 16;
-  const top = 48;
+  const top = chart.subtitle ? 64 : 48;
   const bottom = 58;
   const plotW = width - left - right;
   const plotH = height - top - bottom;
@@ -149,6 +157,10 @@ export function lineChartSvg(chart: LineChart): string {
 
   // Title and axis labels.
   out.push(titleSvg(chart.title, width));
+  if (chart.subtitle) {
+    const size = Math.max(10, Math.min(12, Math.floor((width - 20) / (chart.subtitle.length * CHAR_W))));
+    out.push(`<text class="subtitle" x="${f(width / 2)}" y="47" font-size="${size}" text-anchor="middle" fill="#555555">${esc(chart.subtitle)}</text>`);
+  }
   out.push(`<text x="${f(left + plotW / 2)}" y="${height - 14}" font-size="13" text-anchor="middle" fill="#111111">${esc(chart.xLabel)}${chart.logX ? ' (log scale)' : ''}</text>`);
   const yLabelX = 16;
   const yLabelY = top + plotH / 2;
@@ -165,10 +177,10 @@ export function lineChartSvg(chart: LineChart): string {
   }
   chart.series.forEach((s, i) => {
     if (s.points.length === 0) return;
-    const colour = PALETTE[i % PALETTE.length];
+    const colour = s.colour ?? PALETTE[i % PALETTE.length];
     out.push(`<g class="series" data-name="${esc(s.name)}">`);
     out.push(
-      `<polyline fill="none" stroke="${colour}" stroke-width="2" stroke-linejoin="round" points="${s.points.map(([x, y]) => `${f(px(x))},${f(py(y))}`).join(' ')}"/>`,
+      `<polyline fill="none" stroke="${esc(colour)}" stroke-width="${s.strokeWidth ?? 2}" stroke-linejoin="round" points="${s.points.map(([x, y]) => `${f(px(x))},${f(py(y))}`).join(' ')}"/>`,
     );
     if (showMarkers(s)) {
       for (const [x, y] of s.points) out.push(marker(MARKERS[i % MARKERS.length], px(x), py(y), colour));
@@ -180,11 +192,12 @@ export function lineChartSvg(chart: LineChart): string {
   // Legend, outside the plot on the right.
   const lx = left + plotW + 16;
   let ly = top + 6;
-  const rowH = Math.max(13, Math.min(20, (height - top - 6) / all.length)); // many series: pack the legend tighter
+  const rowH = Math.max(13, Math.min(20, (height - top - 6) / Math.max(1, legendNames.length))); // many series: pack the legend tighter
   out.push(`<g class="legend" font-size="${TICK_FONT}" fill="#222222">`);
   chart.series.forEach((s, i) => {
-    const colour = PALETTE[i % PALETTE.length];
-    out.push(`<line x1="${lx}" y1="${ly}" x2="${lx + 26}" y2="${ly}" stroke="${colour}" stroke-width="2"/>`);
+    if (s.hideInLegend) return;
+    const colour = s.colour ?? PALETTE[i % PALETTE.length];
+    out.push(`<line x1="${lx}" y1="${ly}" x2="${lx + 26}" y2="${ly}" stroke="${esc(colour)}" stroke-width="${s.strokeWidth ?? 2}"/>`);
     if (showMarkers(s)) out.push(marker(MARKERS[i % MARKERS.length], lx + 13, ly, colour));
     out.push(`<text x="${lx + 34}" y="${ly + 4}">${esc(legendText(s))}</text>`);
     ly += rowH;

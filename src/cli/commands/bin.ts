@@ -32,8 +32,8 @@ Options:
   -h, --help           show this help
 
 Example:
-  dsgkit bin houses.csv --column price --k 5 --out houses.arrow
-  dsgkit compare --data houses.arrow --labeled 200
+  dsgkit bin data/diabetes.arrow --column bmi --k 5 --out-label bmi_class --out bmi.arrow
+  dsgkit describe bmi.arrow --label bmi_class
 `;
 
 export const bin: Command = {

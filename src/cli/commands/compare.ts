@@ -49,7 +49,7 @@ ${trainingOptionsHelp(LEARNERS, { seedAlsoSplits: true })}
 Example:
   dsgkit compare --data data/spam.arrow --labeled 200
   dsgkit compare --data data/breast_cancer.arrow --labeled 50 --iterations 200 --json
-  dsgkit compare --data data/spam.arrow --learners ${LEARNERS.filter((l) => l.task === 'binary' && l.compareByDefault === false).map((l) => l.name).join(',')}          # the learners it skips by default
+  dsgkit compare --data data/breast_cancer.arrow --labeled 100 --learners ${LEARNERS.filter((l) => l.task === 'binary' && l.compareByDefault === false).map((l) => l.name).join(',')}          # the learners it skips by default
   dsgkit compare --data data/diabetes.arrow --labeled 200       # ordinal data: the ordinal learners
 `;
 

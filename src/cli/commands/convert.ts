@@ -34,7 +34,10 @@ ${readOptionsHelp()}
   -h, --help           show this help
 
 Example:
-  dsgkit convert a9a.libsvm --out a9a.arrow --features 123
+  printf 'label,x1,x2\\n1,0.5,2\\n-1,0.25,3\\n,0.75,1\\n' > tiny.csv    # the last row is unlabeled
+  dsgkit convert tiny.csv --out tiny.arrow
+  printf '1 1:0.5 3:1\\n-1 2:0.25\\n' > tiny.libsvm
+  dsgkit convert tiny.libsvm --out tiny-libsvm.arrow --features 3
   dsgkit convert data/breast_cancer.arrow --out breast_cancer.csv
 `;
 

@@ -41,8 +41,10 @@ ${readOptionsHelp()}
   -h, --help           show this help
 
 Example:
-  dsgkit describe data/spam.arrow
-  dsgkit describe best.dsg
+  dsgkit describe data/breast_cancer-train.arrow
+  dsgkit train --learner qsg-s2auc --data data/breast_cancer-train.arrow --out bc.dsg
+  dsgkit describe bc.dsg
+  dsgkit predict --model bc.dsg --data data/breast_cancer-test.arrow --out bc-scores.arrow
   dsgkit describe bc-scores.arrow
 `;
 

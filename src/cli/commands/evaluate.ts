@@ -43,8 +43,8 @@ only (AUC is undefined), or features other than the model's, or the model
 file is damaged (its checksum is verified before use).
 
 Example:
-  dsgkit train --learner ${LEARNER_NAMES[0]} --data data/breast_cancer.arrow --out bc.dsg
-  dsgkit evaluate --model bc.dsg --data data/breast_cancer.arrow
+  dsgkit train --learner ${LEARNER_NAMES[0]} --data data/breast_cancer-train.arrow --out bc.dsg
+  dsgkit evaluate --model bc.dsg --data data/breast_cancer-test.arrow
 `;
 
 export const evaluate: Command = {

@@ -53,8 +53,8 @@ Options:
   -h, --help            show this help
 
 Example:
-  dsgkit generate --out xor-2m.arrow --rows 2e6 --dim 10 --labeled 1000 --seed 1
-  dsgkit generate --out xor-20m.arrow --rows 2e7 --labeled 200 --labeled-within 2e6 --seed 1
+  dsgkit generate --out xor.arrow --rows 2e4 --dim 10 --labeled 1000 --seed 1
+  dsgkit generate --out xor-big.arrow --rows 2e5 --labeled 200 --labeled-within 2e4 --seed 1
 `;
 
 export const generate: Command = {

@@ -57,9 +57,9 @@ Exit codes: 1 when the model cannot be read or its features differ from the
 file's (the message says which), 2 for bad usage.
 
 Example:
-  dsgkit train --learner ${LEARNER_NAMES[0]} --data data/breast_cancer.arrow --out bc.dsg
-  dsgkit predict --model bc.dsg --data data/breast_cancer.arrow --out bc-scores.arrow
-  dsgkit predict --model bc.dsg --data data/breast_cancer.arrow --out - | head
+  dsgkit train --learner ${LEARNER_NAMES[0]} --data data/breast_cancer-train.arrow --out bc.dsg
+  dsgkit predict --model bc.dsg --data data/breast_cancer-test.arrow --out bc-scores.arrow
+  dsgkit predict --model bc.dsg --data data/breast_cancer-test.arrow --out - | head
 `;
 
 function column(name: string, values: Float64Array, nullable: boolean): { field: Field; data: Data<Float64> } {

@@ -3,7 +3,9 @@ import { UsageError } from '../../errors.ts';
 import { LEARNER_NAMES } from '../../api.ts';
 import { readDataset } from '../../data/index.ts';
 import { writeFileAtomic } from '../../data/atomic.ts';
-import { scaling, scalingChart, scalingTable } from '../../scaling.ts';
+import { scaling, scalingChartSpec, scalingTable } from '../../scaling.ts';
+import { lineChartSvg } from '../../report/line-chart.ts';
+import { scalingHtml } from '../../report/scaling-report.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { checkOutputs } from '../outputs.ts';
 import { describeRun, optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
@@ -25,15 +27,17 @@ the random-feature kernel (the run's d and m, no waiting between threads)
 reaches at that count, measured just before the run — what the cores, shared
 caches and neighbours allow — and the run's speedup as a share of it. A
 training run pays, on top, each iteration's synchronisation and serial steps.
-With --out it also writes <report>.json (every figure, the machine, the
-settings) and <report>.svg (speedup against threads, with the ideal line and
-the ceiling). Counts above the machine's cores are measured at the core count.
+With --out it also writes <report>.html (a page to open in a browser: the
+chart, the table, the machine, and a note on what limited the speedup),
+<report>.json (every figure, the machine, the settings), <report>.svg
+(speedup against threads, with the ideal line and the ceiling) and
+<report>.chart.json (the chart's data, to plot it another way). Counts above the machine's cores are measured at the core count.
 
 Options:
   --data <file>         training data: Arrow, CSV or LIBSVM (required)
   --learner <name>      ${LEARNER_NAMES.join(' | ')} (required)
   --threads <list>      comma-separated thread counts, e.g. 1,2,4,8 (required)
-  --out <report>        write <report>.json and <report>.svg
+  --out <report>        write <report>.html, .json, .svg and .chart.json
   --repeats <k>         runs per thread count, the fastest kept and the slowest
                         shown beside it (default: 1),
                         in rounds that alternate the counts (1, 2, 1, 2, …)
@@ -52,9 +56,7 @@ ${trainingOptionsHelp()}
 Exit code 1 when the models differ between thread counts.
 
 Example:
-  dsgkit generate --rows 50000 --dim 9 --out shuttle-like.arrow
-  dsgkit scaling --data shuttle-like.arrow --learner qsg-s2auc --threads 1,2 \\
-    --iterations 400 --out scaling-report
+  dsgkit scaling --data data/breast_cancer-train.arrow --learner qsg-s2auc --threads 1,2 --out scaling-report
 `;
 
 /** `--threads 1,2,4` as counts. */
@@ -65,10 +67,10 @@ function threadList(text: string): number[] {
   return counts.map(Number);
 }
 
-/** `--out report` or `--out report.json`: the two paths written. */
-function reportPaths(out: string): { json: string; svg: string } {
-  const stem = out.replace(/\.(json|svg)$/i, '');
-  return { json: `${stem}.json`, svg: `${stem}.svg` };
+/** `--out report` (or report.html, .json, .svg): the paths written. */
+function reportPaths(out: string): { html: string; json: string; svg: string; chart: string } {
+  const stem = out.replace(/\.(html|json|svg)$/i, '');
+  return { html: `${stem}.html`, json: `${stem}.json`, svg: `${stem}.svg`, chart: `${stem}.chart.json` };
 }
 
 export const scalingCommand: Command = {
@@ -92,7 +94,7 @@ export const scalingCommand: Command = {
     // --threads is a list here; the shared options parse everything else.
     const settings = parseTrainingOptions({ ...values, threads: undefined }, [spec]);
     const out = typeof values.out === 'string' ? reportPaths(values.out) : undefined;
-    if (out) await checkOutputs({ 'out (.json)': out.json, 'out (.svg)': out.svg }, { data: dataGiven });
+    if (out) await checkOutputs({ 'out (.html)': out.html, 'out (.json)': out.json, 'out (.svg)': out.svg, 'out (.chart.json)': out.chart }, { data: dataGiven });
     const dataPath = await inputFile(dataGiven, io, 'data');
 
     const read = settings.labelColumn !== undefined ? { labelColumn: settings.labelColumn } : {};
@@ -116,9 +118,13 @@ export const scalingCommand: Command = {
     for (const row of result.rows) if (row.profile) io.stdout.write(formatProfile(row.profile));
     io.stdout.write(`models: ${result.identical ? 'identical bytes at every thread count' : 'DIFFERENT bytes between thread counts'} (sha256 ${result.rows[0].sha256.slice(0, 16)}…)${result.evaluation ? `; evaluation ${result.evaluation}` : ''}\n`);
     if (out) {
+      const chart = scalingChartSpec(result);
+      const svg = lineChartSvg(chart);
       await writeFileAtomic(out.json, JSON.stringify({ data: dataPath, ...result }, null, 2) + '\n');
-      await writeFileAtomic(out.svg, scalingChart(result));
-      io.stdout.write(`wrote ${out.json} and ${out.svg}\n`);
+      await writeFileAtomic(out.svg, svg);
+      await writeFileAtomic(out.chart, JSON.stringify(chart, null, 2) + '\n');
+      await writeFileAtomic(out.html, scalingHtml(result, svg, { data: dataGiven }));
+      io.stdout.write(`wrote ${out.html} (open it in a browser), ${out.json}, ${out.svg} and ${out.chart}\n`);
     }
     if (!result.identical) {
       io.stderr.write(`dsgkit: the model differs between thread counts (${result.rows.map((r) => `${r.threads}: ${r.sha256.slice(0, 12)}`).join(', ')}); it should be the same bits (please report)\n`);

@@ -74,10 +74,9 @@ Progress goes to stderr: a bar on a terminal, a line every 10% otherwise.
 A summary goes to stdout. Ctrl-C cancels (exit code 130, no model written).
 
 Example:
-  dsgkit split data/breast_cancer.arrow --labeled 100 --test 0.2 \\
-    --out-train bc-train.arrow --out-test bc-test.arrow
-  dsgkit train --learner ${LEARNER_NAMES[0]} --data bc-train.arrow --out bc.dsg \\
-    --validation bc-test.arrow --sigma 2
+  dsgkit train --learner ${LEARNER_NAMES[0]} --data data/breast_cancer-train.arrow --out bc.dsg
+  dsgkit train --learner ${LEARNER_NAMES[0]} --data data/breast_cancer-train.arrow --out bc-s2.dsg \\
+    --validation data/breast_cancer-test.arrow --sigma 2 --iterations 800
 `;
 }
 const HELP = trainHelp();

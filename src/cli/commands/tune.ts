@@ -13,6 +13,9 @@ import { inputFile, stdinDataset } from '../stdin.ts';
 import { cliLearnerSpec, learnersOnLine } from '../learner-help.ts';
 import type { Command } from './command.ts';
 import type { MetricName } from '../../model/task.ts';
+import { writeFileAtomic } from '../../data/atomic.ts';
+import { lineChartSvg } from '../../report/line-chart.ts';
+import { tuneChartSpec, tuneHtml, type TuneReportMeta } from '../../report/tune-report.ts';
 
 /** A learner's `tune` ranking where it is not the default (its own metric, each setting by its own score), for the search-space list: e.g. " (ranked by auc, grid neighbourhood)"; empty otherwise. */
 function rankedBy(l: (typeof LEARNERS)[number]): string {
@@ -59,6 +62,9 @@ Options:
   --eta <η>            halving factor (default 3)
   --t0 <t>             iterations of the first round (default T/η^rounds, ≥ 10)
   --json               print the result (best, table, rounds, cost) as JSON
+  --report <r>         also write <r>.html (a page to open in a browser: the
+                       rounds drawn with the winner marked, the CV table, the
+                       machine), <r>.svg (the chart) and <r>.chart.json (its data)
   -h, --help           show this help
   A learner parameter given (e.g. --iterations, --lambda) is fixed, not searched.
 
@@ -68,7 +74,9 @@ ${learners.length === 1 ? 'Search space' : 'Learners and their search spaces'} (
 ${learners.map((l) => `  ${l.name}: ${Object.entries(l.searchSpace({ sigma0: 1, fixed: {} })).map(([k, v]) => `${k} ∈ {${v.map((x) => (k === 'sigma' ? `${x}σ₀` : String(x))).join(', ')}}`).join(', ')}${rankedBy(l)}`).join('\n')}
 
 Example:
-  dsgkit tune --learner ${LEARNER_NAMES[0]} --data spam-train.arrow --out spam.dsg --iterations 400
+  dsgkit tune --learner ${LEARNER_NAMES[0]} --data data/breast_cancer-train.arrow --out best.dsg --report tune-report \\
+    --iterations 200
+  dsgkit describe best.dsg      # the winner's settings and the CV table
 `;
 }
 const HELP = tuneHelp();
@@ -162,6 +170,21 @@ export function formatTuneTable(r: Pick<TuneResult, 'table' | 'metric' | 'folds'
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n') + '\n';
 }
 
+/** `--report r` (or r.html): the paths written. */
+function tuneReportPaths(stem: string): { html: string; svg: string; chart: string } {
+  const s = stem.replace(/\.(html|svg)$/i, '');
+  return { html: `${s}.html`, svg: `${s}.svg`, chart: `${s}.chart.json` };
+}
+
+/** Writes the tune's report: the HTML page, the chart as SVG and the chart's data as JSON. */
+async function writeTuneReport(paths: ReturnType<typeof tuneReportPaths>, result: TuneResult, meta: TuneReportMeta): Promise<void> {
+  const chart = tuneChartSpec(result, meta.learner);
+  const svg = lineChartSvg(chart);
+  await writeFileAtomic(paths.svg, svg);
+  await writeFileAtomic(paths.chart, JSON.stringify(chart, null, 2) + '\n');
+  await writeFileAtomic(paths.html, tuneHtml(result, svg, meta));
+}
+
 export const tuneCommand: Command = {
   name: 'tune',
   summary: 'choose hyperparameters by k-fold CV with successive halving, refit the best, save it',
@@ -180,11 +203,13 @@ export const tuneCommand: Command = {
       eta: { type: 'string' },
       t0: { type: 'string' },
       json: { type: 'boolean' },
+      report: { type: 'string' },
       ...TRAINING_OPTION_SPECS,
     });
     const spec = cliLearnerSpec(requireString(values, 'learner'), '--learner');
     const out = requireString(values, 'out');
-    await checkOutputs({ out }, { data: requireString(values, 'data') });
+    const report = typeof values.report === 'string' ? tuneReportPaths(values.report) : undefined;
+    await checkOutputs({ out, ...(report ? { 'report (.html)': report.html, 'report (.svg)': report.svg, 'report (.chart.json)': report.chart } : {}) }, { data: requireString(values, 'data') });
     const dataPath = await inputFile(requireString(values, 'data'), io, 'data');
     const settings = parseTrainingOptions(values, [spec]);
     if (settings.run.step !== undefined || settings.run.theta !== undefined) throw new UsageError('--step/--theta: tune uses each candidate\'s default step schedule (it depends on λ)');
@@ -202,6 +227,7 @@ export const tuneCommand: Command = {
 
     const display = tuneDisplay(io, settings.quiet || values.json === true && (io.stderr as { isTTY?: boolean }).isTTY !== true);
     const started = performance.now();
+    const date = new Date().toISOString();
     let result: TuneResult;
     try {
       result = await interruptible(async ({ signal }) => {
@@ -232,6 +258,7 @@ export const tuneCommand: Command = {
     }
     await result.model.save(out);
     const wallMs = performance.now() - started;
+    if (report) await writeTuneReport(report, result, { learner: spec.name, data: requireString(values, 'data'), model: out, wallMs, date });
     if (values.json === true) {
       const { model: _model, ...rest } = result;
       io.stdout.write(JSON.stringify({ ...rest, model: out, wallMs }, null, 2) + '\n');
@@ -250,6 +277,7 @@ export const tuneCommand: Command = {
         ...(cost.fullGrid > 0 ? [`cost        ${cost.halving.toLocaleString('en')} block evaluations per batch point over ${result.repeats > 1 ? `${result.repeats} × ` : ''}${result.folds} folds, ${(100 * cost.fraction).toFixed(1)}% of a full grid at T (${cost.fullGrid.toLocaleString('en')}); refit ${cost.refit.toLocaleString('en')}`] : []),
         `wall time   ${formatDuration(wallMs)}`,
         `model       ${out}`,
+        ...(report ? [`report      ${report.html} (open it in a browser), ${report.svg}, ${report.chart}`] : []),
       ].join('\n') + '\n',
     );
     return 0;
