@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { CancelledError, DataError, ModelError, UsageError } from '../errors.ts';
+import { CancelledError, DataError, ModelError, QueueError, UsageError } from '../errors.ts';
 import { COMMANDS, findCommand } from './commands/index.ts';
 import { processIO, type CliIO } from './io.ts';
 import { runWithSignals } from './signals.ts';
@@ -104,7 +104,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       io.stderr.write(`dsgkit: ${err.message}\nRun 'dsgkit ${command.name} --help' for usage.\n`);
       return 2;
     }
-    if (err instanceof DataError || err instanceof ModelError) {
+    if (err instanceof DataError || err instanceof ModelError || err instanceof QueueError) {
       io.stderr.write(`dsgkit: ${err.message}\n`);
       return 1;
     }

@@ -4,8 +4,12 @@ import { DataError } from '../../errors.ts';
 import { LEARNER_NAMES, load } from '../../api.ts';
 import { formatForPath, formatOf, readDataset, writeBatchesStreaming } from '../../data/index.ts';
 import { rowsProgress } from '../progress.ts';
-import { intOption, parseCommandArgs, requireArrowOutput, requireString } from '../args.ts';
+import { intOption, parseCommandArgs, positiveNumberOption, requireArrowOutput, requireString } from '../args.ts';
 import { checkOutputs } from '../outputs.ts';
+import { interruptible } from '../interrupt.ts';
+import { scoreOnQueue } from '../../distributed/predict.ts';
+import { parseQueueUrl } from '../../distributed/redis-url.ts';
+import { UsageError } from '../../errors.ts';
 import type { Command } from './command.ts';
 
 /** Rows per record batch of the output file. */
@@ -33,12 +37,22 @@ LIBSVM inputs are read whole ('dsgkit convert' turns them into Arrow).
 The output is written atomically (temporary file + rename): a bad value found
 in any batch is an error naming file, column and row, and nothing is written.
 
+With --queue, the Arrow input's record batches are cut into ranges of about
+--job-rows rows and scored by 'dsgkit worker' processes on any hosts sharing
+the Redis server and a folder (the model, the input and the output's folder
+at the same absolute paths everywhere): each writes its part next to the
+output, and the parts are checked and assembled into the same bytes a local
+run writes. Ctrl-C removes the run's jobs; see docs/distributed.md.
+
 Options:
   --model <file>        model file written by 'dsgkit train' (required)
   --data <file>         rows to score: Arrow, CSV or LIBSVM (required)
   --out <file>          output, Arrow (.arrow; .arrows = stream format) (required)
   --label <name>        label column of the input (default: the model's, as trained)
   --threads <n>         evaluation threads (default: all cores)
+  --queue <url>         score on the workers of this Redis queue (redis://…, rediss:// for TLS)
+  --job-rows <n>        with --queue: rows per job, in whole record batches (default 262144)
+  --redis-wait <s>      with --queue: how long Redis may be unreachable before the run fails (default 60)
   --quiet, -q           no progress on stderr
   -h, --help            show this help
 
@@ -109,12 +123,20 @@ export const predict: Command = {
       label: { type: 'string' },
       threads: { type: 'string' },
       quiet: { type: 'boolean', short: 'q' },
+      queue: { type: 'string' },
+      'job-rows': { type: 'string' },
+      'redis-wait': { type: 'string' },
     });
     const modelPath = requireString(values, 'model');
     const dataPath = requireString(values, 'data');
     const out = requireArrowOutput(requireString(values, 'out'), 'out');
     await checkOutputs({ out }, { model: modelPath, data: dataPath });
     const threads = intOption(values, 'threads', { min: 1 });
+    const queue = typeof values.queue === 'string' ? parseQueueUrl(values.queue) : undefined;
+    const jobRows = intOption(values, 'job-rows', { min: 1 });
+    const redisWait = positiveNumberOption(values, 'redis-wait');
+    if (!queue && (jobRows !== undefined || redisWait !== undefined)) throw new UsageError(`--${jobRows !== undefined ? 'job-rows' : 'redis-wait'} needs --queue`);
+    if (queue && formatOf(dataPath) !== 'arrow') throw new UsageError(`--queue needs an Arrow input (workers read its record batches); convert ${dataPath} with 'dsgkit convert' first`);
 
     const model = await load(modelPath, { onWarning: (m) => io.stderr.write(`dsgkit: warning: ${m}\n`) });
     const labelColumn = typeof values.label === 'string' ? values.label : undefined;
@@ -137,16 +159,32 @@ export const predict: Command = {
       if (label === 'score' || label === 'predicted') throw clash(label);
       n = rows.n;
       const progress = rowsProgress(io, `predict ${dataPath}`, n, values.quiet === true);
-      const scored = model.scoreBatches(rows, { ...(threads !== undefined ? { threads } : {}), onRows: (p) => progress.update(p.rows) });
-      async function* output(): AsyncGenerator<RecordBatch> {
-        let any = false;
-        for await (const { f, y } of scored) {
-          any = true;
-          yield* outputOf(f, y, label);
+      const write = async (signal?: AbortSignal) => {
+        const scored = queue
+          ? scoreOnQueue(rows, {
+              url: queue,
+              modelPath,
+              out,
+              ...(labelColumn !== undefined ? { label: labelColumn } : {}),
+              ...(jobRows !== undefined ? { jobRows } : {}),
+              ...(redisWait !== undefined ? { redisWaitMs: redisWait * 1000 } : {}),
+              ...(signal ? { signal } : {}),
+              onNote: (m) => io.stderr.write(`dsgkit: ${m}\n`),
+              onProgress: (done, total) => progress.update(Math.round((n * done) / total)),
+            })
+          : model.scoreBatches(rows, { ...(threads !== undefined ? { threads } : {}), onRows: (p) => progress.update(p.rows) });
+        async function* output(): AsyncGenerator<RecordBatch> {
+          let any = false;
+          for await (const { f, y } of scored) {
+            any = true;
+            yield* outputOf(f, y, label);
+          }
+          if (!any) yield* outputOf(new Float64Array(0), new Float64Array(0), label); // the schema, for an empty input
         }
-        if (!any) yield* outputOf(new Float64Array(0), new Float64Array(0), label); // the schema, for an empty input
-      }
-      await writeBatchesStreaming(out, output(), formatForPath(out));
+        await writeBatchesStreaming(out, output(), formatForPath(out));
+      };
+      // On the queue, a first Ctrl-C removes the run's jobs before exiting (130).
+      await (queue ? interruptible(({ signal }) => write(signal)) : write());
       progress.stop();
     } else {
       const ds = await readDataset(dataPath, { ...model.readOptions(), ...(labelColumn !== undefined ? { labelColumn } : {}) });
