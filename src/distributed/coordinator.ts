@@ -130,20 +130,25 @@ export async function runJobs<R>(specs: readonly JobSpec[], opts: RunJobsOptions
   const waitMs = opts.redisWaitMs ?? 60_000;
   const pollMs = opts.pollMs ?? 100;
   const jobOpts = { attempts: opts.attempts ?? 3, backoff: { type: 'fixed', delay: 500 }, removeOnComplete: false, removeOnFail: false };
-  const queue = new Queue(QUEUE_NAME, { connection: redisOptions(url) });
-  queue.on('error', () => {}); // connection errors: the wait below decides
-  const marks = new Redis({ ...redisOptions(url), lazyConnect: true });
-  marks.on('error', () => {});
+  // One connection of our own, handed to BullMQ: disconnecting it stops every reconnect attempt, so a run that gave up on Redis lets the process exit.
+  const client = new Redis(redisOptions(url));
+  client.on('error', () => {}); // connection errors: the wait below decides
+  const queue = new Queue(QUEUE_NAME, { connection: client });
+  queue.on('error', () => {});
   const ids = specs.map((_, i) => `${run}-${i}`);
   const results = new Array<R>(specs.length);
   const pending = new Set(ids.keys());
   const unreachable = () =>
     new QueueError(`${url.shown}: Redis did not answer for ${Math.round(waitMs / 1000)} s (is redis-server running and reachable from here?); the run stopped and wrote nothing`);
   let finished = false;
+  let unanswered = false;
   try {
     const added = await within(queue.addBulk(specs.map((s, i) => ({ name: s.name, data: s.data, opts: { ...jobOpts, jobId: ids[i] } }))), waitMs, signal);
     if (signal?.aborted) throw new CancelledError('cancelled: the run\'s jobs were removed from the queue');
-    if (!added) throw unreachable();
+    if (!added) {
+      unanswered = true;
+      throw unreachable();
+    }
     let lastAnswer = Date.now();
     while (pending.size > 0) {
       const round = within(
@@ -172,7 +177,10 @@ export async function runJobs<R>(specs: readonly JobSpec[], opts: RunJobsOptions
       );
       const got = await round;
       if (signal?.aborted) throw new CancelledError('cancelled: the run\'s jobs were removed from the queue');
-      if (!got) throw unreachable();
+      if (!got) {
+        unanswered = true;
+        throw unreachable();
+      }
       lastAnswer = Date.now();
       if (got.value > 0) opts.onProgress?.(specs.length - pending.size, specs.length);
       if (pending.size > 0) await within(sleep(pollMs), pollMs, signal);
@@ -181,15 +189,15 @@ export async function runJobs<R>(specs: readonly JobSpec[], opts: RunJobsOptions
     return results;
   } finally {
     // Remove the run's jobs (a locked one cannot be: the cancel mark makes its worker drop and remove it).
-    await within(
+    // Not when Redis stopped answering: its jobs are then either gone with it or stopped by nobody, and the wait would only delay the error.
+    if (!unanswered) await within(
       (async () => {
-        if (!finished) await marks.set(cancelKey(run), '1', 'EX', 86_400);
+        if (!finished) await client.set(cancelKey(run), '1', 'EX', 86_400);
         for (const id of ids) await queue.remove(id).catch(() => 0);
       })(),
       3_000,
     );
-    await within(queue.close(), 2_000);
-    await queue.disconnect().catch(() => {});
-    marks.disconnect();
+    if (!unanswered) await within(queue.close(), 2_000);
+    client.disconnect();
   }
 }
