@@ -24,7 +24,6 @@ import { PayloadError, resolveRoots } from './payload.ts';
 import { checkPredictRange, ModelCache, runPredictRange } from './predict.ts';
 import { cancelKey, JOB_TYPES, QUEUE_NAME, redisOptions, type JobType } from './queue.ts';
 import type { QueueUrl } from './redis-url.ts';
-import { runTuneUnit } from './tune.ts';
 
 /** How a worker runs. */
 export interface WorkerOptions {
@@ -82,14 +81,9 @@ export async function startWorker(opts: WorkerOptions): Promise<WorkerHandle> {
     try {
       if (!(JOB_TYPES as readonly string[]).includes(type)) throw new PayloadError(`unknown job type '${job.name}' (this worker runs ${JOB_TYPES.join(', ')})`);
       await checkpoint();
-      let result: unknown;
-      if (type === 'predict-range') {
-        const p = await checkPredictRange(job.data, roots);
-        opts.log(`job ${job.id}: predict ${p.data} batches ${p.first}…${p.end - 1} (${p.rows} rows)`);
-        result = await runPredictRange(p, { models, checkpoint, ...(opts.threads !== undefined ? { threads: opts.threads } : {}) });
-      } else {
-        result = await runTuneUnit(job.data, { roots, checkpoint, ...(opts.threads !== undefined ? { threads: opts.threads } : {}), log: (l) => opts.log(`job ${job.id}: ${l}`) });
-      }
+      const p = await checkPredictRange(job.data, roots);
+      opts.log(`job ${job.id}: predict ${p.data} batches ${p.first}…${p.end - 1} (${p.rows} rows)`);
+      const result = await runPredictRange(p, { models, checkpoint, ...(opts.threads !== undefined ? { threads: opts.threads } : {}) });
       opts.log(`job ${job.id}: done in ${((performance.now() - started) / 1000).toFixed(2)} s`);
       return result;
     } catch (err) {
