@@ -16,6 +16,9 @@ import { main } from '../src/cli/main.ts';
 import { encodeArrow, makeDataset, readDataset, writeBatchesStreaming } from '../src/data/index.ts';
 import { writeSynthetic } from '../src/data/synthetic.ts';
 import { parseQueueUrl } from '../src/distributed/redis-url.ts';
+import { batchRanges, checkPredictRange } from '../src/distributed/predict.ts';
+import { openArrowRows } from '../src/data/arrow.ts';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { redisMissing, startRedis, type TestRedis } from './support/redis.ts';
 
 const missing = redisMissing();
@@ -150,9 +153,27 @@ describe.skipIf(missing !== undefined)('predict --queue on a real redis-server',
     const b = startWorker(redis.url, '--data-root', dir);
     const r = await predicting;
     expect(r.code, r.err).toBe(0);
-    expect(b.log()).toContain(`job ${jobId}: done`);
+    await b.waitFor(`job ${jobId}: done`, 5_000); // its stderr may reach us after the coordinator saw the job complete
     expect(Buffer.compare(await readFile(out), local)).toBe(0);
     expect(await leftovers()).toEqual([]);
+    await stopAll();
+  });
+
+  it('SIGTERM mid-job: the worker hands the job back and exits 0; another finishes it, the same bytes', async () => {
+    const a = startWorker(redis.url, '--data-root', dir);
+    await a.waitFor('waiting for jobs');
+    const out = join(dir, 'term-out.arrow');
+    const predicting = run('predict', '--model', modelFile, '--data', dataFile, '--out', out, '--queue', redis.url, '--job-rows', '12000', '-q');
+    await a.waitFor(/job (p[0-9a-f]+-0): predict/);
+    const jobId = /job (p[0-9a-f]+-0): predict/.exec(a.log())![1];
+    a.child.kill('SIGTERM');
+    expect(await a.exited).toBe(0);
+    expect(a.log()).toContain(`job ${jobId}: handed back: the worker is stopping`);
+    const b = startWorker(redis.url, '--data-root', dir);
+    const r = await predicting;
+    expect(r.code, r.err).toBe(0);
+    await b.waitFor(`job ${jobId}: done`, 5_000); // its stderr may reach us after the coordinator saw the job complete
+    expect(Buffer.compare(await readFile(out), local)).toBe(0);
     await stopAll();
   });
 
@@ -241,5 +262,68 @@ describe('--queue URLs', () => {
     expect(parseQueueUrl('redis://10.0.0.5')).toMatchObject({ port: 6379, db: 0, shown: 'redis://10.0.0.5' });
     expect(() => parseQueueUrl('http://x:1')).toThrow(/must start with redis:\/\/ or rediss:\/\//);
     expect(() => parseQueueUrl('redis://h/abc')).toThrow(/database number/);
+  });
+});
+
+describe('the pieces a job is made of (no Redis needed)', () => {
+  it('batchRanges covers every batch once, in order, each range at least jobRows rows but the last', () => {
+    expect(batchRanges([100, 100, 100, 50], 200)).toEqual([[0, 2], [2, 4]]);
+    expect(batchRanges([5], 1000)).toEqual([[0, 1]]);
+    expect(batchRanges([], 10)).toEqual([]);
+    const rows = [7, 0, 3, 12, 1, 1, 9];
+    const ranges = batchRanges(rows, 8);
+    expect(ranges.flatMap(([a, b]) => Array.from({ length: b - a }, (_, i) => a + i))).toEqual(rows.map((_, i) => i));
+    for (const [a, b] of ranges.slice(0, -1)) expect(rows.slice(a, b).reduce((x, y) => x + y, 0)).toBeGreaterThanOrEqual(8);
+  });
+
+  it('batches({ first, end }) hands out exactly those record batches, file and stream format, errors naming the dataset row', async () => {
+    const tmp = await mkdtemp(join(tmpdir(), 'dsgkit-range-'));
+    try {
+      const X = Float64Array.from({ length: 50 * 3 }, (_, i) => (i * 7919) % 13);
+      X[37 * 3 + 1] = NaN; // row 38 (1-based), in batch 3 of batches of 10
+      const ds = makeDataset({ X, d: 3, y: Float64Array.from({ length: 50 }, (_, i) => (i % 2 ? 1 : -1)) });
+      const table = tableFromIPC(encodeArrow(ds));
+      const slices = [];
+      for (let at = 0; at < 50; at += 10) slices.push(...table.slice(at, at + 10).batches);
+      for (const name of ['r.arrow', 'r.arrows']) {
+        const path = join(tmp, name);
+        await writeBatchesStreaming(path, slices, name.endsWith('s') ? 'stream' : 'file');
+        const rows = await openArrowRows(path);
+        const got = [];
+        for await (const b of rows.batches({ first: 1, end: 3 })) got.push(Array.from(b.X));
+        expect(got).toEqual([Array.from(X.subarray(30, 60)), Array.from(X.subarray(60, 90))]);
+        await expect(async () => {
+          for await (const _ of rows.batches({ first: 3, end: 4 })) void _;
+        }).rejects.toThrow(`${path}: column 'x2', row 38: value is NaN`);
+        await expect(async () => {
+          for await (const _ of rows.batches({ first: 4, end: 6 })) void _;
+        }).rejects.toThrow(/record batches 4 … 5 asked for; the file has 5/);
+      }
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('a worker accepts only well-formed payloads whose paths resolve inside its roots', async () => {
+    const tmp = await mkdtemp(join(tmpdir(), 'dsgkit-payload-'));
+    try {
+      const root = join(tmp, 'shared');
+      await mkdir(join(root, '.out.arrow.parts-p1'), { recursive: true });
+      await writeFile(join(root, 'm.dsg'), 'x');
+      await writeFile(join(root, 'in.arrow'), 'x');
+      await writeFile(join(tmp, 'secret'), 'x');
+      await symlink(join(tmp, 'secret'), join(root, 'link.arrow'));
+      const ok = { run: 'p1', model: join(root, 'm.dsg'), modelSha256: 'a'.repeat(64), data: join(root, 'in.arrow'), first: 0, end: 2, rows: 20, part: join(root, '.out.arrow.parts-p1', 'part-000000.arrow') };
+      await expect(checkPredictRange(ok, [root])).resolves.toEqual(ok);
+      await expect(checkPredictRange({ ...ok, code: 'process.exit()' }, [root])).rejects.toThrow("predict-range: unknown field 'code'");
+      await expect(checkPredictRange({ ...ok, data: 'in.arrow' }, [root])).rejects.toThrow("field 'data' is not an absolute, normalised path");
+      await expect(checkPredictRange({ ...ok, data: `${root}/../secret` }, [root])).rejects.toThrow("field 'data' is not an absolute, normalised path");
+      await expect(checkPredictRange({ ...ok, data: join(root, 'link.arrow') }, [root])).rejects.toThrow(/data '.*link\.arrow' is outside this worker's allowed roots/);
+      await expect(checkPredictRange({ ...ok, data: join(root, 'nope.arrow') }, [root])).rejects.toThrow(/cannot be read on this worker \(ENOENT\); every worker must see the same files/);
+      await expect(checkPredictRange({ ...ok, part: join(root, 'elsewhere.arrow') }, [root])).rejects.toThrow('is not a part file of run p1');
+      await expect(checkPredictRange({ ...ok, end: 0 }, [root])).rejects.toThrow('empty batch range');
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+    }
   });
 });
