@@ -14,7 +14,7 @@ import type { QueueUrl } from './redis-url.ts';
 export const QUEUE_NAME = 'dsgkit';
 
 /** The job types a worker runs; anything else is refused. */
-export const JOB_TYPES = ['predict-range'] as const;
+export const JOB_TYPES = ['predict-range', 'tune-unit'] as const;
 export type JobType = (typeof JOB_TYPES)[number];
 
 /**

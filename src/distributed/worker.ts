@@ -6,7 +6,8 @@
  * every path inside its allowed roots (payload.ts). A job's failure travels
  * back to the coordinator as JSON (coordinator.ts's `encodeFailure`), so a
  * bad value in the data is reported there with its file, column and row;
- * failures of the data, the model or the payload are not retried.
+ * failures of the data, the model or the payload are not retried. Job types:
+ * `predict-range` (predict.ts) and `tune-unit` (tune.ts).
  *
  * Stopping: {@link WorkerHandle.stop} (SIGTERM or Ctrl-C in the CLI) hands
  * the jobs under way back to the queue at their next record batch (another
@@ -22,6 +23,7 @@ import { DataError, ModelError, UsageError } from '../errors.ts';
 import { encodeFailure } from './coordinator.ts';
 import { PayloadError, resolveRoots } from './payload.ts';
 import { checkPredictRange, ModelCache, runPredictRange } from './predict.ts';
+import { checkTuneUnit, runTuneUnit } from './tune.ts';
 import { cancelKey, JOB_TYPES, QUEUE_NAME, redisOptions, type JobType } from './queue.ts';
 import type { QueueUrl } from './redis-url.ts';
 
@@ -81,9 +83,33 @@ export async function startWorker(opts: WorkerOptions): Promise<WorkerHandle> {
     try {
       if (!(JOB_TYPES as readonly string[]).includes(type)) throw new PayloadError(`unknown job type '${job.name}' (this worker runs ${JOB_TYPES.join(', ')})`);
       await checkpoint();
-      const p = await checkPredictRange(job.data, roots);
-      opts.log(`job ${job.id}: predict ${p.data} batches ${p.first}…${p.end - 1} (${p.rows} rows)`);
-      const result = await runPredictRange(p, { models, checkpoint, ...(opts.threads !== undefined ? { threads: opts.threads } : {}) });
+      let result: unknown;
+      if (type === 'predict-range') {
+        const p = await checkPredictRange(job.data, roots);
+        opts.log(`job ${job.id}: predict ${p.data} batches ${p.first}…${p.end - 1} (${p.rows} rows)`);
+        result = await runPredictRange(p, { models, checkpoint, ...(opts.threads !== undefined ? { threads: opts.threads } : {}) });
+      } else {
+        const p = await checkTuneUnit(job.data, roots);
+        opts.log(`job ${job.id}: tune candidate ${p.c}, fold ${p.j}, iterations ${p.from}…${p.to}`);
+        // The fold run checks its signal every iteration; the checks against Redis run beside it.
+        const stop = new AbortController();
+        let stopWhy: StopJob | undefined;
+        const watch = setInterval(() => {
+          checkpoint().catch((err) => {
+            if (err instanceof StopJob && !stop.signal.aborted) {
+              stopWhy = err;
+              stop.abort();
+            }
+          });
+        }, 250);
+        try {
+          result = await runTuneUnit(p, { roots, checkpoint, signal: stop.signal, ...(opts.threads !== undefined ? { threads: opts.threads } : {}) });
+        } catch (err) {
+          throw stopWhy ?? err;
+        } finally {
+          clearInterval(watch);
+        }
+      }
       opts.log(`job ${job.id}: done in ${((performance.now() - started) / 1000).toFixed(2)} s`);
       return result;
     } catch (err) {
