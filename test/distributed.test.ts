@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tableFromIPC } from 'apache-arrow';
 import { Redis } from 'ioredis';
 import { train } from '../src/api.ts';
+import { tune, type TuneOptions } from '../src/tune.ts';
 import { main } from '../src/cli/main.ts';
 import { encodeArrow, makeDataset, readDataset, writeBatchesStreaming } from '../src/data/index.ts';
 import { writeSynthetic } from '../src/data/synthetic.ts';
@@ -251,6 +252,53 @@ describe.skipIf(missing !== undefined)('predict --queue on a real redis-server',
     expect(r.err).not.toContain('s3cret');
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(await leftovers()).toEqual([]);
+  });
+});
+
+describe.skipIf(missing !== undefined)('tune --queue on a real redis-server', () => {
+  const options = (): TuneOptions => ({ learner: 'qsg-s2auc', data: join(dir, 'tune.arrow'), T: 27, gamma: 0.5, grid: { lambda: [0.001, 0.01, 0.1], sigma: [0.5, 1] }, folds: 3, seed: 2, threads: 1 });
+  let localTable: string;
+  let localModel: Uint8Array;
+
+  beforeAll(async () => {
+    await writeSynthetic(join(dir, 'tune.arrow'), { rows: 3000, dim: 5, labeled: 300, seed: 4 });
+    const r = await tune(options());
+    localTable = JSON.stringify({ best: r.best, table: r.table, rounds: r.rounds, cost: r.cost });
+    localModel = r.model.toBytes();
+  });
+
+  it('two workers: the same chosen settings, CV table and refit model bytes as tune on one machine; the state folder removed', async () => {
+    const a = startWorker(redis.url, '--data-root', dir);
+    const b = startWorker(redis.url, '--data-root', dir);
+    await Promise.all([a.waitFor('waiting for jobs'), b.waitFor('waiting for jobs')]);
+    const r = await tune({ ...options(), queue: redis.url, stateDir: dir });
+    expect(JSON.stringify({ best: r.best, table: r.table, rounds: r.rounds, cost: r.cost })).toBe(localTable);
+    expect(Buffer.compare(Buffer.from(r.model.toBytes()), Buffer.from(localModel))).toBe(0);
+    expect(a.log()).toMatch(/tune candidate \d+, fold \d, iterations 10…27/);
+    expect((await readdir(dir)).filter((n) => n.startsWith('.dsgkit-tune-'))).toEqual([]);
+    expect(await jobKeys()).toEqual([]);
+    await stopAll();
+  });
+
+  it('a worker killed with SIGKILL mid-unit: another continues the unit from the stored state, the same bytes', async () => {
+    // Fewer, longer units (m = 256), so the kill lands inside one.
+    const heavy: TuneOptions = { ...options(), m: 256, sigma: 1, grid: { lambda: [0.001, 0.01] } };
+    const here = await tune(heavy);
+    const a = startWorker(redis.url, '--data-root', dir);
+    await a.waitFor('waiting for jobs');
+    const tuning = tune({ ...heavy, queue: redis.url, stateDir: dir });
+    const started = /job (t[0-9a-f]+r1-\d+): tune candidate \d+, fold \d, iterations 10…27/;
+    await a.waitFor(started);
+    const jobId = started.exec(a.log())![1];
+    a.child.kill('SIGKILL');
+    await a.exited;
+    expect(a.log()).not.toContain(`job ${jobId}: done`);
+    const b = startWorker(redis.url, '--data-root', dir);
+    const r = await tuning;
+    await b.waitFor(`job ${jobId}: done`, 5_000);
+    expect(JSON.stringify(r.table)).toBe(JSON.stringify(here.table));
+    expect(Buffer.compare(Buffer.from(r.model.toBytes()), Buffer.from(here.model.toBytes()))).toBe(0);
+    await stopAll();
   });
 });
 
