@@ -1,4 +1,4 @@
-/** `dsgkit worker`: run dsgkit's jobs from a Redis queue (distributed `predict`). */
+/** `dsgkit worker`: run dsgkit's jobs from a Redis queue (distributed `predict` and `tune`). */
 import { startWorker } from '../../distributed/worker.ts';
 import { parseQueueUrl } from '../../distributed/redis-url.ts';
 import { UsageError } from '../../errors.ts';
@@ -10,9 +10,10 @@ const HELP = `dsgkit worker — run dsgkit jobs from a Redis queue, on this host
 
 Usage: dsgkit worker --queue redis://HOST:PORT[/DB] [options]
 
-Waits for jobs that 'dsgkit predict --queue' puts on the queue (a range of an
-input's record batches each) and runs them on its own threads, printing one
-line per job. Start one per host (or several with --threads each); they share
+Waits for jobs that 'dsgkit predict --queue' (a range of an input's record
+batches each) and 'dsgkit tune --queue' (one candidate on one fold for one
+round's iterations each) put on the queue, and runs them on its own threads,
+printing one line per job. Start one per host (or several with --threads each); they share
 nothing but the Redis server and a shared folder where the model, the input
 and the output's folder have the same absolute paths on every host.
 
@@ -39,7 +40,7 @@ Example:
 
 export const workerCommand: Command = {
   name: 'worker',
-  summary: 'run predict jobs from a Redis queue (distributed predict)',
+  summary: 'run predict and tune jobs from a Redis queue (many hosts)',
   help: HELP,
   async run(argv, io) {
     const { values, positionals } = parseCommandArgs(argv, {
