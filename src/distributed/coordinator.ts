@@ -129,7 +129,8 @@ export async function runJobs<R>(specs: readonly JobSpec[], opts: RunJobsOptions
   const { url, run, signal } = opts;
   const waitMs = opts.redisWaitMs ?? 60_000;
   const pollMs = opts.pollMs ?? 100;
-  const jobOpts = { attempts: opts.attempts ?? 3, backoff: { type: 'fixed', delay: 500 }, removeOnComplete: false, removeOnFail: false };
+  // Finished jobs stay until the coordinator has read and removed them; a day at most if it never does (killed).
+  const jobOpts = { attempts: opts.attempts ?? 3, backoff: { type: 'fixed', delay: 500 }, removeOnComplete: { age: 86_400 }, removeOnFail: { age: 86_400 } };
   // One connection of our own, handed to BullMQ: disconnecting it stops every reconnect attempt, so a run that gave up on Redis lets the process exit.
   const client = new Redis(redisOptions(url));
   client.on('error', () => {}); // connection errors: the wait below decides

@@ -23,6 +23,8 @@ import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Field, Float64, makeData, RecordBatch, RecordBatchReader, Schema, Struct } from 'apache-arrow';
 import type { ArrowRows } from '../data/arrow.ts';
+import { defaultThreads, EvaluatorPool } from '../engine/pool.ts';
+import type { PredictOptions } from '../model/predictor.ts';
 import { writeBatchesStreaming } from '../data/index.ts';
 import { DataError, QueueError } from '../errors.ts';
 import { Model } from '../model/model.ts';
@@ -30,6 +32,9 @@ import { runJobs, type RunJobsOptions } from './coordinator.ts';
 import { checkFields, checkUnderRoots, PayloadError } from './payload.ts';
 import { newRunId } from './queue.ts';
 import type { QueueUrl } from './redis-url.ts';
+
+/** Rows a worker scores between two turns of its event loop. */
+const SLICE_ROWS = 2048;
 
 /** Rows per job unless `--job-rows` says otherwise: 4 record batches of the usual 65,536 rows. */
 export const DEFAULT_JOB_ROWS = 262_144;
@@ -147,17 +152,33 @@ export async function runPredictRange(p: PredictRangePayload, ctx: RangeContext)
   if (p.end > rows.batchRows.length || expected !== p.rows) {
     throw new DataError(`this worker sees ${rows.batchRows.length} record batches (${rows.n} rows), not the coordinator's file (batches ${p.first} … ${p.end - 1} should hold ${p.rows} rows); the shared folder is not the same file`, { file: p.data });
   }
-  const range: ArrowRows = { ...rows, batches: () => rows.batches({ first: p.first, end: p.end }) };
-  const scored = model.scoreBatches(range, ctx.threads !== undefined ? { threads: ctx.threads } : {});
+  const threads = Math.min(ctx.threads ?? defaultThreads(), defaultThreads());
+  const pool = threads > 1 ? new EvaluatorPool(threads - 1) : undefined;
+  const engine: PredictOptions = pool ? { pool } : { threads: 1 };
   let n = 0;
+  // Scored as Model.scoreBatches does (the same bits: a row's score depends on no other row), but in
+  // slices of SLICE_ROWS with a turn of the event loop between them, so the worker keeps renewing its
+  // job's lock however long a record batch takes (a lock not renewed for --stall-seconds hands the job on).
   async function* parts(): AsyncGenerator<RecordBatch> {
-    for await (const { f, y } of scored) {
+    for await (const batch of rows.batches({ first: p.first, end: p.end })) {
+      const X = model.scaler.transformInPlace(batch.X);
+      const f = new Float64Array(batch.n);
+      const d = X.length / Math.max(1, batch.n);
+      for (let at = 0; at < batch.n; at += SLICE_ROWS) {
+        const count = Math.min(SLICE_ROWS, batch.n - at);
+        await model.predictor.evaluate(X.subarray(at * d, (at + count) * d), count, f.subarray(at, at + count), engine);
+        await new Promise((r) => setImmediate(r));
+      }
       await ctx.checkpoint();
-      n += f.length;
-      yield partBatch(f, y);
+      n += batch.n;
+      yield partBatch(f, batch.y);
     }
   }
-  await writeBatchesStreaming(p.part, parts(), 'file');
+  try {
+    await writeBatchesStreaming(p.part, parts(), 'file');
+  } finally {
+    await pool?.close();
+  }
   const { sha256, bytes } = await sha256OfFile(p.part);
   return { rows: n, sha256, bytes, worker: `${hostname()}:${process.pid}`, seconds: (performance.now() - started) / 1000 };
 }
