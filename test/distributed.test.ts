@@ -282,7 +282,7 @@ describe.skipIf(missing !== undefined)('tune --queue on a real redis-server', ()
 
   it('a worker killed with SIGKILL mid-unit: another continues the unit from the stored state, the same bytes', async () => {
     // Fewer, longer units (m = 256), so the kill lands inside one.
-    const heavy: TuneOptions = { ...options(), m: 256, sigma: 1, grid: { lambda: [0.001, 0.01] } };
+    const heavy: TuneOptions = { learner: 'qsg-s2auc', data: join(dir, 'tune.arrow'), T: 27, gamma: 0.5, m: 256, sigma: 1, grid: { lambda: [0.001, 0.01] }, folds: 3, seed: 2, threads: 1 };
     const here = await tune(heavy);
     const a = startWorker(redis.url, '--data-root', dir);
     await a.waitFor('waiting for jobs');
