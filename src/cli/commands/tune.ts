@@ -187,7 +187,8 @@ export const tuneCommand: Command = {
     // tune() checks it (one of TUNE_SELECTIONS).
     const select = values.select as TuneSelection | undefined;
     const { positive, cacheBytes } = settings.run;
-    const queue = typeof values.queue === 'string' ? parseQueueUrl(values.queue) && values.queue : undefined;
+    const queue = typeof values.queue === 'string' ? values.queue : undefined;
+    if (queue !== undefined) parseQueueUrl(queue); // a bad URL is a usage error before any work
     if (!queue && values['state-dir'] !== undefined) throw new UsageError('--state-dir needs --queue');
     const stateDir = typeof values['state-dir'] === 'string' ? values['state-dir'] : dirname(out);
 
