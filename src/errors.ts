@@ -66,6 +66,21 @@ export class ModelError extends Error {
 }
 
 /**
+ * The job queue (`--queue`, a Redis server) could not be used: unreachable
+ * past the wait allowed, or a job a worker could not run for a reason that is
+ * not the data's. The run wrote nothing.
+ *
+ * @example
+ * throw new QueueError('redis://10.0.0.5:6379: no answer for 60 s; nothing written to scores.arrow');
+ */
+export class QueueError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'QueueError';
+  }
+}
+
+/**
  * Training or evaluation stopped because the caller cancelled it.
  *
  * @example

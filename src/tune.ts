@@ -97,6 +97,10 @@ export interface TuneRunOptions {
   onProgress?: (p: TuneProgress) => void;
   onWarning?: (message: string) => void;
   signal?: AbortSignal;
+  /** Run every (candidate, fold, iteration range) unit as a job on this Redis queue's `dsgkit worker`s (docs/distributed.md); the refit stays here. */
+  queue?: string;
+  /** With `queue`: a folder every worker sees at the same path, for the units' setup and continuation states. */
+  stateDir?: string;
 }
 
 /** Options of {@link tune}: the run options, the learner, and learner parameters to fix (not search) by name (`T`, `m`, `seed`, …), typed per learner. */
@@ -185,7 +189,7 @@ export interface TuneResult {
 }
 
 /** Keys of {@link TuneOptions} that are not learner parameters. */
-const TUNE_KEYS = new Set(['learner', 'data', 'read', 'positive', 'folds', 'repeats', 'metric', 'select', 'grid', 'eta', 't0', 'threads', 'cacheBytes', 'parallelMinWork', 'onProgress', 'onWarning', 'signal']);
+const TUNE_KEYS = new Set(['learner', 'data', 'read', 'positive', 'folds', 'repeats', 'metric', 'select', 'grid', 'eta', 't0', 'threads', 'cacheBytes', 'parallelMinWork', 'onProgress', 'onWarning', 'signal', 'queue', 'stateDir']);
 
 /**
  * The candidates of a search space: every combination, the last parameter varying fastest.
@@ -234,7 +238,7 @@ function defaultT0(n: number, eta: number, T: number): number {
 }
 
 /** Everything a search is: the learner, the data and its folds, the candidates, the halving plan and its cost. */
-interface TunePlan {
+export interface TunePlan {
   readonly spec: LearnerSpec;
   readonly opts: TuneArgs;
   readonly raw: Dataset;
@@ -282,7 +286,7 @@ interface SearchOutcome {
 }
 
 /** The progress a tune run reports, in units of {@link TunePlan.total}. */
-class TuneMeter {
+export class TuneMeter {
   done = 0;
   round = 0;
   /** The planned total; grows by the defaults' reference round when one runs. */
@@ -435,12 +439,16 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter): Promise<Searc
   };
   let winner = 0;
   let reference = false;
+  // With a queue, each round's fits are jobs (src/distributed/tune.ts), taken back into the same slots.
+  const remote = opts.queue === undefined ? undefined
+    : await (await import('./distributed/tune.ts')).TuneOnQueue.start(plan, { queue: opts.queue, ...(opts.stateDir !== undefined ? { stateDir: opts.stateDir } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
+  const fitRound = (step: HalvingStep) => (remote ? remote.round(plan, step, meter) : runRound(plan, step, engine, states, meter));
   try {
     let step: HalvingStep | undefined = firstHalvingStep(n, plan.halving);
     while (step) {
       const current: HalvingStep = step;
       meter.round = current.round;
-      const { scores, outOfFold } = await runRound(plan, current, engine, states, meter);
+      const { scores, outOfFold } = await fitRound(current);
       const pooled = scores.map((fs, i) => roundScore(plan, fs, outOfFold[i]));
       const neighbourhood = plan.select === 'neighbourhood' ? neighbourhoodScores(plan.space, candidates, current.run, pooled) : undefined;
       current.run.forEach((c, i) => {
@@ -458,9 +466,10 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter): Promise<Searc
       if (decision.winner !== undefined) winner = decision.winner;
       step = decision.next;
     }
-    reference = await scoreDefaultsAtT(plan, out, engine, states, meter);
+    reference = await scoreDefaultsAtT(plan, out, meter, fitRound);
   } finally {
     await pool?.close();
+    await remote?.close();
   }
   // Never a winner worse in CV than the learner's defaults.
   const d = plan.defaultsId;
@@ -473,14 +482,14 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter): Promise<Searc
  * (dropped on the way, or not a grid point): they continue from where they
  * stopped, on every fold. Returns whether such a reference round ran.
  */
-async function scoreDefaultsAtT(plan: TunePlan, out: SearchOutcome, engine: EvaluatorOptions, states: Array<Array<FitState | undefined>>, meter: TuneMeter): Promise<boolean> {
+async function scoreDefaultsAtT(plan: TunePlan, out: SearchOutcome, meter: TuneMeter, fitRound: (step: HalvingStep) => Promise<{ scores: number[][]; outOfFold: Float64Array[][] }>): Promise<boolean> {
   const d = plan.defaultsId;
   const from = out.reached[d];
   if (from >= plan.T) return false;
   const step: HalvingStep = { round: out.rounds.length, from, t: plan.T, run: [d] };
   meter.total += plan.spec.capabilities.continues ? plan.folds.length * continuationCost(from, plan.T) : plan.folds.length;
   meter.round = step.round;
-  const { scores, outOfFold } = await runRound(plan, step, engine, states, meter);
+  const { scores, outOfFold } = await fitRound(step);
   const pooled = roundScore(plan, scores[0], outOfFold[0]);
   out.lastScores[d] = scores[0];
   out.lastPooled[d] = pooled;
@@ -523,12 +532,15 @@ function roundScore(plan: TunePlan, foldScores: readonly number[], outOfFold: re
   }));
 }
 
+/** What one fold fit reads of a {@link TunePlan} (all a `dsgkit worker` rebuilds: src/distributed/tune.ts). */
+export type FitPlan = Pick<TunePlan, 'spec' | 'classes' | 'metric' | 'candidates' | 'steps' | 'folds'> & { readonly opts: Pick<TuneArgs, 'signal'> };
+
 /**
  * Runs (or continues) candidate `c` on fold `j` to iteration `to` — one
  * `spec.fit` — and scores it on the fold's validation rows with the metric
  * ranked by; `f` is its scores there (pooled over the folds by {@link pooledScore}).
  */
-async function runFold(plan: TunePlan, c: number, j: number, to: number, engine: EvaluatorOptions, states: Array<FitState | undefined>, meter: TuneMeter): Promise<{ score: number; f: Float64Array }> {
+export async function runFold(plan: FitPlan, c: number, j: number, to: number, engine: EvaluatorOptions, states: Array<FitState | undefined>, meter: Pick<TuneMeter, 'done' | 'report'>): Promise<{ score: number; f: Float64Array }> {
   const { spec, classes, metric, opts } = plan;
   const params = plan.candidates[c];
   const { train: ds, validation: va } = plan.folds[j];

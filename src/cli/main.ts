@@ -6,7 +6,7 @@
  * `dsgkit: <message>`; results go to stdout.
  */
 import { pathToFileURL } from 'node:url';
-import { CancelledError, DataError, ModelError, UsageError } from '../errors.ts';
+import { CancelledError, DataError, ModelError, QueueError, UsageError } from '../errors.ts';
 import { COMMANDS, findCommand } from './commands/index.ts';
 import { processIO, type CliIO, type Sink } from './io.ts';
 import { runWithSignals } from './signals.ts';
@@ -98,7 +98,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       io.stderr.write(`dsgkit: ${asStdin(err.message)}\nRun 'dsgkit ${command.name} --help' for usage.\n`);
       return 2;
     }
-    if (err instanceof DataError || err instanceof ModelError) {
+    if (err instanceof DataError || err instanceof ModelError || err instanceof QueueError) {
       io.stderr.write(`dsgkit: ${asStdin(err.message)}\n`);
       return 1;
     }

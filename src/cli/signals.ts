@@ -13,6 +13,27 @@ import { trainingIsInterruptible } from './interrupt.ts';
 import { removeStdinCopies } from './stdin.ts';
 import type { Sink } from './io.ts';
 
+/** How many commands answer SIGINT and SIGTERM themselves ({@link takeOverSignals}). */
+let takenOver = 0;
+
+/**
+ * For a long-running command with its own shutdown (`dsgkit worker`): until
+ * the returned function is called, SIGINT and SIGTERM are left to the
+ * command's own listeners.
+ *
+ * @example
+ * const release = takeOverSignals();
+ * try { await serveUntilSigterm(); } finally { release(); }
+ */
+export function takeOverSignals(): () => void {
+  takenOver++;
+  let released = false;
+  return () => {
+    if (!released) takenOver--;
+    released = true;
+  };
+}
+
 /** Exit code for a run ended by `signal`: 128 + its number. */
 export const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
 
@@ -25,7 +46,7 @@ export const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
  */
 export async function runWithSignals<T>(what: string, stderr: Sink, work: () => Promise<T>): Promise<T> {
   const onSignal = (signal: keyof typeof SIGNAL_EXIT_CODES) => {
-    if (signal === 'SIGINT' && trainingIsInterruptible()) return;
+    if (takenOver > 0 || (signal === 'SIGINT' && trainingIsInterruptible())) return;
     const cancelled = removePendingTempFiles();
     removeStdinCopies();
     const detail = cancelled.length > 0 ? `; nothing written to ${cancelled.join(', ')} (its unfinished temporary file was removed)` : '';

@@ -278,8 +278,23 @@ export interface ArrowRows extends RowSource {
    * labels as provisional indices until `labels.finish`), each batch checked
    * like {@link validateDataset} checks a dataset (a DataError names the file,
    * column and dataset row). Each call reads the file again from the start.
+   *
+   * With `range`, only record batches `first … end − 1` (0-based) are
+   * checked and handed out, their errors still naming the dataset row; in
+   * the file format the others are not even read (the footer locates each
+   * batch), in the stream format they are read past. A distributed
+   * `predict` scores one range per job this way.
+   *
+   * @example
+   * for await (const b of rows.batches({ first: 4, end: 8 })) score(b);
    */
-  batches(): AsyncGenerator<RowBatch>;
+  batches(range?: BatchRange): AsyncGenerator<RowBatch>;
+}
+
+/** Record batches `first … end − 1` of a file (0-based, `end` exclusive). */
+export interface BatchRange {
+  readonly first: number;
+  readonly end: number;
 }
 
 /**
@@ -311,13 +326,17 @@ export async function openArrowRows(path: string, opts: ReadOptions = {}): Promi
     bytes: size,
     batchRows: rows,
     hasLabelColumn: plan.labelIndex >= 0,
-    async *batches(): AsyncGenerator<RowBatch> {
+    async *batches(range?: BatchRange): AsyncGenerator<RowBatch> {
+      if (range && !(Number.isInteger(range.first) && Number.isInteger(range.end) && 0 <= range.first && range.first <= range.end && range.end <= rows.length)) {
+        throw new DataError(`record batches ${range.first} … ${range.end - 1} asked for; the file has ${rows.length}`, { file: path });
+      }
       const handle = await openFile(path);
       try {
         const opened = await openReader(handle, path, opts);
         // Same column plan as the first open, but the label coder of the first open (class names seen so far).
         const again: OpenedArrow = { ...opened, plan: { ...opened.plan, labels: plan.labels } };
-        for await (const { batch, row0 } of recordBatches(again, path)) {
+        const source = range ? batchRange(again, path, range) : recordBatches(again, path);
+        for await (const { batch, row0 } of source) {
           const n = batch.numRows;
           const X = new Float64Array(n * d);
           const y = new Float64Array(n).fill(NaN);
@@ -330,6 +349,36 @@ export async function openArrowRows(path: string, opts: ReadOptions = {}): Promi
       }
     },
   };
+}
+
+/**
+ * Record batches `range.first … range.end − 1` of an opened reader with the
+ * dataset row of each one's first row: read one by one through the footer
+ * in the file format, read past up to `first` in the stream format.
+ */
+async function* batchRange(opened: OpenedArrow, file: string, range: BatchRange): AsyncGenerator<{ batch: RecordBatch; row0: number }> {
+  const { reader, rows } = opened;
+  let row0 = 0;
+  for (let b = 0; b < range.first; b++) row0 += rows[b];
+  if (!reader.isFile()) {
+    let b = 0;
+    for await (const got of recordBatches(opened, file)) {
+      if (b >= range.end) break;
+      if (b++ >= range.first) yield got;
+    }
+    return;
+  }
+  for (let b = range.first; b < range.end; b++) {
+    let batch: RecordBatch | null;
+    try {
+      batch = await reader.readRecordBatch(b);
+    } catch (err) {
+      throw corrupt(file, err);
+    }
+    if (!batch || batch.numRows !== rows[b]) throw corrupt(file, new Error(`record batch ${b + 1} has ${batch?.numRows ?? 'no'} rows; its header says ${rows[b]}`));
+    yield { batch, row0 };
+    row0 += batch.numRows;
+  }
 }
 
 /** Bytes of unknown length: a Node readable stream (stdin, a pipe, a socket) or any async iterable of chunks. */

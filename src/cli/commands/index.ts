@@ -14,6 +14,7 @@ import { evaluate } from './evaluate.ts';
 import { compare } from './compare.ts';
 import { tuneCommand } from './tune.ts';
 import { scalingCommand } from './scaling.ts';
+import { workerCommand } from './worker.ts';
 
 export type { Command } from './command.ts';
 
@@ -30,6 +31,7 @@ export const COMMANDS: readonly Command[] = [
   compare,
   tuneCommand,
   scalingCommand,
+  workerCommand,
 ];
 
 /**

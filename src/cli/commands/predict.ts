@@ -4,10 +4,14 @@ import { DataError } from '../../errors.ts';
 import { LEARNER_NAMES, load } from '../../api.ts';
 import { FORMAT_NAMES, formatOf, outputChunks, outputFormatFor, readDataset, writeBatchesStreaming } from '../../data/index.ts';
 import { rowsProgress } from '../progress.ts';
-import { choiceOption, intOption, parseCommandArgs, requireString } from '../args.ts';
+import { choiceOption, intOption, parseCommandArgs, positiveNumberOption, requireString } from '../args.ts';
 import { inputFile } from '../stdin.ts';
 import { writeChunks } from '../stdout.ts';
 import { checkOutputs } from '../outputs.ts';
+import { interruptible } from '../interrupt.ts';
+import { scoreOnQueue } from '../../distributed/predict.ts';
+import { parseQueueUrl } from '../../distributed/redis-url.ts';
+import { UsageError } from '../../errors.ts';
 import type { Command } from './command.ts';
 
 /** Rows per record batch of the output file. */
@@ -39,6 +43,13 @@ On stdout (--out -) rows go out as they are scored (CSV unless --format says
 otherwise; Arrow as the IPC stream format), the summary line goes to stderr,
 and a reader that stops early (| head) ends the run quietly with exit code 0.
 
+With --queue, the Arrow input's record batches are cut into ranges of about
+--job-rows rows and scored by 'dsgkit worker' processes on any hosts sharing
+the Redis server and a folder (the model, the input and the output's folder
+at the same absolute paths everywhere): each writes its part next to the
+output, and the parts are checked and assembled into the same bytes a local
+run writes. Ctrl-C removes the run's jobs; see docs/distributed.md.
+
 Options:
   --model <file>        model file written by 'dsgkit train' (required)
   --data <file>         rows to score: Arrow, CSV or LIBSVM (required); '-'
@@ -50,6 +61,9 @@ Options:
                         name of --out (default: by extension; csv for -)
   --label <name>        label column of the input (default: the model's, as trained)
   --threads <n>         evaluation threads (default: all cores)
+  --queue <url>         score on the workers of this Redis queue (redis://…, rediss:// for TLS)
+  --job-rows <n>        with --queue: rows per job, in whole record batches (default 262144)
+  --redis-wait <s>      with --queue: how long Redis may be unreachable before the run fails (default 60)
   --quiet, -q           no progress on stderr
   -h, --help            show this help
 
@@ -122,6 +136,9 @@ export const predict: Command = {
       label: { type: 'string' },
       threads: { type: 'string' },
       quiet: { type: 'boolean', short: 'q' },
+      queue: { type: 'string' },
+      'job-rows': { type: 'string' },
+      'redis-wait': { type: 'string' },
     });
     const modelPath = requireString(values, 'model');
     const out = requireString(values, 'out');
@@ -130,6 +147,12 @@ export const predict: Command = {
     await checkOutputs({ out }, { model: modelPath, data: requireString(values, 'data') });
     const dataPath = await inputFile(requireString(values, 'data'), io, 'data');
     const threads = intOption(values, 'threads', { min: 1 });
+    const queue = typeof values.queue === 'string' ? parseQueueUrl(values.queue) : undefined;
+    const jobRows = intOption(values, 'job-rows', { min: 1 });
+    const redisWait = positiveNumberOption(values, 'redis-wait');
+    if (!queue && (jobRows !== undefined || redisWait !== undefined)) throw new UsageError(`--${jobRows !== undefined ? 'job-rows' : 'redis-wait'} needs --queue`);
+    if (queue && formatOf(dataPath) !== 'arrow') throw new UsageError(`--queue needs an Arrow input (workers read its record batches); convert ${dataPath} with 'dsgkit convert' first`);
+    if (queue && toStdout) throw new UsageError('--queue writes a file: the workers write parts next to it (give --out a path, not -)');
 
     const model = await load(modelPath, { onWarning: (m) => io.stderr.write(`dsgkit: warning: ${m}\n`) });
     const labelColumn = typeof values.label === 'string' ? values.label : undefined;
@@ -158,16 +181,32 @@ export const predict: Command = {
       if (label === 'score' || label === 'predicted') throw clash(label);
       n = rows.n;
       const progress = rowsProgress(io, `predict ${dataPath}`, n, values.quiet === true);
-      const scored = model.scoreBatches(rows, { ...(threads !== undefined ? { threads } : {}), onRows: (p) => progress.update(p.rows) });
-      async function* output(): AsyncGenerator<RecordBatch> {
-        let any = false;
-        for await (const { f, y } of scored) {
-          any = true;
-          yield* outputOf(f, y, label);
+      const run = async (signal?: AbortSignal) => {
+        const scored = queue
+          ? scoreOnQueue(rows, {
+              url: queue,
+              modelPath,
+              out,
+              ...(labelColumn !== undefined ? { label: labelColumn } : {}),
+              ...(jobRows !== undefined ? { jobRows } : {}),
+              ...(redisWait !== undefined ? { redisWaitMs: redisWait * 1000 } : {}),
+              ...(signal ? { signal } : {}),
+              onNote: (m) => io.stderr.write(`dsgkit: ${m}\n`),
+              onProgress: (done, total) => progress.update(Math.round((n * done) / total)),
+            })
+          : model.scoreBatches(rows, { ...(threads !== undefined ? { threads } : {}), onRows: (p) => progress.update(p.rows) });
+        async function* output(): AsyncGenerator<RecordBatch> {
+          let any = false;
+          for await (const { f, y } of scored) {
+            any = true;
+            yield* outputOf(f, y, label);
+          }
+          if (!any) yield* outputOf(new Float64Array(0), new Float64Array(0), label); // the schema, for an empty input
         }
-        if (!any) yield* outputOf(new Float64Array(0), new Float64Array(0), label); // the schema, for an empty input
-      }
-      const written = await write(output());
+        return write(output());
+      };
+      // On the queue, a first Ctrl-C removes the run's jobs before exiting (130).
+      const written = await (queue ? interruptible(({ signal }) => run(signal)) : run());
       progress.stop();
       if (written === 'closed') return 0;
     } else {

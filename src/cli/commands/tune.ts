@@ -5,6 +5,8 @@ import { LEARNER_NAMES, LEARNERS } from '../../api.ts';
 import { parseGrid, tuneModel, type TuneProgress, type TuneResult, type TuneRow, type TuneSelection } from '../../tune.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { checkOutputs } from '../outputs.ts';
+import { parseQueueUrl } from '../../distributed/redis-url.ts';
+import { dirname } from 'node:path';
 import type { CliIO } from '../io.ts';
 import { interruptible } from '../interrupt.ts';
 import { formatDuration } from '../progress.ts';
@@ -65,6 +67,11 @@ Options:
   --report <r>         also write <r>.html (a page to open in a browser: the
                        rounds drawn with the winner marked, the CV table, the
                        machine), <r>.svg (the chart) and <r>.chart.json (its data)
+  --queue <url>        run every (candidate, fold, iterations) unit as a job for the
+                       'dsgkit worker's of this Redis queue (redis://…, rediss:// for TLS);
+                       the same table and model bytes; the refit runs here (docs/distributed.md)
+  --state-dir <dir>    with --queue: a folder every worker sees at the same path, for the
+                       units' data and continuation states (default: the folder of --out)
   -h, --help           show this help
   A learner parameter given (e.g. --iterations, --lambda) is fixed, not searched.
 
@@ -204,6 +211,8 @@ export const tuneCommand: Command = {
       t0: { type: 'string' },
       json: { type: 'boolean' },
       report: { type: 'string' },
+      queue: { type: 'string' },
+      'state-dir': { type: 'string' },
       ...TRAINING_OPTION_SPECS,
     });
     const spec = cliLearnerSpec(requireString(values, 'learner'), '--learner');
@@ -224,6 +233,10 @@ export const tuneCommand: Command = {
     // tune() checks it (one of TUNE_SELECTIONS).
     const select = values.select as TuneSelection | undefined;
     const { positive, cacheBytes } = settings.run;
+    const queue = typeof values.queue === 'string' ? values.queue : undefined;
+    if (queue !== undefined) parseQueueUrl(queue); // a bad URL is a usage error before any work
+    if (!queue && values['state-dir'] !== undefined) throw new UsageError('--state-dir needs --queue');
+    const stateDir = typeof values['state-dir'] === 'string' ? values['state-dir'] : dirname(out);
 
     const display = tuneDisplay(io, settings.quiet || values.json === true && (io.stderr as { isTTY?: boolean }).isTTY !== true);
     const started = performance.now();
@@ -245,6 +258,7 @@ export const tuneCommand: Command = {
           ...(select !== undefined ? { select } : {}),
           ...(eta !== undefined ? { eta } : {}),
           ...(t0 !== undefined ? { t0 } : {}),
+          ...(queue !== undefined ? { queue, stateDir } : {}),
           threads: settings.threads,
           signal,
           onProgress: (p) => display.update(p),
