@@ -13,8 +13,8 @@
  * `maxFeatures` (default {@link DEFAULT_MAX_FEATURES}) is refused on its line
  * before anything is allocated for it.
  */
-import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { openInputStream } from './open-input.ts';
 import { DataError } from '../errors.ts';
 import { LabelCoder, type ClassOptions } from './class-labels.ts';
 import { makeDataset, type Dataset } from './dataset.ts';
@@ -160,7 +160,7 @@ export function parseLibsvm(text: string, file: string, opts: LibsvmOptions = {}
  */
 export async function readLibsvm(path: string, opts: LibsvmOptions = {}): Promise<Dataset> {
   const parser = new LibsvmLines(path, opts);
-  const input = createReadStream(path, { encoding: 'utf8' });
+  const input = await openInputStream(path, 'utf8');
   const lines = createInterface({ input, crlfDelay: Infinity });
   let lineNo = 0;
   try {

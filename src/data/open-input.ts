@@ -1,0 +1,97 @@
+/**
+ * Opening a text input (CSV, LIBSVM) so that nothing can hang the process.
+ *
+ * A regular file is read as usual. A named pipe (FIFO, also what a shell's
+ * process substitution `<(zcat a.csv)` hands over) is allowed — text is read
+ * once, front to back — but two things about pipes would otherwise make the
+ * process deaf to Ctrl-C: opening a FIFO blocks until a writer opens it, and
+ * a read blocks until the writer writes; both would run in one of libuv's
+ * threads, and a process with such a thread cannot exit. So the open that
+ * waits for a writer is registered, and {@link releaseBlockedOpens} (called
+ * by the CLI's signal handler) ends it by opening the pipe's other end for a
+ * moment; and once open, the pipe is read through the event loop (a
+ * `net.Socket` over the descriptor, non-blocking), never through a blocking
+ * read. Directories, sockets and other special files are refused with a
+ * {@link DataError}.
+ *
+ * @example
+ * const input = await openInputStream('big.csv');
+ * for await (const chunk of input) console.log(chunk.length);
+ */
+import { closeSync, constants, createReadStream, fstat, open, openSync, close, type Stats } from 'node:fs';
+import { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import { DataError } from '../errors.ts';
+
+const openFd = promisify(open);
+const fstatFd = promisify(fstat);
+const closeFd = promisify(close);
+
+/** FIFOs whose open is waiting for a writer. */
+const blocked = new Set<string>();
+
+/**
+ * Lets every open that waits for a FIFO's writer return (by opening the
+ * write end for an instant, without blocking), so the process can exit.
+ * Synchronous: safe in a signal handler right before `process.exit`.
+ *
+ * @example
+ * process.on('SIGINT', () => { releaseBlockedOpens(); process.exit(130); });
+ */
+export function releaseBlockedOpens(): void {
+  for (const path of blocked) {
+    try {
+      closeSync(openSync(path, constants.O_WRONLY | constants.O_NONBLOCK));
+    } catch {
+      // the open finished meanwhile, or the FIFO is gone
+    }
+  }
+  blocked.clear();
+}
+
+function kindOf(info: Stats): string {
+  if (info.isDirectory()) return 'a directory';
+  if (info.isSocket()) return 'a socket';
+  if (info.isBlockDevice()) return 'a block device';
+  return 'not a regular file';
+}
+
+/**
+ * A readable stream of the bytes of `path` (a regular file, a FIFO, a
+ * character device such as `/dev/stdin`); see the module comment. A missing
+ * or unreadable file is a {@link DataError} naming it.
+ *
+ * @example
+ * const lines = createInterface({ input: await openInputStream('a9a.t', 'utf8') });
+ */
+export async function openInputStream(path: string, encoding?: BufferEncoding): Promise<Readable> {
+  let fd: number;
+  try {
+    fd = await openFd(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    throw new DataError(`cannot read file: ${(err as Error).message}`, { file: path }, { cause: err });
+  }
+  const info = await fstatFd(fd);
+  if (info.isFile() || info.isCharacterDevice()) {
+    if (info.isCharacterDevice()) {
+      // A terminal or /dev/stdin: reads on it must block as usual.
+      await closeFd(fd);
+      return createReadStream(path, encoding ? { encoding } : {});
+    }
+    return createReadStream(path, { fd, ...(encoding ? { encoding } : {}) });
+  }
+  await closeFd(fd);
+  if (!info.isFIFO()) throw new DataError(`is ${kindOf(info)}; give a text file (or a pipe)`, { file: path });
+  blocked.add(path);
+  try {
+    fd = await openFd(path, constants.O_RDONLY);
+  } catch (err) {
+    throw new DataError(`cannot read file: ${(err as Error).message}`, { file: path }, { cause: err });
+  } finally {
+    blocked.delete(path);
+  }
+  const socket = new Socket({ fd, readable: true, writable: false });
+  if (encoding) socket.setEncoding(encoding);
+  return socket;
+}
