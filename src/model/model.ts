@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Table } from 'apache-arrow';
-import { ModelError, UsageError } from '../errors.ts';
+import { DataError, ModelError, UsageError } from '../errors.ts';
 import { formatOf, makeDataset, readDataset, tableToDataset, type Dataset, type ReadDatasetOptions } from '../data/index.ts';
 import { openArrowRows, type ArrowRows } from '../data/arrow.ts';
 import { defaultThreads, EvaluatorPool } from '../engine/pool.ts';
@@ -106,7 +106,30 @@ export class Model {
     }
     const ds = await this.dataset(data);
     const X = this.scaler.transformInPlace(ds.X.slice());
-    return this.predictor.evaluate(X, ds.n, new Float64Array(ds.n), opts);
+    const f = await this.predictor.evaluate(X, ds.n, new Float64Array(ds.n), opts);
+    this.checkScores(f, X, 0, ds.source);
+    return f;
+  }
+
+  /**
+   * Refuses scores that are not finite numbers (a value so far outside the
+   * training range that the kernel's arithmetic overflows): a DataError
+   * naming the row and the column furthest out, instead of a NaN score and a
+   * label made up from it.
+   */
+  private checkScores(f: Float64Array, X: Float64Array, row0: number, file: string | undefined): void {
+    for (let i = 0; i < f.length; i++) {
+      if (Number.isFinite(f[i])) continue;
+      const d = this.scaler.d;
+      let worst = 0;
+      for (let k = 1; k < d; k++) if (!(Math.abs(X[i * d + k]) <= Math.abs(X[i * d + worst]))) worst = k;
+      const k = worst;
+      const raw = this.scaler.min[k] + X[i * d + k] * (this.scaler.max[k] - this.scaler.min[k]);
+      throw new DataError(
+        `the score is ${f[i]}: the value ${Number.isFinite(raw) ? raw.toPrecision(6) : 'here'} lies too far outside the training range [${this.scaler.min[k]}, ${this.scaler.max[k]}] for the model to score it (scaled to ${X[i * d + k].toPrecision(6)})`,
+        { ...(file !== undefined ? { file } : {}), column: this.scaler.featureNames[k], row: row0 + i + 1 },
+      );
+    }
   }
 
   /**
@@ -265,6 +288,7 @@ export class Model {
       for await (const batch of rows.batches()) {
         const X = this.scaler.transformInPlace(batch.X);
         const f = await this.predictor.evaluate(X, batch.n, new Float64Array(batch.n), engine);
+        this.checkScores(f, X, row0, rows.file);
         yield { row0, n: batch.n, y: batch.y, f };
         row0 += batch.n;
         opts.onRows?.({ rows: row0, n: rows.n });
@@ -301,13 +325,24 @@ export class Model {
   }
 
   /**
-   * Writes the model to `path` atomically (temp file + rename).
+   * Writes the model to `path` atomically (temp file + rename). The bytes are
+   * decoded with the loader's own checks first, so a model that saves is a
+   * model that loads: one that would not (say, coefficients that overflowed
+   * in a diverged run) is a ModelError and nothing is written.
    *
    * @example
    * await model.save('model.dsg');
    */
   async save(path: string): Promise<void> {
-    await writeFileAtomic(path, this.toBytes());
+    if (typeof path !== 'string' || path === '') throw new UsageError(`save needs the path of a file to write, got ${path === '' ? "''" : typeof path}`);
+    const bytes = this.toBytes();
+    try {
+      decodeModel(bytes, path);
+      MinMaxScaler.fromJSON(this.header.scaler);
+    } catch (err) {
+      throw new ModelError(`${path}: not saved: the model would not load back (${(err as Error).message.replace(`${path}: `, '')}); the training run probably diverged — try a smaller step or a larger λ`, { cause: err });
+    }
+    await writeFileAtomic(path, bytes);
   }
 
   /**
