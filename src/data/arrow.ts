@@ -51,7 +51,7 @@ import { withAtomicFile } from './atomic.ts';
 import { makeDataset, type Dataset } from './dataset.ts';
 import { allocateFloat64 } from './row-batches.ts';
 import { ipcLayout, ipcLayoutOfHandle, type ArrowFormat, type IpcLayout } from './ipc-layout.ts';
-import { requireLabelColumn, validateDataset, validateRows } from './validate.ts';
+import { MAX_COLUMNS, requireLabelColumn, validateDataset, validateRows } from './validate.ts';
 import type { RowBatch } from './row-batches.ts';
 import type { RowSource } from './row-source.ts';
 
@@ -442,15 +442,6 @@ interface ColumnPlan {
   /** Numbers or class names (a string or dictionary-of-strings label column). */
   readonly labels: LabelCoder;
 }
-
-/**
- * The most columns a data file may have: features are stored dense (a row of
- * d features is d doubles everywhere: in memory, in the model's scaler and in
- * every kernel evaluation), so a file wider than this is refused with a
- * {@link DataError} before anything is allocated. Sparse data with more
- * features (text, news20's 1.35 million) needs its features reduced first.
- */
-export const MAX_COLUMNS = 1_000_000;
 
 /**
  * Checks the schema against `opts` (label present, features present and

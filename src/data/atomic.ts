@@ -228,7 +228,7 @@ const WRITE_FAILURES: Readonly<Record<string, string>> = {
   EPERM: 'operation not permitted',
   EIO: 'input/output error',
   EFBIG: 'the file is too large for the file system',
-  ENOENT: 'the directory no longer exists or cannot hold files',
+  ENOENT: 'the directory does not exist or cannot hold new files',
   ENOTDIR: 'a part of the path is not a directory',
   EISDIR: 'the destination is a directory',
   EXDEV: 'the temporary file and the destination are on different file systems',

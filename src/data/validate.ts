@@ -8,6 +8,16 @@ import { DataError } from '../errors.ts';
 import type { Dataset } from './dataset.ts';
 
 /**
+ * The most feature columns dsgkit reads or writes: features are stored dense
+ * (a row of d features is d doubles everywhere: in memory, in the model's
+ * scaler and in every kernel evaluation), so a wider file (Arrow schema,
+ * LIBSVM index, `generate --dim`) is refused with a clear error before
+ * anything is allocated. Sparse data with more features (text; news20 has
+ * 1.35 million) needs its features selected or hashed into fewer first.
+ */
+export const MAX_COLUMNS = 1_000_000;
+
+/**
  * Throws unless every feature value is finite and every label is finite or
  * `NaN` (= unlabeled). Rows are reported 1-based.
  *
