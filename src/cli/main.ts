@@ -113,9 +113,18 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       return 130;
     }
     const e = err as Error;
+    if (isOutOfMemory(e)) {
+      io.stderr.write(`dsgkit: out of memory: ${e.message} — the data or the run needs more memory than this process may use (see 'ulimit -v' and the memory of the machine); try fewer rows or features, --threads 1, or sample on read\n`);
+      return 1;
+    }
     io.stderr.write(`dsgkit: internal error (please report): ${e?.stack ?? String(err)}\n`);
     return 1;
   }
+}
+
+/** An allocation refused by the system (an address-space limit, a full machine): WebAssembly memory, typed arrays, array buffers. */
+function isOutOfMemory(e: Error | undefined): boolean {
+  return e instanceof RangeError && /WebAssembly\.Memory|could not allocate memory|Out of memory|Array buffer allocation failed|Invalid typed array length|WebAssembly\.Memory\.grow/i.test(e.message);
 }
 
 /**

@@ -54,6 +54,13 @@ export function validateRows(rows: { X: Float64Array; y: Float64Array; d: number
       }
     }
     const label = y[i];
+    if (Math.abs(label) > Number.MAX_SAFE_INTEGER && Number.isFinite(label)) {
+      throw new DataError(`label ${label} is beyond 2^53: labels that large cannot be told apart as numbers (2^53 and 2^53 + 1 read the same); write the classes as names (strings) instead`, {
+        file: ds.source,
+        column: ds.labelName,
+        row: row0 + i + 1,
+      });
+    }
     if (label === Infinity || label === -Infinity) {
       throw new DataError(`label is ${label}; labels must be finite numbers (or missing for unlabeled rows)`, {
         file: ds.source,

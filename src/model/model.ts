@@ -16,6 +16,11 @@ import { decodeModel, encodeModel, MODEL_FORMAT_VERSION, type ModelHeader } from
 import { restorePredictor, type PredictOptions, type Predictor } from './predictor.ts';
 import { checkEvaluable, labelName, labelsFromScores, metricValue, taskMetrics, type Task, type TaskMetrics } from './task.ts';
 
+/** `threads` as a prediction takes it: absent, or a whole number ≥ 1 (a UsageError otherwise). */
+function checkThreads(threads: unknown): void {
+  if (threads !== undefined && !(Number.isSafeInteger(threads) && (threads as number) >= 1)) throw new UsageError(`threads must be a whole number ≥ 1, got ${String(threads)}`);
+}
+
 export type { PredictOptions } from './predictor.ts';
 
 /** Rows scored so far by a streaming pass ({@link Model.scoreBatches}). */
@@ -97,6 +102,7 @@ export class Model {
    * const g = await model.decisionFunction([[0.1, 2.5, 3]]);
    */
   async decisionFunction(data: DataInput, opts: PredictOptions = {}): Promise<Float64Array> {
+    checkThreads(opts.threads);
     if (isArrowPath(data)) {
       // Batch by batch: 8 bytes a row for the scores, never the file's features.
       const rows = await this.openRows(data);
@@ -280,6 +286,7 @@ export class Model {
    * for await (const { row0, f } of model.scoreBatches(await model.openRows('big.arrow'))) write(row0, f);
    */
   async *scoreBatches(rows: ArrowRows, opts: StreamOptions = {}): AsyncGenerator<ScoredBatch> {
+    checkThreads(opts.threads);
     const threads = opts.pool ? opts.pool.threads + 1 : Math.min(opts.threads ?? defaultThreads(), defaultThreads());
     const pool = opts.pool ?? (threads > 1 ? new EvaluatorPool(threads - 1) : undefined);
     const engine: PredictOptions = { ...opts, ...(pool ? { pool } : { threads: 1 }) };
