@@ -458,7 +458,8 @@ function planColumns(schema: Schema, file: string, opts: ReadOptions): ColumnPla
   /** Name → schema indices (more than one when the name repeats). */
   const where = new Map<string, number[]>();
   names.forEach((name, c) => {
-    if (name === '') throw new DataError(`column ${c + 1} of ${names.length} has an empty name; every column needs a name (features are matched to a model by name)`, { file });
+    // An empty name reads back from the IPC metadata as null.
+    if (typeof name !== 'string' || name === '') throw new DataError(`column ${c + 1} of ${names.length} has an empty name; every column needs a name (features are matched to a model by name)`, { file });
     const at = where.get(name);
     if (at) at.push(c);
     else where.set(name, [c]);
