@@ -142,8 +142,8 @@ interface OpenedArrow {
 }
 
 async function openReader(opened: FileHandle, file: string, opts: ReadOptions): Promise<OpenedArrow> {
-  const { size: sizeAtOpen } = await opened.stat();
-  const fh = guardReads(opened, file, sizeAtOpen);
+  const atOpen = await opened.stat();
+  const fh = guardReads(opened, file, atOpen.size, atOpen);
   // Framing, every message and footer apache-arrow will decode (checked first), and the
   // batches' row counts from their headers, so X is allocated once at its final size.
   let layout: IpcLayout;
@@ -176,7 +176,9 @@ async function* recordBatches(opened: OpenedArrow, file: string): AsyncGenerator
   let row0 = 0;
   let b = 0;
   try {
-    for await (const batch of reader) {
+    // A file's batches are read by index, as its footer lists them (see fileTable: iterating loops forever on a block that is no record batch).
+    const all = opened.format === 'file' ? batchesByIndex(reader as AsyncRecordBatchFileReader, rows.length) : reader;
+    for await (const batch of all) {
       // apache-arrow hands out one empty placeholder batch when there are none.
       if (rows.length === 0 && b === 0 && batch.numRows === 0) continue;
       if (b >= rows.length || batch.numRows !== rows[b]) {
@@ -191,6 +193,14 @@ async function* recordBatches(opened: OpenedArrow, file: string): AsyncGenerator
     throw corrupt(file, err);
   }
   if (b !== rows.length) throw corrupt(file, new Error(`read ${b} record batches of the ${rows.length} the headers list`));
+}
+
+async function* batchesByIndex(reader: AsyncRecordBatchFileReader, count: number): AsyncGenerator<RecordBatch> {
+  for (let i = 0; i < count; i++) {
+    const batch = await reader.readRecordBatch(i);
+    if (!batch) throw new Error(`the footer lists record batch ${i + 1}, which cannot be read`);
+    yield batch;
+  }
 }
 
 async function readOpenArrow(fh: FileHandle, file: string, opts: ReadOptions): Promise<Dataset> {
@@ -375,14 +385,24 @@ async function openFile(path: string): Promise<FileHandle> {
 export const READ_STALL_MS = 120_000;
 
 /**
- * `fh` as apache-arrow and the layout walk see it: every read that returns
- * nothing before the end the file had when it was opened is an error (the
- * file was truncated or rewritten while being read — apache-arrow's own
- * reader would loop on it forever), and a read that does not finish within
- * {@link READ_STALL_MS} is an error too. Either is a {@link DataError} naming
- * the file and the byte.
+ * `fh` as apache-arrow and the layout walk see it: after every read the file's
+ * size and modification times are compared with those it had when opened,
+ * so a file truncated, extended or rewritten in place while it is read is an
+ * error (apache-arrow's own reader would loop forever on the 0-byte reads of
+ * a truncated file, or decode whatever the new bytes say); a read that
+ * returns nothing before the end is an error too, and so is one that does not
+ * finish within {@link READ_STALL_MS}. Each is a {@link DataError} naming the
+ * file and the byte.
  */
-function guardReads(fh: FileHandle, file: string, size: number): FileHandle {
+function guardReads(fh: FileHandle, file: string, size: number, opened: { mtimeMs: number; ctimeMs: number }): FileHandle {
+  const changed = async (position: number) => {
+    const now = await fh.stat();
+    if (now.size !== size || now.mtimeMs !== opened.mtimeMs || now.ctimeMs !== opened.ctimeMs) {
+      const how = now.size < size ? `it shrank from ${size} to ${now.size} bytes` : now.size > size ? `it grew from ${size} to ${now.size} bytes` : 'it was rewritten';
+      return new DataError(`the file changed while it was being read (at byte ${position}, ${how}): another program is writing it — read it again once it is complete`, { file });
+    }
+    return undefined;
+  };
   const read = async (buffer: Uint8Array, offset: number, length: number, position: number) => {
     let timer: NodeJS.Timeout | undefined;
     const stalled = new Promise<never>((_, reject) => {
@@ -391,6 +411,8 @@ function guardReads(fh: FileHandle, file: string, size: number): FileHandle {
     });
     try {
       const result = await Promise.race([fh.read(buffer, offset, length, position), stalled]);
+      const change = await changed(position);
+      if (change) throw change;
       if (result.bytesRead === 0 && length > 0 && position < size) {
         throw new DataError(`the file ended at byte ${position} while it was being read (it had ${size} bytes when opened): another program truncated or rewrote it — read it again once it is complete`, { file });
       }

@@ -25,6 +25,7 @@
 import { createHash } from 'node:crypto';
 import { ModelError } from '../errors.ts';
 import { badRange, type MinMaxScalerJSON } from '../data/scaler.ts';
+import { checkStepSize, type StepSize } from '../coordinator/step-size.ts';
 import { payloadLength, type PredictorHeader } from './predictor.ts';
 import { METRICS, TASK_KINDS, type MetricName, type Task } from './task.ts';
 
@@ -213,10 +214,12 @@ function checkHeader(h: ModelHeader, file: string): number {
   const s = h.scaler;
   if (!s || s.kind !== 'minmax' || !Array.isArray(s.min) || !Array.isArray(s.max) || s.min.length !== d || s.max.length !== d) throw bad('scaler');
   if (!s.min.every(finite) || !s.max.every(finite)) throw bad('scaler: a minimum or maximum is not a finite number');
+  if (!Array.isArray(s.featureNames) || s.featureNames.length !== d || !s.featureNames.every((n) => typeof n === 'string')) throw bad('scaler: featureNames');
   const k = badRange(s.min, s.max);
   if (k >= 0) throw bad(`scaler: feature ${k + 1} has min ${s.min[k]} and max ${s.max[k]}; min must not exceed max and max − min must be finite`);
   checkTask(h.task, bad);
   if (h.hyperparameters === null || typeof h.hyperparameters !== 'object') throw bad('hyperparameters');
+  if (h.hyperparameters.step !== undefined) checkStep(h.hyperparameters.step, bad);
   if (h.training === null || typeof h.training !== 'object') throw bad('training');
   if (h.resume !== undefined) checkResume(h, bad);
   return count;
@@ -233,6 +236,24 @@ function checkResume(h: ModelHeader, bad: (what: string) => ModelError): void {
   }
   if (typeof r.data !== 'string' || !/^[0-9a-f]{64}$/.test(r.data)) throw bad('resume: data fingerprint');
   if (r.bias !== undefined && !(typeof r.bias === 'number' && Number.isFinite(r.bias))) throw bad('resume: bias');
+}
+
+/**
+ * A loop learner's step schedule as saved (what `--init` continues with):
+ * positive finite numbers of the kinds `stepAt` knows. Its values are not in
+ * the learner's parameter table (they are set by `--step`/θ), so they are
+ * checked here, against a file forged to make every step NaN.
+ */
+function checkStep(step: unknown, bad: (what: string) => ModelError): void {
+  const s = step as Record<string, unknown> | null;
+  const kinds = ['inverse', 'constant', 'decay'];
+  const numbers = s !== null && typeof s === 'object' && kinds.includes(s.kind as string) && Object.entries(s).every(([k, v]) => k === 'kind' || finite(v));
+  try {
+    if (!numbers) throw new RangeError('not a schedule');
+    checkStepSize(s as unknown as StepSize);
+  } catch (err) {
+    throw bad(`hyperparameters: step (${(err as Error).message}; a schedule {kind: inverse|constant|decay} with positive finite numbers)`);
+  }
 }
 
 function checkTask(task: Task, bad: (what: string) => ModelError): void {

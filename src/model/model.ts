@@ -130,10 +130,15 @@ export class Model {
       let worst = 0;
       for (let k = 1; k < d; k++) if (!(Math.abs(X[i * d + k]) <= Math.abs(X[i * d + worst]))) worst = k;
       const k = worst;
+      const where = { ...(file !== undefined ? { file } : {}), column: this.scaler.featureNames[k], row: row0 + i + 1 };
+      if (Math.abs(X[i * d + k]) <= 1e6) {
+        // The row is ordinary: the model's own numbers overflow.
+        throw new DataError(`the model gives a score of ${f[i]} here, for values within reach of its training range: its coefficients overflow (a damaged or forged model file)`, where);
+      }
       const raw = this.scaler.min[k] + X[i * d + k] * (this.scaler.max[k] - this.scaler.min[k]);
       throw new DataError(
         `the score is ${f[i]}: the value ${Number.isFinite(raw) ? raw.toPrecision(6) : 'here'} lies too far outside the training range [${this.scaler.min[k]}, ${this.scaler.max[k]}] for the model to score it (scaled to ${X[i * d + k].toPrecision(6)})`,
-        { ...(file !== undefined ? { file } : {}), column: this.scaler.featureNames[k], row: row0 + i + 1 },
+        where,
       );
     }
   }
@@ -360,7 +365,13 @@ export class Model {
    */
   static fromBytes(bytes: Uint8Array, file = 'model'): Model {
     const { header, payload, warnings } = decodeModel(bytes, file);
-    return new Model(header, restorePredictor(header.predictor, payload), warnings);
+    try {
+      return new Model(header, restorePredictor(header.predictor, payload), warnings);
+    } catch (err) {
+      // Every ModelError names the file it is about.
+      if (err instanceof ModelError && !err.message.startsWith(`${file}: `)) throw new ModelError(`${file}: ${err.message}`, { cause: err });
+      throw err;
+    }
   }
 
   /**
