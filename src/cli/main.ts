@@ -47,10 +47,11 @@ convert to it with 'dsgkit convert'. The label column is 'label' unless
 --label says otherwise; a missing label (null, '?', empty, NA) = unlabeled row.
 
 Exit codes: 0 success, 1 bad data or model (message names file, column and
-row), 2 bad usage, 130 cancelled by Ctrl-C (SIGINT), 143 stopped by SIGTERM.
+row), 2 bad usage, 130 cancelled by Ctrl-C (SIGINT), 143 stopped by SIGTERM,
+128 + n for the other terminating signals (129 SIGHUP, 131 SIGQUIT, …).
 Outputs are written to a hidden temporary file and renamed when complete; a
 cancelled run removes it. Only SIGKILL can leave one (.NAME.tmp-PID-…): the
-next run writing to that folder removes it.
+next run writing to that folder from the same host and container removes it.
 
 Options:
   -h, --help       show this help
