@@ -21,6 +21,7 @@ import { DataError, ModelError, UsageError } from '../src/errors.ts';
 import { decodeModel, encodeModel, type ModelHeader } from '../src/model/model-file.ts';
 import { load } from '../src/model/model.ts';
 import { runCli } from './support/cli.ts';
+import { LEARNER_NAMES } from '../src/index.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -81,11 +82,11 @@ function tmpfs(name: string, size: string): string | undefined {
 }
 
 /** A small CSV training set: 60 rows, 20 labeled, two features in [0, 1) (and `a` overridden where given). */
-async function smallCsv(name: string, a: Record<number, string> = {}): Promise<string> {
+async function smallCsv(name: string, a: Record<number, string> = {}, labels: number[] = [-1, 1]): Promise<string> {
   const lines = ['label,a,b'];
   let s = 7;
   const rnd = () => ((s = (s * 16807) % 2147483647) / 2147483647);
-  for (let i = 0; i < 60; i++) lines.push(`${i < 20 ? (i % 2 ? 1 : -1) : ''},${a[i] ?? rnd()},${rnd()}`);
+  for (let i = 0; i < 60; i++) lines.push(`${i < 20 ? labels[i % labels.length] : ''},${a[i] ?? rnd()},${rnd()}`);
   const path = join(dir, name);
   await writeFile(path, lines.join('\n') + '\n');
   return path;
@@ -122,11 +123,13 @@ describe('row 1: an Arrow file that shrinks while it is read', () => {
 });
 
 describe('row 2: values whose range overflows the scaler', () => {
-  it('row 2: train on a column holding ±1.7e308 is exit 1 naming file and column, for a loop learner and a support-vector learner', async () => {
-    const data = await smallCsv('huge.csv', { 3: '1.7e308', 4: '-1.7e308' });
-    for (const learner of ['tsgs3vm', 'gkm']) {
+  it('row 2: train on a column holding ±1.7e308 is exit 1 naming file and column, for every learner', async () => {
+    const binary = await smallCsv('huge.csv', { 3: '1.7e308', 4: '-1.7e308' });
+    const ordinal = await smallCsv('huge-ordinal.csv', { 3: '1.7e308', 4: '-1.7e308' }, [1, 2, 3]);
+    for (const learner of LEARNER_NAMES) {
+      const data = ['qs3orao', 'sorao'].includes(learner) ? ordinal : binary;
       const out = join(dir, `huge-${learner}.dsg`);
-      const r = await runCli(['train', '--data', data, '--learner', learner, '--iterations', '20', '--out', out, '--quiet']);
+      const r = await runCli(['train', '--data', data, '--learner', learner, '--out', out, '--quiet']);
       expect(r.code, r.err).toBe(1);
       expect(r.err).toContain(`${data}: column 'a': values range from -1.7e+308 to 1.7e+308: their difference overflows a double`);
       expect(r.err).not.toContain('internal error');
@@ -230,6 +233,12 @@ describe('row 5: named pipes (FIFOs)', () => {
     expect(r.code).toBe(1);
     expect(r.err).toContain(`${fifo}: is a named pipe (FIFO), not a regular file`);
     expect(Date.now() - t).toBeLessThan(5_000);
+  });
+
+  it('row 5: a model file that is a FIFO is a ModelError at once', async () => {
+    const fifo = join(dir, 'm.dsg');
+    if (!mkfifo(fifo)) return;
+    await expect(load(fifo)).rejects.toThrow(`${fifo}: cannot read model file (not a regular file`);
   });
 
   it('row 5: convert from a FIFO waits for its writer, reads it, and Ctrl-C ends the wait (exit 130)', async () => {

@@ -4,7 +4,8 @@
  * any form `train` takes — a Dataset, a file path, an Arrow Table, or rows as
  * arrays — and applies the model's own scaling.
  */
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { Table } from 'apache-arrow';
 import { DataError, ModelError, UsageError } from '../errors.ts';
 import { formatOf, makeDataset, readDataset, tableToDataset, type Dataset, type ReadDatasetOptions } from '../data/index.ts';
@@ -487,8 +488,16 @@ export async function load(path: string, opts: { onWarning?: (message: string) =
   if (typeof path !== 'string') throw new UsageError(`load: path must be a string, got ${describe(path)}`);
   let bytes: Uint8Array;
   try {
-    bytes = await readFile(path);
+    // O_NONBLOCK: a FIFO with no writer must not hang the open (nor, then, the exit on Ctrl-C).
+    const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      if (!(await fh.stat()).isFile()) throw new ModelError(`${path}: cannot read model file (not a regular file: a model is read from a file on disk)`);
+      bytes = await fh.readFile();
+    } finally {
+      await fh.close();
+    }
   } catch (err) {
+    if (err instanceof ModelError) throw err;
     throw new ModelError(`${path}: cannot read model file (${(err as NodeJS.ErrnoException).code ?? String(err)})`, { cause: err });
   }
   const model = Model.fromBytes(bytes, path);
