@@ -24,33 +24,18 @@ export interface ParsedArgs {
  */
 export function parseCommandArgs(argv: readonly string[], options: OptionSpecs): ParsedArgs {
   try {
-    const { values, positionals, tokens } = parseArgs({
+    const { values, positionals } = parseArgs({
       args: joinNegativeNumbers(argv, options),
       options: { help: { type: 'boolean', short: 'h' }, ...options },
       allowPositionals: true,
       strict: true,
-      tokens: true,
     });
-    // An option given twice with different values is a mistake to point out, not "the last one wins".
-    const seen = new Map<string, string>();
-    for (const token of tokens ?? []) {
-      const t = token as { kind: string; name?: string; value?: string };
-      if (t.kind !== 'option' || t.name === undefined || t.value === undefined || (options[t.name] as { multiple?: boolean } | undefined)?.multiple) continue;
-      const before = seen.get(t.name);
-      if (before !== undefined && before !== t.value) throw new UsageError(`--${t.name} is given twice ('${clip(before)}', then '${clip(t.value)}'); give it once`);
-      seen.set(t.name, t.value);
-    }
     return { values: values as ParsedArgs['values'], positionals };
   } catch (err) {
     const e = err as Error & { code?: string };
     if (typeof e.code === 'string' && e.code.startsWith('ERR_PARSE_ARGS')) throw new UsageError(e.message.replace(/\.? ?To specify a positional argument.*$/s, ''));
     throw err;
   }
-}
-
-/** A value as shown in a message: at most 60 characters. */
-function clip(v: string): string {
-  return v.length > 60 ? `${v.slice(0, 57)}…` : v;
 }
 
 /**
