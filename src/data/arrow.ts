@@ -19,7 +19,7 @@
  * instead of file bytes + Arrow table + `X`.
  */
 import { constants } from 'node:fs';
-import { open, writeFile, type FileHandle } from 'node:fs/promises';
+import { open, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { extname } from 'node:path';
 import {
   type AsyncRecordBatchFileReader,
@@ -366,6 +366,8 @@ async function* chunksOf(bytes: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8
  * random access, more than once.
  */
 async function openFile(path: string): Promise<FileHandle> {
+  // A FIFO is recognised by stat first: even an instant's open of its read end would let a waiting writer in to lose its bytes.
+  if ((await stat(path).catch(() => undefined))?.isFIFO()) throw new DataError(notAFile('a named pipe (FIFO)'), { file: path });
   let fh: FileHandle;
   try {
     fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -376,9 +378,13 @@ async function openFile(path: string): Promise<FileHandle> {
   if (!info.isFile()) {
     await fh.close();
     const kind = info.isFIFO() ? 'a named pipe (FIFO)' : info.isSocket() ? 'a socket' : info.isDirectory() ? 'a directory' : info.isCharacterDevice() || info.isBlockDevice() ? 'a device' : 'not a regular file';
-    throw new DataError(`is ${kind}, not a regular file: an Arrow file is read by random access, so it must be a file on disk (copy the pipe's bytes to a file first; 'train --data -' reads an Arrow stream from standard input)`, { file: path });
+    throw new DataError(notAFile(kind), { file: path });
   }
   return fh;
+}
+
+function notAFile(kind: string): string {
+  return `is ${kind}, not a regular file: an Arrow file is read by random access, so it must be a file on disk (copy the pipe's bytes to a file first; 'train --data -' reads an Arrow stream from standard input)`;
 }
 
 /** How long one read of a data file may take before the file is declared stalled (a hung network file system). */

@@ -18,7 +18,7 @@
  * const input = await openInputStream('big.csv');
  * for await (const chunk of input) console.log(chunk.length);
  */
-import { closeSync, constants, createReadStream, fstat, open, openSync, close, type Stats } from 'node:fs';
+import { closeSync, constants, createReadStream, fstat, open, openSync, close, stat, type Stats } from 'node:fs';
 import { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -27,6 +27,7 @@ import { DataError } from '../errors.ts';
 const openFd = promisify(open);
 const fstatFd = promisify(fstat);
 const closeFd = promisify(close);
+const statPath = promisify(stat);
 
 /** FIFOs whose open is waiting for a writer. */
 const blocked = new Set<string>();
@@ -66,24 +67,35 @@ function kindOf(info: Stats): string {
  * const lines = createInterface({ input: await openInputStream('a9a.t', 'utf8') });
  */
 export async function openInputStream(path: string, encoding?: BufferEncoding): Promise<Readable> {
-  let fd: number;
+  // stat, not a probing open: opening a FIFO's read end, even for an instant, would let a waiting
+  // writer in and, once closed again, lose what it wrote.
+  let info: Stats;
   try {
-    fd = await openFd(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    info = await statPath(path);
   } catch (err) {
     throw new DataError(`cannot read file: ${(err as Error).message}`, { file: path }, { cause: err });
   }
-  const info = await fstatFd(fd);
-  if (info.isFile() || info.isCharacterDevice()) {
-    if (info.isCharacterDevice()) {
-      // A terminal or /dev/stdin: reads on it must block as usual.
-      await closeFd(fd);
-      return createReadStream(path, encoding ? { encoding } : {});
-    }
-    return createReadStream(path, { fd, ...(encoding ? { encoding } : {}) });
+  if (info.isFIFO()) return openFifo(path, encoding);
+  if (!info.isFile() && !info.isCharacterDevice()) throw new DataError(`is ${kindOf(info)}; give a text file (or a pipe)`, { file: path });
+  let fd: number;
+  try {
+    // O_NONBLOCK: should the path have become a FIFO since the stat, this open still returns.
+    fd = await openFd(path, constants.O_RDONLY | (info.isFile() ? constants.O_NONBLOCK : 0));
+  } catch (err) {
+    throw new DataError(`cannot read file: ${(err as Error).message}`, { file: path }, { cause: err });
   }
-  await closeFd(fd);
-  if (!info.isFIFO()) throw new DataError(`is ${kindOf(info)}; give a text file (or a pipe)`, { file: path });
+  const now = await fstatFd(fd);
+  if (now.isFIFO()) {
+    await closeFd(fd);
+    throw new DataError('changed into a named pipe while being opened', { file: path });
+  }
+  return createReadStream(path, { fd, ...(encoding ? { encoding } : {}) });
+}
+
+/** A FIFO, opened once a writer comes (a wait that {@link releaseBlockedOpens} can end) and read through the event loop. */
+async function openFifo(path: string, encoding?: BufferEncoding): Promise<Readable> {
   blocked.add(path);
+  let fd: number;
   try {
     fd = await openFd(path, constants.O_RDONLY);
   } catch (err) {

@@ -5,7 +5,7 @@
  * arrays — and applies the model's own scaling.
  */
 import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { Table } from 'apache-arrow';
 import { DataError, ModelError, UsageError } from '../errors.ts';
 import { formatOf, makeDataset, readDataset, tableToDataset, type Dataset, type ReadDatasetOptions } from '../data/index.ts';
@@ -488,7 +488,8 @@ export async function load(path: string, opts: { onWarning?: (message: string) =
   if (typeof path !== 'string') throw new UsageError(`load: path must be a string, got ${describe(path)}`);
   let bytes: Uint8Array;
   try {
-    // O_NONBLOCK: a FIFO with no writer must not hang the open (nor, then, the exit on Ctrl-C).
+    // stat first, then O_NONBLOCK: a FIFO must neither hang the open (nor, then, the exit on Ctrl-C) nor be opened at all.
+    if ((await stat(path)).isFIFO()) throw new ModelError(`${path}: cannot read model file (not a regular file: a model is read from a file on disk)`);
     const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
       if (!(await fh.stat()).isFile()) throw new ModelError(`${path}: cannot read model file (not a regular file: a model is read from a file on disk)`);
