@@ -422,6 +422,22 @@ describe('row 12: forged model headers with a valid checksum', () => {
   });
 });
 
+describe('found by a later probe', () => {
+  it('--out naming a device (/dev/null, /dev/stdout) is a usage error: the atomic rename would have replaced the device node with a file', async () => {
+    const dev = join(dir, 'null.arrow');
+    try {
+      execFileSync('mknod', [dev, 'c', '1', '3']);
+    } catch (err) {
+      console.log(`skipped: mknod failed (${(err as Error).message.split('\n')[0]}); needs root`);
+      return;
+    }
+    const r = await runCli(['generate', '--out', dev, '--rows', '10', '--dim', '2']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`--out '${dev}' is a device, not a regular file`);
+    expect((await stat(dev)).isCharacterDevice()).toBe(true);
+  });
+});
+
 describe('questionable cases, decided (docs/errors.md)', () => {
   it('two label columns: a DataError naming both positions', () => {
     const schema = new Schema([new Field('label', new Float64(), true), new Field('a', new Float64()), new Field('label', new Float64(), true)]);

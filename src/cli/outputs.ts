@@ -2,7 +2,9 @@
  * Where a command writes, checked before any work: every output's directory
  * exists, no output is an existing directory, no output is one of the
  * command's inputs (however it is spelled: `./a.arrow`, a symbolic link, a hard
- * link), no two outputs are the same file, and a file can be created in each
+ * link), no two outputs are the same file, no output is a device, pipe or
+ * socket (`/dev/null`, `/dev/stdout`: the atomic rename would replace the
+ * node itself), and a file can be created in each
  * output's directory (not read-only, not full, permitted, not `/proc`; with
  * room for the bytes when the size is known in advance). Each failure is a
  * {@link UsageError} naming the options involved, found before the work — so
@@ -77,6 +79,11 @@ export async function checkOutputs(outputs: PathsByOption, inputs: PathsByOption
   const ins = await resolveAll(inputs);
   for (const o of outs) {
     if (o.info?.isDirectory()) throw new UsageError(`${shown(o.option)} '${o.path}' is a directory; give the path of a file to write`);
+    if (o.info !== undefined && !o.info.isFile()) {
+      // `--out /dev/null`, `/dev/stdout`, a FIFO: the rename of the finished file would replace the device or pipe itself.
+      const kind = o.info.isFIFO() ? 'a named pipe' : o.info.isSocket() ? 'a socket' : 'a device';
+      throw new UsageError(`${shown(o.option)} '${o.path}' is ${kind}, not a regular file; dsgkit writes a new file and renames it into place, which would replace it — give the path of a regular file`);
+    }
     if (o.real === undefined) throw new UsageError(`${shown(o.option)}: directory '${dirname(o.path)}' does not exist`);
     for (const i of ins) {
       if (sameFile(o, i)) {
