@@ -372,7 +372,7 @@ describe('row 12: forged model headers with a valid checksum', () => {
 
   /** The model's bytes with `"hyperparameters":{…}` replaced by a value nested `depth` levels deep (built as text: JSON.stringify itself overflows on it). */
   async function deeplyNested(depth: number): Promise<Uint8Array> {
-    const good = await forged((h) => (h.hyperparameters = { deep: 'HERE' }));
+    const good = await forged((h) => (h.hyperparameters.deep = 'HERE'));
     const view = new DataView(good.buffer, good.byteOffset, good.byteLength);
     const json = new TextDecoder().decode(good.subarray(12, 12 + view.getUint32(8, true))).replace('"HERE"', '{"v":'.repeat(depth) + '1' + '}'.repeat(depth));
     const { payload } = decodeModel(good, 'good.dsg');
@@ -394,6 +394,8 @@ describe('row 12: forged model headers with a valid checksum', () => {
     ['sampling state outside alea', (h) => (h.resume.rng.s0 = 7), /corrupt model header \(resume: sampling state/],
     ['sampling carry not whole', (h) => (h.resume.rng.c = 0.5), /corrupt model header \(resume: sampling state/],
     ['history scale 1e300', (h) => (h.predictor.history.scale = 1e300), /corrupt model header \(history scale 1e\+300 outside/],
+    ['m that is not the history\'s', (h) => (h.hyperparameters.m = h.predictor.features.m + 1), /corrupt model header \(hyperparameters: m = \d+, but the random features have \d+\)/],
+    ['a step schedule of NaN steps', (h) => (h.hyperparameters.step = { kind: 'constant', eta: -1 }), /corrupt model header \(hyperparameters: step/],
   ];
   for (const [what, edit, message] of cases) {
     it(`row 12: ${what} is a ModelError naming the file (load, describe, --init)`, async () => {
@@ -411,6 +413,15 @@ describe('row 12: forged model headers with a valid checksum', () => {
       expect(t.err).not.toContain('internal error');
     });
   }
+
+  it('row 12: a training record of the wrong shape is described as unreadable, not an internal error', async () => {
+    const path = join(dir, 'forged-training.dsg');
+    await writeFile(path, await forged((h) => (h.training = { rows: { toString: 'x' }, tune: { folds: 'x', table: 5 } })));
+    const d = await runCli(['describe', path]);
+    expect(d.code, d.err).toBe(0);
+    expect(d.out).toContain('training:    ? rows (? labeled)');
+    expect(d.out).toContain('cross-validation: the record in this file cannot be read');
+  });
 
   it('row 12: 5,000-deep hyperparameters are a ModelError in load and describe, not a stack overflow', async () => {
     const path = join(dir, 'forged-deep.dsg');

@@ -145,6 +145,7 @@ export function decodeModel(bytes: Uint8Array, file: string): DecodedModel {
   const expected = dataStart + 8 * count;
   if (body.length < expected) throw new ModelError(`${file}: truncated model file (${bytes.length} bytes, the header describes ${expected + (version === 1 ? 0 : CHECKSUM_BYTES)})`);
   if (body.length > expected) throw new ModelError(`${file}: ${body.length - expected} unexpected bytes after the coefficients`);
+  checkAgainstFeatures(header, (what) => new ModelError(`${file}: corrupt model header (${what})`));
   const payload = new Float64Array(count);
   for (let j = 0; j < count; j++) {
     const v = view.getFloat64(dataStart + 8 * j, true);
@@ -218,11 +219,35 @@ function checkHeader(h: ModelHeader, file: string): number {
   const k = badRange(s.min, s.max);
   if (k >= 0) throw bad(`scaler: feature ${k + 1} has min ${s.min[k]} and max ${s.max[k]}; min must not exceed max and max − min must be finite`);
   checkTask(h.task, bad);
-  if (h.hyperparameters === null || typeof h.hyperparameters !== 'object') throw bad('hyperparameters');
+  if (h.hyperparameters === null || typeof h.hyperparameters !== 'object' || Array.isArray(h.hyperparameters)) throw bad('hyperparameters');
   if (h.hyperparameters.step !== undefined) checkStep(h.hyperparameters.step, bad);
   if (h.training === null || typeof h.training !== 'object') throw bad('training');
   if (h.resume !== undefined) checkResume(h, bad);
   return count;
+}
+
+/**
+ * The hyperparameters a random-feature history was built with must be the
+ * history's own (`--init` continues with the hyperparameters, the history
+ * holds the blocks): m, the seed, the kernel and σ, and T at least the
+ * iterations done.
+ */
+function checkAgainstFeatures(h: ModelHeader, bad: (what: string) => ModelError): void {
+  if (h.predictor.kind !== 'random-features') return;
+  const hp = h.hyperparameters;
+  const { features, history } = h.predictor;
+  const differs = (name: string, saved: unknown, own: unknown) => {
+    if (saved !== undefined && saved !== own) throw bad(`hyperparameters: ${name} = ${JSON.stringify(saved)}, but the random features have ${JSON.stringify(own)}`);
+  };
+  if (h.resume !== undefined) {
+    // A run to continue: the settings that fix its history must be there (a missing one would be taken from the defaults).
+    for (const key of ['m', 'seed', 'T']) if (hp[key] === undefined) throw bad(`hyperparameters: ${key} is missing from a resumable run`);
+  }
+  differs('m', hp.m, features.m);
+  if (hp.seed !== undefined && String(hp.seed) !== String(features.seed)) differs('seed', hp.seed, features.seed);
+  differs('kernel', hp.kernel, (features.kernel as { kind: string }).kind);
+  if (typeof hp.sigma === 'number') differs('sigma', hp.sigma, (features.kernel as { sigma?: number }).sigma);
+  if (hp.T !== undefined && !(Number.isSafeInteger(hp.T) && (hp.T as number) >= history.t)) throw bad(`hyperparameters: T = ${JSON.stringify(hp.T)}, below the ${history.t} iterations the history holds`);
 }
 
 function checkResume(h: ModelHeader, bad: (what: string) => ModelError): void {
