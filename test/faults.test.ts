@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { Field, Float64, Schema, Table, tableFromArrays, tableToIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArrowRows, tableToDataset } from '../src/data/arrow.ts';
+import { csvRecordStream } from '../src/data/csv.ts';
 import { tempPathFor, writerTag } from '../src/data/atomic.ts';
 import { writeSynthetic } from '../src/data/synthetic.ts';
 import { MAX_COLUMNS } from '../src/data/validate.ts';
@@ -119,6 +120,21 @@ describe('row 1: an Arrow file that shrinks while it is read', () => {
     expect(err).toBeInstanceOf(DataError);
     expect((err as Error).message).toMatch(new RegExp(`^${path}: the file changed while it was being read \\(at byte \\d+, it shrank from \\d+ to 1500000 bytes\\): another program is writing it`));
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe('row 1 (text): a CSV file that shrinks while it is streamed (LIBSVM opens it the same way)', () => {
+  it('row 1: a CSV truncated mid-stream ends with a DataError naming the file, not with fewer rows', async () => {
+    const path = join(dir, 'shrinks.csv');
+    const lines = ['label,a,b'];
+    for (let i = 0; i < 200_000; i++) lines.push(`${i % 2},${i},0.5`);
+    await writeFile(path, lines.join('\n') + '\n');
+    let seen = 0;
+    const err = await (async () => {
+      for await (const _ of csvRecordStream(path)) if (++seen === 10) await truncate(path, 100_000);
+    })().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DataError);
+    expect((err as Error).message).toMatch(new RegExp(`^${path}: the file changed while it was being read`));
   });
 });
 

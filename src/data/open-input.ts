@@ -20,7 +20,7 @@
  */
 import { closeSync, constants, createReadStream, fstat, open, openSync, close, stat, type Stats } from 'node:fs';
 import { Socket } from 'node:net';
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { DataError } from '../errors.ts';
 
@@ -84,12 +84,40 @@ export async function openInputStream(path: string, encoding?: BufferEncoding): 
   } catch (err) {
     throw new DataError(`cannot read file: ${(err as Error).message}`, { file: path }, { cause: err });
   }
-  const now = await fstatFd(fd);
-  if (now.isFIFO()) {
+  const atOpen = await fstatFd(fd);
+  if (atOpen.isFIFO()) {
     await closeFd(fd);
     throw new DataError('changed into a named pipe while being opened', { file: path });
   }
-  return createReadStream(path, { fd, ...(encoding ? { encoding } : {}) });
+  if (!atOpen.isFile()) return createReadStream(path, { fd, ...(encoding ? { encoding } : {}) });
+  // A regular file: at its end, the file must still be the one opened (not truncated, extended or rewritten meanwhile).
+  const source = createReadStream(path, { fd, autoClose: false, ...(encoding ? { encoding } : {}) });
+  let isOpen = true;
+  const closeOnce = () => {
+    if (isOpen) close(fd, () => undefined);
+    isOpen = false;
+  };
+  const checked = new Transform({
+    objectMode: true,
+    transform: (chunk, _enc, done) => done(null, chunk),
+    flush: (done) => {
+      fstat(fd, (err, now) => {
+        closeOnce();
+        if (err) return done(err);
+        if (now.size !== atOpen.size || now.mtimeMs !== atOpen.mtimeMs || now.ctimeMs !== atOpen.ctimeMs) {
+          return done(new DataError(`the file changed while it was being read (it had ${atOpen.size} bytes when opened, ${now.size} at the end): another program is writing it — read it again once it is complete`, { file: path }));
+        }
+        done();
+      });
+    },
+  });
+  source.on('error', (err) => checked.destroy(err));
+  // Ended, failed or abandoned by the reader: stop reading and close the file once.
+  checked.on('close', () => {
+    source.destroy();
+    closeOnce();
+  });
+  return source.pipe(checked);
 }
 
 /** A FIFO, opened once a writer comes (a wait that {@link releaseBlockedOpens} can end) and read through the event loop. */
