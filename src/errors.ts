@@ -101,7 +101,8 @@ export class CancelledError extends Error {
  */
 export function formatLocation(where: DataLocation): string {
   const parts: string[] = [];
-  if (where.column !== undefined) parts.push(`column '${where.column}'`);
+  // A column name is shown whole up to 80 characters (a 5 MB name is not echoed to the terminal).
+  if (where.column !== undefined) parts.push(where.column.length > 80 ? `column '${where.column.slice(0, 77)}…' (${where.column.length} characters)` : `column '${where.column}'`);
   if (where.row !== undefined) parts.push(`${where.line ? 'line' : 'row'} ${where.row}`);
   const tail = parts.join(', ');
   if (where.file !== undefined) return tail ? `${where.file}: ${tail}: ` : `${where.file}: `;

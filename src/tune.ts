@@ -39,6 +39,7 @@ import { fittedTask } from './train/model-of.ts';
 import { resolveThreads, type TrainData } from './train/options.ts';
 import { resolveParams, resolveStep } from './train/params.ts';
 import { trainModel } from './train/train.ts';
+import { loadQueueModule } from './distributed/optional.ts';
 import type { ReadDatasetOptions } from './data/index.ts';
 
 /** Progress of a tune run: block evaluations done of the planned total (what its time is proportional to). */
@@ -441,7 +442,7 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter): Promise<Searc
   let reference = false;
   // With a queue, each round's fits are jobs (src/distributed/tune.ts), taken back into the same slots.
   const remote = opts.queue === undefined ? undefined
-    : await (await import('./distributed/tune.ts')).TuneOnQueue.start(plan, { queue: opts.queue, ...(opts.stateDir !== undefined ? { stateDir: opts.stateDir } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
+    : await (await loadQueueModule(() => import('./distributed/tune.ts'))).TuneOnQueue.start(plan, { queue: opts.queue, ...(opts.stateDir !== undefined ? { stateDir: opts.stateDir } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
   const fitRound = (step: HalvingStep) => (remote ? remote.round(plan, step, meter) : runRound(plan, step, engine, states, meter));
   try {
     let step: HalvingStep | undefined = firstHalvingStep(n, plan.halving);

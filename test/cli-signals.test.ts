@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.ts';
-import { pendingTempFiles } from '../src/data/atomic.ts';
+import { pendingTempFiles, writerTag } from '../src/data/atomic.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -34,7 +34,7 @@ async function tempFileAppears(sub: string, timeoutMs = 60_000): Promise<string>
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     for (const name of await readdir(sub)) {
-      if (/\.tmp-\d+-[0-9a-f]{8}$/.test(name) && (await stat(join(sub, name)).catch(() => undefined))?.size) return name;
+      if (/\.tmp-\d+-[0-9a-f]{8}-[0-9a-f]{8}$/.test(name) && (await stat(join(sub, name)).catch(() => undefined))?.size) return name;
     }
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -80,16 +80,21 @@ describe('interrupts leave nothing behind', () => {
     const { child, exited } = startCli(['--version']);
     await exited;
     const deadPid = child.pid!;
-    const stale = `.old.arrow.tmp-${deadPid}-0badc0de`;
-    const live = `.other.arrow.tmp-${process.pid}-0badc0de`;
+    const stale = `.old.arrow.tmp-${deadPid}-${writerTag()}-0badc0de`;
+    const live = `.other.arrow.tmp-${process.pid}-${writerTag()}-0badc0de`;
+    // The same dead process id, written from another PID namespace or host (another tag), or with the old untagged name: nothing tells whether it is still written.
+    const foreign = `.far.arrow.tmp-${deadPid}-${writerTag() === '00000000' ? '11111111' : '00000000'}-0badc0de`;
+    const untagged = `.older.arrow.tmp-${deadPid}-0badc0de`;
     await writeFile(join(sub, stale), 'left by SIGKILL');
     await writeFile(join(sub, live), 'being written');
+    await writeFile(join(sub, foreign), 'being written elsewhere');
+    await writeFile(join(sub, untagged), 'unknown writer');
     const src = join(dir, 'tiny.csv');
     await writeFile(src, 'label,a\n1,2\n-1,3\n');
     let err = '';
     const code = await main(['convert', src, '--out', join(sub, 'tiny.arrow')], { stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) } });
     expect(code, err).toBe(0);
-    expect((await readdir(sub)).sort()).toEqual([live, 'tiny.arrow'].sort());
+    expect((await readdir(sub)).sort()).toEqual([live, foreign, untagged, 'tiny.arrow'].sort());
     expect(pendingTempFiles()).toEqual([]);
   });
 });

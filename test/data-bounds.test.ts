@@ -29,11 +29,11 @@ describe('readers bound what the input can make them allocate', () => {
       const before = process.memoryUsage().rss;
       const err = await readLibsvm(path).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(DataError);
-      expect((err as Error).message).toBe(`${path}: column '${index}', line 2: index ${index} is beyond the limit of 1000000 features (raise it with --max-features, or the maxFeatures read option)`);
+      expect((err as Error).message).toBe(`${path}: column '${index}', line 2: index ${index} is beyond 1000000 features, the most dsgkit reads (features are stored dense: select or hash them into fewer first)`);
       expect(process.memoryUsage().rss - before).toBeLessThan(200 * 2 ** 20);
       const cli = await run('convert', path, '--out', join(dir, 'wide.arrow'));
       expect(cli.code).toBe(1);
-      expect(cli.err).toContain(`line 2: index ${index} is beyond the limit`);
+      expect(cli.err).toContain(`line 2: index ${index} is beyond 1000000 features`);
     }
   });
 

@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 describe('fuzzing: random bytes and mutated valid files give a result or a typed error naming the file', () => {
-  for (const name of ['arrow (bytes)', 'arrow (file)', 'csv (text)', 'csv (file)', 'libsvm (text)', 'libsvm (file)', 'model loader']) {
+  for (const name of ['arrow (bytes)', 'arrow (file)', 'csv (text)', 'csv (file)', 'libsvm (text)', 'libsvm (file)', 'model loader', 'model header (forged, checksummed)', 'arrow (file changed while read)']) {
     it(name, async () => {
       const target = targets.find((t) => t.name === name)!;
       const r = await fuzz(target, RUNS);

@@ -39,10 +39,11 @@ Any input file may be '-' to read stdin. 'predict' writes Arrow, CSV or JSON
 Lines by the extension of --out, or to stdout with --out -.
 
 Exit codes: 0 success, 1 bad data or model (message names file, column and
-row), 2 bad usage, 130 cancelled by Ctrl-C (SIGINT), 143 stopped by SIGTERM.
+row), 2 bad usage, 130 cancelled by Ctrl-C (SIGINT), 143 stopped by SIGTERM,
+128 + n for the other terminating signals (129 SIGHUP, 131 SIGQUIT, …).
 Outputs are written to a hidden temporary file and renamed when complete; a
 cancelled run removes it. Only SIGKILL can leave one (.NAME.tmp-PID-…): the
-next run writing to that folder removes it.
+next run writing to that folder from the same host and container removes it.
 
 Options:
   -h, --help       show this help
@@ -107,6 +108,10 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       return 130;
     }
     const e = err as Error;
+    if (isOutOfMemory(e)) {
+      io.stderr.write(`dsgkit: out of memory: ${e.message} — the data or the run needs more memory than this process may use (see 'ulimit -v' and the memory of the machine); try fewer rows or features, --threads 1, or sample on read\n`);
+      return 1;
+    }
     io.stderr.write(`dsgkit: internal error (please report at ${ISSUES_URL}): ${e?.stack ?? String(err)}\n`);
     return 1;
   } finally {
@@ -125,6 +130,11 @@ const ISSUES_URL = 'https://github.com/dsgkit/dsgkit/issues';
 function withStdinNames(io: CliIO): CliIO {
   const wrap = (sink: Sink): Sink & { raw: Sink } => ({ raw: sink, write: (chunk) => sink.write(typeof chunk === 'string' ? asStdin(chunk) : chunk) });
   return { ...io, stdout: wrap(io.stdout), stderr: wrap(io.stderr) };
+}
+
+/** An allocation refused by the system (an address-space limit, a full machine): WebAssembly memory, typed arrays, array buffers. */
+function isOutOfMemory(e: Error | undefined): boolean {
+  return e instanceof RangeError && /WebAssembly\.Memory|could not allocate memory|Out of memory|Array buffer allocation failed|Invalid typed array length|WebAssembly\.Memory\.grow/i.test(e.message);
 }
 
 /**

@@ -2,14 +2,20 @@
  * Where a command writes, checked before any work: every output's directory
  * exists, no output is an existing directory, no output is one of the
  * command's inputs (however it is spelled: `./a.arrow`, a symbolic link, a hard
- * link), and no two outputs are the same file. Each failure is a
- * {@link UsageError} naming the options involved, so the user's data file is
- * never overwritten by its own result.
+ * link), no two outputs are the same file, no output is a device, pipe or
+ * socket (`/dev/null`, `/dev/stdout`: the atomic rename would replace the
+ * node itself), and a file can be created in each
+ * output's directory (not read-only, not full, permitted, not `/proc`; with
+ * room for the bytes when the size is known in advance). Each failure is a
+ * {@link UsageError} naming the options involved, found before the work — so
+ * the user's data file is never overwritten by its own result, and an hour
+ * of training is never lost to a destination that cannot be written.
  */
 import { realpath, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { UsageError } from '../errors.ts';
+import { DataError, UsageError } from '../errors.ts';
+import { checkWritable } from '../data/atomic.ts';
 
 /** Option name (without `--`, or a word such as `input file`) → path; undefined entries are skipped. */
 export type PathsByOption = Readonly<Record<string, string | undefined>>;
@@ -67,12 +73,18 @@ function sameFile(a: Resolved, b: Resolved): boolean {
  * @example
  * await checkOutputs({ out: 'model.dsg' }, { data: 'train.arrow', validation: undefined });
  * await checkOutputs({ 'out-train': 'a.arrow', 'out-test': 'b.arrow' }, { 'input file': 'spam.arrow' });
+ * await checkOutputs({ out: 'big.arrow' }, {}, { out: 8e9 }); // also needs 8 GB free there
  */
-export async function checkOutputs(outputs: PathsByOption, inputs: PathsByOption): Promise<void> {
+export async function checkOutputs(outputs: PathsByOption, inputs: PathsByOption, sizes: Readonly<Record<string, number>> = {}): Promise<void> {
   const outs = await resolveAll(outputs);
   const ins = await resolveAll(inputs);
   for (const o of outs) {
     if (o.info?.isDirectory()) throw new UsageError(`${shown(o.option)} '${o.path}' is a directory; give the path of a file to write`);
+    if (o.info !== undefined && !o.info.isFile()) {
+      // `--out /dev/null`, `/dev/stdout`, a FIFO: the rename of the finished file would replace the device or pipe itself.
+      const kind = o.info.isFIFO() ? 'a named pipe' : o.info.isSocket() ? 'a socket' : 'a device';
+      throw new UsageError(`${shown(o.option)} '${o.path}' is ${kind}, not a regular file; dsgkit writes a new file and renames it into place, which would replace it — give the path of a regular file`);
+    }
     if (o.real === undefined) throw new UsageError(`${shown(o.option)}: directory '${dirname(o.path)}' does not exist`);
     for (const i of ins) {
       if (sameFile(o, i)) {
@@ -83,6 +95,14 @@ export async function checkOutputs(outputs: PathsByOption, inputs: PathsByOption
   for (let a = 0; a < outs.length; a++) {
     for (let b = a + 1; b < outs.length; b++) {
       if (sameFile(outs[a], outs[b])) throw new UsageError(`${shown(outs[a].option)} and ${shown(outs[b].option)} name the same file '${outs[a].path}'; give two different files`);
+    }
+  }
+  for (const o of outs) {
+    try {
+      await checkWritable(o.path, sizes[o.option]);
+    } catch (err) {
+      if (err instanceof DataError) throw new UsageError(`${shown(o.option)}: ${err.message}`);
+      throw err;
     }
   }
 }

@@ -31,7 +31,7 @@ export function readOptionsHelp(): string {
   --features <n>       LIBSVM only: number of features (default: largest index
                        in the file). Use it so train and test files agree.
   --max-features <n>   LIBSVM only: largest feature index accepted when
-                       --features is not given (default: 1000000)`;
+                       --features is not given (default and most: 1000000)`;
 }
 
 /**

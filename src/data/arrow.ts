@@ -18,7 +18,8 @@
  * record batch at a time, so memory peaks at about `X` + `y` + one batch
  * instead of file bytes + Arrow table + `X`.
  */
-import { open, writeFile, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { extname } from 'node:path';
 import {
   type AsyncRecordBatchFileReader,
@@ -43,13 +44,14 @@ import {
   type DataType,
   type Vector,
 } from 'apache-arrow';
+import './arrow-linear.ts';
 import { DataError } from '../errors.ts';
 import { LabelCoder, type ClassOptions, type LabelKind } from './class-labels.ts';
 import { withAtomicFile } from './atomic.ts';
 import { makeDataset, type Dataset } from './dataset.ts';
 import { allocateFloat64 } from './row-batches.ts';
 import { ipcLayout, ipcLayoutOfHandle, type ArrowFormat, type IpcLayout } from './ipc-layout.ts';
-import { requireLabelColumn, validateDataset, validateRows } from './validate.ts';
+import { MAX_COLUMNS, requireLabelColumn, validateDataset, validateRows } from './validate.ts';
 import type { RowBatch } from './row-batches.ts';
 import type { RowSource } from './row-source.ts';
 
@@ -122,12 +124,7 @@ function fileTable(bytes: Uint8Array): Table {
  * ds.d; // 57
  */
 export async function readArrow(path: string, opts: ReadOptions = {}): Promise<Dataset> {
-  let fh: FileHandle;
-  try {
-    fh = await open(path, 'r');
-  } catch (err) {
-    throw new DataError(`cannot read file: ${(err as Error).message}`, { file: path }, { cause: err });
-  }
+  const fh = await openFile(path);
   try {
     return await readOpenArrow(fh, path, opts);
   } finally {
@@ -144,7 +141,9 @@ interface OpenedArrow {
   readonly size: number;
 }
 
-async function openReader(fh: FileHandle, file: string, opts: ReadOptions): Promise<OpenedArrow> {
+async function openReader(opened: FileHandle, file: string, opts: ReadOptions): Promise<OpenedArrow> {
+  const atOpen = await opened.stat();
+  const fh = guardReads(opened, file, atOpen.size, atOpen);
   // Framing, every message and footer apache-arrow will decode (checked first), and the
   // batches' row counts from their headers, so X is allocated once at its final size.
   let layout: IpcLayout;
@@ -172,12 +171,14 @@ async function openReader(fh: FileHandle, file: string, opts: ReadOptions): Prom
  * The record batches of an opened reader with the dataset row of each one's
  * first row, each checked against the row count its header gave.
  */
-async function* recordBatches(opened: Pick<OpenedArrow, 'reader' | 'rows'>, file: string): AsyncGenerator<{ batch: RecordBatch; row0: number }> {
+async function* recordBatches(opened: Pick<OpenedArrow, 'reader' | 'rows' | 'format'>, file: string): AsyncGenerator<{ batch: RecordBatch; row0: number }> {
   const { reader, rows } = opened;
   let row0 = 0;
   let b = 0;
   try {
-    for await (const batch of reader) {
+    // A file's batches are read by index, as its footer lists them (see fileTable: iterating loops forever on a block that is no record batch).
+    const all = opened.format === 'file' ? batchesByIndex(reader as AsyncRecordBatchFileReader, rows.length) : reader;
+    for await (const batch of all) {
       // apache-arrow hands out one empty placeholder batch when there are none.
       if (rows.length === 0 && b === 0 && batch.numRows === 0) continue;
       if (b >= rows.length || batch.numRows !== rows[b]) {
@@ -219,9 +220,10 @@ export async function openArrowBatches(path: string): Promise<ArrowBatches> {
   const fh = await openFile(path);
   let reader: AsyncRecordBatchFileReader | AsyncRecordBatchStreamReader;
   let rows: number[];
+  let format: ArrowFormat;
   try {
     try {
-      rows = (await ipcLayoutOfHandle(fh, path)).rows;
+      ({ rows, format } = await ipcLayoutOfHandle(fh, path));
     } catch (err) {
       if (err instanceof DataError) throw err;
       throw new DataError(`cannot read file: ${(err as Error).message}`, { file: path }, { cause: err });
@@ -237,7 +239,7 @@ export async function openArrowBatches(path: string): Promise<ArrowBatches> {
     await fh.close();
     throw err;
   }
-  const opened = { reader, rows };
+  const opened = { reader, rows, format };
   return {
     names: reader.schema.fields.map((f) => f.name),
     async *batches() {
@@ -249,6 +251,15 @@ export async function openArrowBatches(path: string): Promise<ArrowBatches> {
     },
     close: () => fh.close(),
   };
+}
+
+/** The record batches of a file-format reader read by index from its footer (a batch the footer lists but the file no longer holds is an error). */
+async function* batchesByIndex(reader: AsyncRecordBatchFileReader, count: number): AsyncGenerator<RecordBatch> {
+  for (let i = 0; i < count; i++) {
+    const batch = await reader.readRecordBatch(i);
+    if (!batch) throw new Error(`the footer lists record batch ${i + 1}, which cannot be read`);
+    yield batch;
+  }
 }
 
 async function readOpenArrow(fh: FileHandle, file: string, opts: ReadOptions): Promise<Dataset> {
@@ -454,12 +465,78 @@ async function* chunksOf(bytes: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8
   for await (const chunk of bytes) yield chunk;
 }
 
+/**
+ * Opens `path` for reading without ever blocking on it: with `O_NONBLOCK`,
+ * so a named pipe (FIFO) with no writer does not hang the open — a blocked
+ * open holds one of libuv's threads, and then not even Ctrl-C can end the
+ * process. Anything but a regular file (a FIFO, a socket, a device, a
+ * directory) is refused with a {@link DataError}: Arrow files are read by
+ * random access, more than once.
+ */
 async function openFile(path: string): Promise<FileHandle> {
+  // A FIFO is recognised by stat first: even an instant's open of its read end would let a waiting writer in to lose its bytes.
+  if ((await stat(path).catch(() => undefined))?.isFIFO()) throw new DataError(notAFile('a named pipe (FIFO)'), { file: path });
+  let fh: FileHandle;
   try {
-    return await open(path, 'r');
+    fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
     throw new DataError(`cannot read file: ${(err as Error).message}`, { file: path }, { cause: err });
   }
+  const info = await fh.stat();
+  if (!info.isFile()) {
+    await fh.close();
+    const kind = info.isFIFO() ? 'a named pipe (FIFO)' : info.isSocket() ? 'a socket' : info.isDirectory() ? 'a directory' : info.isCharacterDevice() || info.isBlockDevice() ? 'a device' : 'not a regular file';
+    throw new DataError(notAFile(kind), { file: path });
+  }
+  return fh;
+}
+
+function notAFile(kind: string): string {
+  return `is ${kind}, not a regular file: an Arrow file is read by random access, so it must be a file on disk (copy the pipe's bytes to a file first; 'train --data -' reads an Arrow stream from standard input)`;
+}
+
+/** How long one read of a data file may take before the file is declared stalled (a hung network file system). */
+export const READ_STALL_MS = 120_000;
+
+/**
+ * `fh` as apache-arrow and the layout walk see it: after every read the file's
+ * size and modification times are compared with those it had when opened,
+ * so a file truncated, extended or rewritten in place while it is read is an
+ * error (apache-arrow's own reader would loop forever on the 0-byte reads of
+ * a truncated file, or decode whatever the new bytes say); a read that
+ * returns nothing before the end is an error too, and so is one that does not
+ * finish within {@link READ_STALL_MS}. Each is a {@link DataError} naming the
+ * file and the byte.
+ */
+function guardReads(fh: FileHandle, file: string, size: number, opened: { mtimeMs: number; ctimeMs: number }): FileHandle {
+  const changed = async (position: number) => {
+    const now = await fh.stat();
+    if (now.size !== size || now.mtimeMs !== opened.mtimeMs || now.ctimeMs !== opened.ctimeMs) {
+      const how = now.size < size ? `it shrank from ${size} to ${now.size} bytes` : now.size > size ? `it grew from ${size} to ${now.size} bytes` : 'it was rewritten';
+      return new DataError(`the file changed while it was being read (at byte ${position}, ${how}): another program is writing it — read it again once it is complete`, { file });
+    }
+    return undefined;
+  };
+  const read = async (buffer: Uint8Array, offset: number, length: number, position: number) => {
+    let timer: NodeJS.Timeout | undefined;
+    const stalled = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new DataError(`no data for ${READ_STALL_MS / 1000} s when reading byte ${position} (a stalled network file system or device?)`, { file })), READ_STALL_MS);
+      timer.unref();
+    });
+    try {
+      const result = await Promise.race([fh.read(buffer, offset, length, position), stalled]);
+      const change = await changed(position);
+      if (change) throw change;
+      if (result.bytesRead === 0 && length > 0 && position < size) {
+        throw new DataError(`the file ended at byte ${position} while it was being read (it had ${size} bytes when opened): another program truncated or rewrote it — read it again once it is complete`, { file });
+      }
+      return result;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  const guarded = { fd: fh.fd, stat: () => fh.stat(), read, close: async () => undefined };
+  return guarded as unknown as FileHandle;
 }
 
 function planToDataset(plan: ColumnPlan, X: Float64Array, y: Float64Array, file: string): Dataset {
@@ -502,19 +579,53 @@ interface ColumnPlan {
   readonly labels: LabelCoder;
 }
 
-/** Checks the schema against `opts` (label present, features present and numeric) and says where each column is. */
+/**
+ * Checks the schema against `opts` (label present, features present and
+ * numeric, every column named, no name twice where a name must pick one
+ * column) and says where each column is. Linear in the number of columns.
+ */
 function planColumns(schema: Schema, file: string, opts: ReadOptions): ColumnPlan {
   const labelName = opts.labelColumn ?? 'label';
   const labels = new LabelCoder(opts, file, labelName);
   const names = schema.fields.map((f) => f.name);
-  const hasLabel = names.includes(labelName);
-  if (!hasLabel && !opts.allowMissingLabel) requireLabelColumn(names, labelName, file);
-  const featureNames = opts.featureColumns ? [...opts.featureColumns] : names.filter((nm) => nm !== labelName);
-  for (const name of featureNames) {
-    if (!names.includes(name)) throw new DataError(`feature column not found (columns: ${names.join(', ')})`, { file, column: name });
-    if (name === labelName) throw new DataError('the label column cannot also be a feature column', { file, column: name });
+  if (names.length > MAX_COLUMNS) {
+    throw new DataError(`the file has ${names.length.toLocaleString('en-US')} columns; dsgkit reads at most ${MAX_COLUMNS.toLocaleString('en-US')} (features are stored dense): select or hash the features into fewer columns first`, { file });
   }
-  const featureIndex = featureNames.map((name) => names.indexOf(name));
+  /** Name → schema indices (more than one when the name repeats). */
+  const where = new Map<string, number[]>();
+  names.forEach((name, c) => {
+    // An empty name reads back from the IPC metadata as null.
+    if (typeof name !== 'string' || name === '') throw new DataError(`column ${c + 1} of ${names.length} has an empty name; every column needs a name (features are matched to a model by name)`, { file });
+    const at = where.get(name);
+    if (at) at.push(c);
+    else where.set(name, [c]);
+  });
+  const only = (name: string, what: string): number | undefined => {
+    const at = where.get(name);
+    if (at && at.length > 1) throw new DataError(`${at.length} columns are named '${shortName(name)}' (columns ${at.map((c) => c + 1).join(', ')}); the ${what} must be one column — rename the others`, { file });
+    return at?.[0];
+  };
+  const labelAt = only(labelName, 'label');
+  const hasLabel = labelAt !== undefined;
+  if (!hasLabel && !opts.allowMissingLabel) requireLabelColumn(names, labelName, file);
+  let featureNames: string[];
+  let featureIndex: number[];
+  if (opts.featureColumns) {
+    featureNames = [...opts.featureColumns];
+    featureIndex = featureNames.map((name) => {
+      if (name === labelName) throw new DataError('the label column cannot also be a feature column', { file, column: name });
+      const c = only(name, 'feature column');
+      if (c === undefined) throw new DataError(`feature column not found (columns: ${listNames(names)})`, { file, column: name });
+      return c;
+    });
+  } else {
+    featureIndex = [];
+    names.forEach((nm, c) => {
+      if (c !== labelAt) featureIndex.push(c);
+    });
+    featureNames = featureIndex.map((c) => names[c]);
+    for (const name of featureNames) only(name, 'feature column');
+  }
   featureIndex.forEach((c, k) => {
     const type = schema.fields[c].type;
     if (!isNumericType(type)) {
@@ -523,7 +634,7 @@ function planColumns(schema: Schema, file: string, opts: ReadOptions): ColumnPla
   });
   let labelIndex = -1;
   if (hasLabel) {
-    labelIndex = names.indexOf(labelName);
+    labelIndex = labelAt;
     const type = schema.fields[labelIndex].type;
     if (!isNumericType(type) && !isNameType(type) && type.typeId !== Type.Null) {
       throw new DataError(`label column has type ${typeName(type)}; labels must be numbers or class names (strings; null = unlabeled)`, { file, column: labelName });
@@ -535,6 +646,17 @@ function planColumns(schema: Schema, file: string, opts: ReadOptions): ColumnPla
     if (type.typeId === Type.Null) labelIndex = -1;
   }
   return { featureNames, featureIndex, labelName, labelIndex, labels };
+}
+
+/** A column name as shown in a message: at most 80 characters. */
+function shortName(name: string): string {
+  return name.length > 80 ? `${name.slice(0, 77)}…` : name;
+}
+
+/** The column names for a message: the first 20, then how many more. */
+function listNames(names: readonly string[]): string {
+  const head = names.slice(0, 20).map(shortName).join(', ');
+  return names.length > 20 ? `${head}, … ${names.length - 20} more` : head;
 }
 
 /**

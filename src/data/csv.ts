@@ -11,10 +11,10 @@
  * the text is never held whole, rows are packed into blocks as they come
  * ({@link openCsvRows}), and `dsgkit convert` writes each block out at once.
  */
-import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { parse as parseStream, type Options } from 'csv-parse';
 import { parse } from 'csv-parse/sync';
+import { openInputStream } from './open-input.ts';
 import { DataError } from '../errors.ts';
 import { LabelCoder } from './class-labels.ts';
 import type { Dataset } from './dataset.ts';
@@ -99,7 +99,7 @@ export function* csvRecords(text: string, file: string): Generator<CsvRecord> {
  */
 export async function* csvRecordStream(path: string): AsyncGenerator<CsvRecord> {
   const parser = parseStream(CSV_OPTIONS);
-  const done = pipeline(createReadStream(path), parser);
+  const done = pipeline(await openInputStream(path), parser);
   done.catch(() => undefined); // the error also ends the iteration below, which reports it
   const lines = new LineCounter();
   try {

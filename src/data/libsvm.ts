@@ -13,17 +13,17 @@
  * `maxFeatures` (default {@link DEFAULT_MAX_FEATURES}) is refused on its line
  * before anything is allocated for it.
  */
-import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { openInputStream } from './open-input.ts';
 import { DataError } from '../errors.ts';
 import { LabelCoder, type ClassOptions } from './class-labels.ts';
 import { makeDataset, type Dataset } from './dataset.ts';
 import { parseFiniteNumber, whyNotFinite } from './numbers.ts';
 import { allocateFloat64 } from './row-batches.ts';
-import { validateDataset } from './validate.ts';
+import { MAX_COLUMNS, validateDataset } from './validate.ts';
 
-/** The widest LIBSVM file read unless `maxFeatures` (CLI `--max-features`) says otherwise. */
-export const DEFAULT_MAX_FEATURES = 1_000_000;
+/** The widest LIBSVM file read unless `maxFeatures` (CLI `--max-features`) says less; at most {@link MAX_COLUMNS}. */
+export const DEFAULT_MAX_FEATURES = MAX_COLUMNS;
 
 /** Options for {@link parseLibsvm} / {@link readLibsvm}. */
 export interface LibsvmOptions extends ClassOptions {
@@ -64,6 +64,9 @@ class LibsvmLines {
     private readonly opts: LibsvmOptions,
   ) {
     this.limit = opts.features ?? opts.maxFeatures ?? DEFAULT_MAX_FEATURES;
+    if (this.limit > MAX_COLUMNS) {
+      throw new DataError(`${opts.features !== undefined ? 'features' : 'maxFeatures'} is ${this.limit}; dsgkit stores features dense and reads at most ${MAX_COLUMNS} (select or hash the features into fewer first)`, { file });
+    }
     this.labelName = opts.labelColumn ?? 'label';
     this.coder = opts.classes !== undefined ? new LabelCoder(opts, file, this.labelName) : undefined;
   }
@@ -108,7 +111,7 @@ class LibsvmLines {
       if (index <= prev) throw new DataError(`bad token '${token}': index ${index} does not increase (previous index ${prev})`, at(String(index)));
       if (index > this.limit) {
         if (opts.features !== undefined) throw new DataError(`index ${index} exceeds the declared number of features ${opts.features}`, at(idxText));
-        throw new DataError(`index ${index} is beyond the limit of ${this.limit} features (raise it with --max-features, or the maxFeatures read option)`, at(idxText));
+        throw new DataError(this.limit >= MAX_COLUMNS ? `index ${index} is beyond ${MAX_COLUMNS} features, the most dsgkit reads (features are stored dense: select or hash them into fewer first)` : `index ${index} is beyond the limit of ${this.limit} features (raise it with --max-features, or the maxFeatures read option, up to ${MAX_COLUMNS})`, at(idxText));
       }
       const valText = token.slice(colon + 1);
       const value = parseFiniteNumber(valText);
@@ -160,7 +163,7 @@ export function parseLibsvm(text: string, file: string, opts: LibsvmOptions = {}
  */
 export async function readLibsvm(path: string, opts: LibsvmOptions = {}): Promise<Dataset> {
   const parser = new LibsvmLines(path, opts);
-  const input = createReadStream(path, { encoding: 'utf8' });
+  const input = await openInputStream(path, 'utf8');
   const lines = createInterface({ input, crlfDelay: Infinity });
   let lineNo = 0;
   try {

@@ -12,6 +12,9 @@
  *   (e.g. -0.1 or 1.3). The Gaussian kernel is defined on all of R^d, and
  *   clipping would silently merge distinct points; a caller that wants
  *   clipping can clamp the output.
+ * - A column whose range max − min overflows a double (values near ±1.7e308,
+ *   e.g. −1e308 and 1e308) cannot be scaled — every scaled value would be
+ *   NaN — and is refused with a DataError naming the file and the column.
  */
 import { DataError, ModelError } from '../errors.ts';
 import { withRows, type Dataset } from './dataset.ts';
@@ -75,7 +78,7 @@ export class MinMaxScaler {
     const range = new MinMaxRange(ds.d);
     if (rows) for (let r = 0; r < count; r++) range.add(ds.X, rows[r] * ds.d, 1);
     else range.add(ds.X, 0, ds.n);
-    return range.scaler(ds.featureNames);
+    return range.scaler(ds.featureNames, ds.source);
   }
 
   /**
@@ -144,6 +147,8 @@ export class MinMaxScaler {
       j.max.every((v) => typeof v === 'number' && Number.isFinite(v)) &&
       j.featureNames.every((v) => typeof v === 'string');
     if (!ok) throw new ModelError('feature scaling in the model is not a min-max scaler ({kind:"minmax", featureNames, min, max} with finite numbers)');
+    const bad = badRange(j.min!, j.max!);
+    if (bad >= 0) throw new ModelError(`feature scaling in the model is impossible for feature ${bad + 1} ('${j.featureNames![bad] ?? '?'}'): min ${j.min![bad]}, max ${j.max![bad]} (min must not exceed max, and max − min must be finite)`);
     return new MinMaxScaler(j.min!, j.max!, j.featureNames!);
   }
 }
@@ -183,9 +188,31 @@ export class MinMaxRange {
     this.count += rows;
   }
 
-  /** The scaler of the rows seen (a DataError naming `file` when there were none). */
+  /**
+   * The scaler of the rows seen: a DataError naming `file` when there were
+   * none, or naming the column whose range overflows (max − min = ∞).
+   */
   scaler(featureNames: readonly string[], file?: string): MinMaxScaler {
     if (this.count === 0) throw new DataError('cannot fit feature scaling on zero rows', { file });
+    const k = badRange(this.min, this.max);
+    if (k >= 0) {
+      throw new DataError(
+        `values range from ${this.min[k]} to ${this.max[k]}: their difference overflows a double (max − min = ∞), so the column cannot be scaled to [0, 1]; divide the column by a constant (e.g. 1e10) first`,
+        { file, column: featureNames[k] },
+      );
+    }
     return new MinMaxScaler(this.min, this.max, featureNames);
   }
+}
+
+/**
+ * The first feature whose range cannot be scaled (min > max, or max − min
+ * not finite), or −1 when every one can.
+ *
+ * @example
+ * badRange([-1.7e308], [1.7e308]); // 0
+ */
+export function badRange(min: ArrayLike<number>, max: ArrayLike<number>): number {
+  for (let k = 0; k < min.length; k++) if (!(max[k] - min[k] >= 0 && max[k] - min[k] < Infinity)) return k;
+  return -1;
 }

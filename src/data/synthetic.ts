@@ -33,6 +33,7 @@
  * one, with the same labeled rows (how `bench/bigdata.ts` compares training
  * on 20M rows with training on their first 2M).
  */
+import { MAX_COLUMNS } from './validate.ts';
 import seedrandom from 'seedrandom';
 import type { RecordBatch } from 'apache-arrow';
 import { writeBatchesStreaming } from './batch-writer.ts';
@@ -114,6 +115,7 @@ function resolve(opts: SyntheticOptions): Resolved {
   const batchRows = opts.batchRows ?? 65536;
   if (!Number.isInteger(rows) || rows < 1) throw new RangeError(`synthetic: rows must be a whole number ≥ 1, got ${rows}`);
   if (!Number.isInteger(dim) || dim < 2) throw new RangeError(`synthetic: dim must be a whole number ≥ 2, got ${dim}`);
+  if (dim > MAX_COLUMNS) throw new RangeError(`synthetic: dim is at most ${MAX_COLUMNS} (features are stored dense), got ${dim}`);
   if (!(p > 0 && p < 1)) throw new RangeError(`synthetic: positiveFraction must be in (0, 1), got ${p}`);
   if (!Number.isInteger(labeled) || labeled < 0 || labeled > rows) throw new RangeError(`synthetic: labeled must be a whole number in [0, rows], got ${labeled}`);
   if (!(labelNoise >= 0 && labelNoise < 0.5)) throw new RangeError(`synthetic: labelNoise must be in [0, 0.5), got ${labelNoise}`);

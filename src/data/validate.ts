@@ -8,6 +8,16 @@ import { DataError } from '../errors.ts';
 import type { Dataset } from './dataset.ts';
 
 /**
+ * The most feature columns dsgkit reads or writes: features are stored dense
+ * (a row of d features is d doubles everywhere: in memory, in the model's
+ * scaler and in every kernel evaluation), so a wider file (Arrow schema,
+ * LIBSVM index, `generate --dim`) is refused with a clear error before
+ * anything is allocated. Sparse data with more features (text; news20 has
+ * 1.35 million) needs its features selected or hashed into fewer first.
+ */
+export const MAX_COLUMNS = 1_000_000;
+
+/**
  * Throws unless every feature value is finite and every label is finite or
  * `NaN` (= unlabeled). Rows are reported 1-based.
  *
@@ -44,6 +54,13 @@ export function validateRows(rows: { X: Float64Array; y: Float64Array; d: number
       }
     }
     const label = y[i];
+    if (Math.abs(label) > Number.MAX_SAFE_INTEGER && Number.isFinite(label)) {
+      throw new DataError(`label ${label} is beyond 2^53: labels that large cannot be told apart as numbers (2^53 and 2^53 + 1 read the same); write the classes as names (strings) instead`, {
+        file: ds.source,
+        column: ds.labelName,
+        row: row0 + i + 1,
+      });
+    }
     if (label === Infinity || label === -Infinity) {
       throw new DataError(`label is ${label}; labels must be finite numbers (or missing for unlabeled rows)`, {
         file: ds.source,

@@ -14,14 +14,18 @@
  * model survives save → load bit for bit. On load the checksum is verified
  * first (a flipped bit anywhere is "corrupt"), then the header's fields are
  * checked against each other and against the file's size before anything is
- * allocated, and a non-finite coefficient is refused.
+ * allocated, and a non-finite coefficient is refused. The checks hold for a
+ * header forged with a valid checksum too: nesting deeper than
+ * {@link MAX_HEADER_DEPTH}, a scaler with min > max or an infinite range, a
+ * sampling state alea cannot be in, and a history scale the engine never
+ * stores are each a ModelError naming the file.
  *
  * Format 1 (no checksum, random-feature binary models only) still loads, with a warning.
  */
-import type { StepSize } from '../coordinator/step-size.ts';
 import { createHash } from 'node:crypto';
 import { ModelError } from '../errors.ts';
-import type { MinMaxScalerJSON } from '../data/scaler.ts';
+import { badRange, type MinMaxScalerJSON } from '../data/scaler.ts';
+import { checkStepSize, type StepSize } from '../coordinator/step-size.ts';
 import { payloadLength, type PredictorHeader } from './predictor.ts';
 import { METRICS, TASK_KINDS, type MetricName, type Task } from './task.ts';
 
@@ -196,6 +200,7 @@ export function decodeModel(bytes: Uint8Array, file: string): DecodedModel {
   const expected = dataStart + 8 * count;
   if (body.length < expected) throw new ModelError(`${file}: truncated model file (${bytes.length} bytes, the header describes ${expected + (version === 1 ? 0 : CHECKSUM_BYTES)})`);
   if (body.length > expected) throw new ModelError(`${file}: ${body.length - expected} unexpected bytes after the coefficients`);
+  checkAgainstFeatures(header, (what) => new ModelError(`${file}: corrupt model header (${what})`));
   const payload = new Float64Array(count);
   for (let j = 0; j < count; j++) {
     const v = view.getFloat64(dataStart + 8 * j, true);
@@ -226,10 +231,36 @@ function upgradeV1(raw: unknown, file: string): ModelHeader {
   return { ...(rest as object), version: 1, metric: 'auc', predictor: { kind: 'random-features', features, chunkSize, history } } as unknown as ModelHeader;
 }
 
+/**
+ * How deeply a model header's JSON may nest. dsgkit writes at most 6 levels
+ * (a tune table inside `training`); a deeper header is forged or damaged, and
+ * the code that prints it (`describe`) must not recurse 5,000 levels deep.
+ */
+export const MAX_HEADER_DEPTH = 16;
+
+/** The nesting depth of a JSON value (0 for a number or string), counted without recursion. */
+function jsonDepth(value: unknown): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    const inner = depth + 1;
+    if (inner > max) max = inner;
+    if (max > MAX_HEADER_DEPTH) return max;
+    for (const child of Object.values(v as object)) if (child !== null && typeof child === 'object') stack.push([child, inner]);
+  }
+  return max;
+}
+
+/** Whether `x` is a number the model file may hold (finite). */
+const finite = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+
 /** Checks the header's fields against each other; returns the payload length in doubles. */
 function checkHeader(h: ModelHeader, file: string): number {
   const bad = (what: string) => new ModelError(`${file}: corrupt model header (${what})`);
   if (h === null || typeof h !== 'object' || h.format !== 'dsgkit-model') throw bad('format');
+  if (jsonDepth(h) > MAX_HEADER_DEPTH) throw bad(`nested more than ${MAX_HEADER_DEPTH} levels deep`);
   if (typeof h.learner !== 'string') throw bad('learner');
   if (!(h.metric in METRICS)) throw bad('metric');
   const count = payloadLength(h.predictor, file);
@@ -238,20 +269,71 @@ function checkHeader(h: ModelHeader, file: string): number {
   if (typeof h.labelName !== 'string') throw bad('labelName');
   const s = h.scaler;
   if (!s || s.kind !== 'minmax' || !Array.isArray(s.min) || !Array.isArray(s.max) || s.min.length !== d || s.max.length !== d) throw bad('scaler');
+  if (!s.min.every(finite) || !s.max.every(finite)) throw bad('scaler: a minimum or maximum is not a finite number');
+  if (!Array.isArray(s.featureNames) || s.featureNames.length !== d || !s.featureNames.every((n) => typeof n === 'string')) throw bad('scaler: featureNames');
+  const k = badRange(s.min, s.max);
+  if (k >= 0) throw bad(`scaler: feature ${k + 1} has min ${s.min[k]} and max ${s.max[k]}; min must not exceed max and max − min must be finite`);
   checkTask(h.task, bad);
-  if (h.hyperparameters === null || typeof h.hyperparameters !== 'object') throw bad('hyperparameters');
+  if (h.hyperparameters === null || typeof h.hyperparameters !== 'object' || Array.isArray(h.hyperparameters)) throw bad('hyperparameters');
+  if (h.hyperparameters.step !== undefined) checkStep(h.hyperparameters.step, bad);
   if (h.training === null || typeof h.training !== 'object') throw bad('training');
   if (h.resume !== undefined) checkResume(h, bad);
   return count;
+}
+
+/**
+ * The hyperparameters a random-feature history was built with must be the
+ * history's own (`--init` continues with the hyperparameters, the history
+ * holds the blocks): m, the seed, the kernel and σ, and T at least the
+ * iterations done.
+ */
+function checkAgainstFeatures(h: ModelHeader, bad: (what: string) => ModelError): void {
+  if (h.predictor.kind !== 'random-features') return;
+  const hp = h.hyperparameters;
+  const { features, history } = h.predictor;
+  const differs = (name: string, saved: unknown, own: unknown) => {
+    if (saved !== undefined && saved !== own) throw bad(`hyperparameters: ${name} = ${JSON.stringify(saved)}, but the random features have ${JSON.stringify(own)}`);
+  };
+  if (h.resume !== undefined) {
+    // A run to continue: the settings that fix its history must be there (a missing one would be taken from the defaults).
+    for (const key of ['m', 'seed', 'T']) if (hp[key] === undefined) throw bad(`hyperparameters: ${key} is missing from a resumable run`);
+  }
+  differs('m', hp.m, features.m);
+  if (hp.seed !== undefined && String(hp.seed) !== String(features.seed)) differs('seed', hp.seed, features.seed);
+  differs('kernel', hp.kernel, (features.kernel as { kind: string }).kind);
+  if (typeof hp.sigma === 'number') differs('sigma', hp.sigma, (features.kernel as { sigma?: number }).sigma);
+  if (hp.T !== undefined && !(Number.isSafeInteger(hp.T) && (hp.T as number) >= history.t)) throw bad(`hyperparameters: T = ${JSON.stringify(hp.T)}, below the ${history.t} iterations the history holds`);
 }
 
 function checkResume(h: ModelHeader, bad: (what: string) => ModelError): void {
   const r = h.resume!;
   if (r === null || typeof r !== 'object' || h.predictor.kind !== 'random-features' || r.t !== h.predictor.history.t) throw bad('resume: t must equal the history\'s t');
   const rng = r.rng as Record<string, unknown> | null;
-  if (rng === null || typeof rng !== 'object' || !['c', 's0', 's1', 's2'].every((k) => typeof rng[k] === 'number' && Number.isFinite(rng[k]))) throw bad('resume: sampling state');
+  // seedrandom's alea keeps s0, s1, s2 in [0, 1) and the carry c a whole number in [0, 2091639].
+  const inUnit = (k: string) => typeof rng![k] === 'number' && (rng![k] as number) >= 0 && (rng![k] as number) < 1;
+  if (rng === null || typeof rng !== 'object' || !['s0', 's1', 's2'].every(inUnit) || !(Number.isInteger(rng.c) && (rng.c as number) >= 0 && (rng.c as number) <= 2091639)) {
+    throw bad('resume: sampling state (alea needs s0, s1, s2 in [0, 1) and a whole c in [0, 2091639])');
+  }
   if (typeof r.data !== 'string' || !/^[0-9a-f]{64}$/.test(r.data)) throw bad('resume: data fingerprint');
   if (r.bias !== undefined && !(typeof r.bias === 'number' && Number.isFinite(r.bias))) throw bad('resume: bias');
+}
+
+/**
+ * A loop learner's step schedule as saved (what `--init` continues with):
+ * positive finite numbers of the kinds `stepAt` knows. Its values are not in
+ * the learner's parameter table (they are set by `--step`/θ), so they are
+ * checked here, against a file forged to make every step NaN.
+ */
+function checkStep(step: unknown, bad: (what: string) => ModelError): void {
+  const s = step as Record<string, unknown> | null;
+  const kinds = ['inverse', 'constant', 'decay'];
+  const numbers = s !== null && typeof s === 'object' && kinds.includes(s.kind as string) && Object.entries(s).every(([k, v]) => k === 'kind' || finite(v));
+  try {
+    if (!numbers) throw new RangeError('not a schedule');
+    checkStepSize(s as unknown as StepSize);
+  } catch (err) {
+    throw bad(`hyperparameters: step (${(err as Error).message}; a schedule {kind: inverse|constant|decay} with positive finite numbers)`);
+  }
 }
 
 function checkTask(task: Task, bad: (what: string) => ModelError): void {

@@ -4,9 +4,10 @@
  * any form `train` takes — a Dataset, a file path, an Arrow Table, or rows as
  * arrays — and applies the model's own scaling.
  */
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
 import { Table } from 'apache-arrow';
-import { ModelError, UsageError } from '../errors.ts';
+import { DataError, ModelError, UsageError } from '../errors.ts';
 import { formatOf, makeDataset, readDataset, tableToDataset, type Dataset, type ReadDatasetOptions } from '../data/index.ts';
 import { openArrowRows, type ArrowRows } from '../data/arrow.ts';
 import { defaultThreads, EvaluatorPool } from '../engine/pool.ts';
@@ -15,6 +16,11 @@ import { writeFileAtomic } from '../data/atomic.ts';
 import { decodeModel, encodeModel, MODEL_FORMAT_VERSION, type ModelHeader } from './model-file.ts';
 import { restorePredictor, type PredictOptions, type Predictor } from './predictor.ts';
 import { checkEvaluable, labelName, labelsFromScores, metricValue, taskMetrics, type Task, type TaskMetrics } from './task.ts';
+
+/** `threads` as a prediction takes it: absent, or a whole number ≥ 1 (a UsageError otherwise). */
+function checkThreads(threads: unknown): void {
+  if (threads !== undefined && !(Number.isSafeInteger(threads) && (threads as number) >= 1)) throw new UsageError(`threads must be a whole number ≥ 1, got ${String(threads)}`);
+}
 
 export type { PredictOptions } from './predictor.ts';
 
@@ -97,6 +103,7 @@ export class Model {
    * const g = await model.decisionFunction([[0.1, 2.5, 3]]);
    */
   async decisionFunction(data: DataInput, opts: PredictOptions = {}): Promise<Float64Array> {
+    checkThreads(opts.threads);
     if (isArrowPath(data)) {
       // Batch by batch: 8 bytes a row for the scores, never the file's features.
       const rows = await this.openRows(data);
@@ -106,7 +113,35 @@ export class Model {
     }
     const ds = await this.dataset(data);
     const X = this.scaler.transformInPlace(ds.X.slice());
-    return this.predictor.evaluate(X, ds.n, new Float64Array(ds.n), opts);
+    const f = await this.predictor.evaluate(X, ds.n, new Float64Array(ds.n), opts);
+    this.checkScores(f, X, 0, ds.source);
+    return f;
+  }
+
+  /**
+   * Refuses scores that are not finite numbers (a value so far outside the
+   * training range that the kernel's arithmetic overflows): a DataError
+   * naming the row and the column furthest out, instead of a NaN score and a
+   * label made up from it.
+   */
+  private checkScores(f: Float64Array, X: Float64Array, row0: number, file: string | undefined): void {
+    for (let i = 0; i < f.length; i++) {
+      if (Number.isFinite(f[i])) continue;
+      const d = this.scaler.d;
+      let worst = 0;
+      for (let k = 1; k < d; k++) if (!(Math.abs(X[i * d + k]) <= Math.abs(X[i * d + worst]))) worst = k;
+      const k = worst;
+      const where = { ...(file !== undefined ? { file } : {}), column: this.scaler.featureNames[k], row: row0 + i + 1 };
+      if (Math.abs(X[i * d + k]) <= 1e6) {
+        // The row is ordinary: the model's own numbers overflow.
+        throw new DataError(`the model gives a score of ${f[i]} here, for values within reach of its training range: its coefficients overflow (a damaged or forged model file)`, where);
+      }
+      const raw = this.scaler.min[k] + X[i * d + k] * (this.scaler.max[k] - this.scaler.min[k]);
+      throw new DataError(
+        `the score is ${f[i]}: the value ${Number.isFinite(raw) ? raw.toPrecision(6) : 'here'} lies too far outside the training range [${this.scaler.min[k]}, ${this.scaler.max[k]}] for the model to score it (scaled to ${X[i * d + k].toPrecision(6)})`,
+        where,
+      );
+    }
   }
 
   /**
@@ -257,6 +292,7 @@ export class Model {
    * for await (const { row0, f } of model.scoreBatches(await model.openRows('big.arrow'))) write(row0, f);
    */
   async *scoreBatches(rows: ArrowRows, opts: StreamOptions = {}): AsyncGenerator<ScoredBatch> {
+    checkThreads(opts.threads);
     const threads = opts.pool ? opts.pool.threads + 1 : Math.min(opts.threads ?? defaultThreads(), defaultThreads());
     const pool = opts.pool ?? (threads > 1 ? new EvaluatorPool(threads - 1) : undefined);
     const engine: PredictOptions = { ...opts, ...(pool ? { pool } : { threads: 1 }) };
@@ -265,6 +301,7 @@ export class Model {
       for await (const batch of rows.batches()) {
         const X = this.scaler.transformInPlace(batch.X);
         const f = await this.predictor.evaluate(X, batch.n, new Float64Array(batch.n), engine);
+        this.checkScores(f, X, row0, rows.file);
         yield { row0, n: batch.n, y: batch.y, f };
         row0 += batch.n;
         opts.onRows?.({ rows: row0, n: rows.n });
@@ -301,13 +338,24 @@ export class Model {
   }
 
   /**
-   * Writes the model to `path` atomically (temp file + rename).
+   * Writes the model to `path` atomically (temp file + rename). The bytes are
+   * decoded with the loader's own checks first, so a model that saves is a
+   * model that loads: one that would not (say, coefficients that overflowed
+   * in a diverged run) is a ModelError and nothing is written.
    *
    * @example
    * await model.save('model.dsg');
    */
   async save(path: string): Promise<void> {
-    await writeFileAtomic(path, this.toBytes());
+    if (typeof path !== 'string' || path === '') throw new UsageError(`save needs the path of a file to write, got ${path === '' ? "''" : typeof path}`);
+    const bytes = this.toBytes();
+    try {
+      decodeModel(bytes, path);
+      MinMaxScaler.fromJSON(this.header.scaler);
+    } catch (err) {
+      throw new ModelError(`${path}: not saved: the model would not load back (${(err as Error).message.replace(`${path}: `, '')}); the training run probably diverged — try a smaller step or a larger λ`, { cause: err });
+    }
+    await writeFileAtomic(path, bytes);
   }
 
   /**
@@ -318,7 +366,13 @@ export class Model {
    */
   static fromBytes(bytes: Uint8Array, file = 'model'): Model {
     const { header, payload, warnings } = decodeModel(bytes, file);
-    return new Model(header, restorePredictor(header.predictor, payload), warnings);
+    try {
+      return new Model(header, restorePredictor(header.predictor, payload), warnings);
+    } catch (err) {
+      // Every ModelError names the file it is about.
+      if (err instanceof ModelError && !err.message.startsWith(`${file}: `)) throw new ModelError(`${file}: ${err.message}`, { cause: err });
+      throw err;
+    }
   }
 
   /**
@@ -434,8 +488,17 @@ export async function load(path: string, opts: { onWarning?: (message: string) =
   if (typeof path !== 'string') throw new UsageError(`load: path must be a string, got ${describe(path)}`);
   let bytes: Uint8Array;
   try {
-    bytes = await readFile(path);
+    // stat first, then O_NONBLOCK: a FIFO must neither hang the open (nor, then, the exit on Ctrl-C) nor be opened at all.
+    if ((await stat(path)).isFIFO()) throw new ModelError(`${path}: cannot read model file (not a regular file: a model is read from a file on disk)`);
+    const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      if (!(await fh.stat()).isFile()) throw new ModelError(`${path}: cannot read model file (not a regular file: a model is read from a file on disk)`);
+      bytes = await fh.readFile();
+    } finally {
+      await fh.close();
+    }
   } catch (err) {
+    if (err instanceof ModelError) throw err;
     throw new ModelError(`${path}: cannot read model file (${(err as NodeJS.ErrnoException).code ?? String(err)})`, { cause: err });
   }
   const model = Model.fromBytes(bytes, path);

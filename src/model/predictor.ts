@@ -15,7 +15,7 @@
 import { ModelError } from '../errors.ts';
 import { chunkSpan, rowsPerCall } from '../engine/chunks.ts';
 import { Evaluator, type EvaluatorOptions } from '../engine/evaluator.ts';
-import { History } from '../engine/history.ts';
+import { History, RENORMALISE_BELOW } from '../engine/history.ts';
 import { checkRandomFeatures, type RandomFeatures } from '../engine/random-features.ts';
 import { svChunkSizeFor } from '../engine/chunks.ts';
 import type { SharedRows } from '../engine/shared-rows.ts';
@@ -192,7 +192,8 @@ export function payloadLength(h: PredictorHeader, file: string): number {
     }
     const hist = h.history;
     if (!hist || !Number.isSafeInteger(hist.t) || !Number.isSafeInteger(hist.firstLive) || hist.firstLive < 0 || hist.firstLive > hist.t) throw bad('history');
-    if (!Number.isFinite(hist.scale) || hist.scale === 0) throw bad('history scale');
+    // A history's scale always stands within [1e-100, 1e100] in magnitude (outside, the engine folds it into the coefficients).
+    if (typeof hist.scale !== 'number' || !(Math.abs(hist.scale) >= RENORMALISE_BELOW && Math.abs(hist.scale) <= 1 / RENORMALISE_BELOW)) throw bad(`history scale ${String(hist.scale)} outside ±[1e-100, 1e100]`);
     if (!Number.isSafeInteger(h.chunkSize) || h.chunkSize < 1) throw bad('chunkSize');
     if (h.bias !== undefined && (typeof h.bias !== 'number' || !Number.isFinite(h.bias))) throw bad('bias');
     // The engine indexes blocks by number, so a loaded history holds all t of them

@@ -163,6 +163,12 @@ export function ranks(task: Pick<OrdinalTask, 'classes'>, y: ArrayLike<number>):
  * const cmn = fitTask(taskClasses('binary', ds), fLabeled, yLabeled, 'prior', fUnlabeled);
  */
 export function fitTask(classes: TaskClasses, f: Float64Array, y: ArrayLike<number>, rule: ThresholdRule, fU?: Float64Array): Task {
+  for (const scores of fU !== undefined ? [f, fU] : [f]) {
+    const i = scores.findIndex((v) => !Number.isFinite(v));
+    if (i >= 0) {
+      throw new DataError(`training ended with a score of ${scores[i]} at a training row: the run diverged (try a smaller step or a larger λ; a run continued with --init may have started from a damaged model)`);
+    }
+  }
   const cut = (high: Uint8Array): number => {
     if (rule === 'zero') return 0;
     if (rule === 'fit') return fitThreshold(f, high);

@@ -4,7 +4,10 @@
  * (text and streamed from disk) and the model loader (`Model.fromBytes`).
  *
  * Inputs: random bytes, and mutations (bit flips, byte writes, insertions,
- * deletions, duplicated ranges, truncations) of valid files. The property:
+ * deletions, duplicated ranges, truncations) of valid files; and two
+ * structure-aware targets: model headers forged with a valid checksum (the
+ * byte mutations above can only ever hit the checksum), and Arrow files
+ * changed on disk in the middle of a read. The property:
  * the reader returns a well-formed result, or throws a typed dsgkit error
  * (DataError / ModelError / UsageError) that names the file — never another
  * exception, a hang or a crash.
@@ -12,12 +15,15 @@
  * `test/fuzz.test.ts` runs a few hundred cases per target inside `npm test`;
  * `npm run fuzz` (test/fuzz/run.ts) runs the long campaign.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { appendFile, mkdtemp, open, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Table, tableToIPC } from 'apache-arrow';
 import fc from 'fast-check';
 import { train } from '../../src/api.ts';
-import { arrowBytesToDataset, encodeArrow, readArrow } from '../../src/data/arrow.ts';
+import { arrowBytesToDataset, datasetToTable, encodeArrow, openArrowRows, readArrow } from '../../src/data/arrow.ts';
+import { formatModel } from '../../src/cli/commands/describe.ts';
 import { parseCsv, readCsv } from '../../src/data/csv.ts';
 import { makeDataset, type Dataset } from '../../src/data/dataset.ts';
 import { parseLibsvm, readLibsvm } from '../../src/data/libsvm.ts';
@@ -33,6 +39,8 @@ export interface FuzzTarget {
   read(bytes: Uint8Array, file: string): Promise<unknown>;
   /** Throws (a plain Error: a finding) unless `result` is well formed. */
   check(result: unknown): void;
+  /** Inputs of its own (structure-aware), instead of random bytes and byte mutations of the seeds. */
+  readonly arbitrary?: fc.Arbitrary<Uint8Array>;
 }
 
 /** What a fuzz case found: the input and what went wrong. */
@@ -138,6 +146,7 @@ function concat(...parts: Uint8Array[]): Uint8Array {
 
 /** Inputs for `target`: random bytes (1 in 5) or 1–4 mutations of one of its seeds. */
 export function inputs(target: FuzzTarget): fc.Arbitrary<Uint8Array> {
+  if (target.arbitrary) return target.arbitrary;
   return fc.oneof(
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 1024 }) },
     {
@@ -208,7 +217,186 @@ export async function fuzzTargets(dir: string): Promise<FuzzTarget[]> {
         if (!(m instanceof Model)) throw new Error('fromBytes returned no Model');
       },
     },
+    forgedHeaderTarget(model, ds),
+    await fileChangedWhileReadTarget(dir),
   ];
+}
+
+/** The model file's bytes around a given header text (a valid checksum over whatever the header says). */
+export function withHeader(headerText: Uint8Array, payload: Float64Array): Uint8Array {
+  const dataStart = Math.ceil((12 + headerText.length) / 8) * 8;
+  const end = dataStart + payload.length * 8;
+  const bytes = new Uint8Array(end + 32);
+  bytes.set([0x44, 0x53, 0x47, 0x4b, 0x49, 0x54, 0x00, 2], 0);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(8, headerText.length, true);
+  bytes.set(headerText, 12);
+  for (let j = 0; j < payload.length; j++) view.setFloat64(dataStart + 8 * j, payload[j], true);
+  bytes.set(createHash('sha256').update(bytes.subarray(0, end)).digest(), end);
+  return bytes;
+}
+
+/** Values a forger might put anywhere in a header. */
+const FORGED_VALUES: unknown[] = [
+  0, -1, 1, 0.5, 2, 7, 1e-300, 1e300, -1e300, 1.7e308, -1.7e308, 2 ** 53, 2 ** 53 + 2, 2091639, 2091640, 4, 1e9,
+  '', 'x', '__proto__', 'constructor', 'toString', 'rbf', 'dsg', 'binary', 'ordinal', 'fit',
+  null, true, false, [], [0], [1, 2], {}, { constructor: 5 }, { __proto__: 1 },
+];
+
+/** Every path (keys from the root) to a value inside a JSON value. */
+function jsonPaths(v: unknown, at: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
+  out.push(at);
+  if (v !== null && typeof v === 'object') for (const [k, c] of Object.entries(v)) jsonPaths(c, [...at, Array.isArray(v) ? Number(k) : k], out);
+  return out;
+}
+
+/**
+ * Forged headers with a valid checksum: the seed model's header with 1–4
+ * values anywhere replaced (by numbers at the edges of their ranges, names
+ * the JavaScript object model treats specially, other types, or a value
+ * nested up to 6,000 levels deep), re-encoded with the right checksum and the
+ * seed's payload. A case must load and then predict finite scores, describe
+ * itself, save bytes that load again and (one case in 25) continue training
+ * with `init` — or end in a typed error naming the file.
+ */
+function forgedHeaderTarget(model: Model, ds: Dataset): FuzzTarget {
+  const seedText = JSON.stringify(JSON.parse(decode(model.toBytes().subarray(12, 12 + new DataView(model.toBytes().buffer).getUint32(8, true)))));
+  const seedHeader = JSON.parse(seedText) as unknown;
+  const paths = jsonPaths(seedHeader).filter((p) => p.length > 0);
+  const payload = Float64Array.from(model.predictor.payload());
+  const edit = fc.record({
+    path: fc.integer({ min: 0, max: paths.length - 1 }),
+    value: fc.oneof(fc.constantFrom(...FORGED_VALUES), fc.double(), fc.integer({ min: 100, max: 6000 }).map((depth) => ({ deep: depth }))),
+    extraKey: fc.option(fc.constantFrom('constructor', '__proto__', 'toString', 'hasOwnProperty', 'extra'), { nil: undefined }),
+  });
+  const arbitrary = fc.array(edit, { minLength: 1, maxLength: 4 }).map((edits) => {
+    let textOut = seedText;
+    const header = JSON.parse(seedText) as Record<string, unknown>;
+    const deep: string[] = [];
+    for (const e of edits) {
+      const path = paths[e.path];
+      let at: Record<string | number, unknown> = header;
+      for (const k of path.slice(0, -1)) {
+        const next = at[k];
+        if (next === null || typeof next !== 'object') break;
+        at = next as Record<string | number, unknown>;
+      }
+      const key = e.extraKey ?? path[path.length - 1];
+      const value = e.value as unknown;
+      if (value !== null && typeof value === 'object' && 'deep' in (value as object) && typeof (value as { deep: unknown }).deep === 'number') {
+        at[key] = `DEEP${deep.length}`;
+        deep.push('{"v":'.repeat((value as { deep: number }).deep) + '1' + '}'.repeat((value as { deep: number }).deep));
+      } else at[key] = value;
+    }
+    textOut = JSON.stringify(header);
+    deep.forEach((d, i) => (textOut = textOut.replace(`"DEEP${i}"`, d)));
+    return withHeader(text.encode(textOut), payload);
+  });
+  let cases = 0;
+  return {
+    name: 'model header (forged, checksummed)',
+    seeds: [model.toBytes()],
+    arbitrary,
+    async read(bytes, file) {
+      const m = Model.fromBytes(bytes, file);
+      // The rows scored carry the model's own feature names (a forged name is not the data's fault), and the file's name.
+      const rows = makeDataset({ X: ds.X, d: ds.d, y: ds.y, featureNames: m.featureNames.length === ds.d ? [...m.featureNames] : ds.featureNames, source: file });
+      const scores = await m.decisionFunction(rows, { threads: 1 });
+      const described = formatModel(m, file);
+      const again = Model.fromBytes(m.toBytes(), file);
+      let continued: Model | undefined;
+      if (cases++ % 25 === 0 && m.header.resume !== undefined) {
+        continued = await train({ init: m, data: ds, T: m.header.resume.t + 2, threads: 1 }).catch((err: unknown) => {
+          // A continuation refused for a stated reason is a typed error; name the model file as the user gave it.
+          if (err instanceof Error && !err.message.includes(file)) err.message = `${file}: ${err.message}`;
+          throw err;
+        });
+      }
+      return { m, scores, described, again, continued };
+    },
+    check(result) {
+      const { scores, described, continued } = result as { scores: Float64Array; described: string; continued?: Model };
+      for (const v of scores) if (!Number.isFinite(v)) throw new Error(`non-finite score ${v}`);
+      if (typeof described !== 'string') throw new Error('describe gave no text');
+      if (continued) Model.fromBytes(continued.toBytes(), 'continued.dsg');
+    },
+  };
+}
+
+/**
+ * An Arrow file changed on disk while it is read batch by batch (another
+ * program truncating, overwriting, extending or replacing it): after reading
+ * some batches, the file is cut at a position, has bytes overwritten, has
+ * bytes appended, or is replaced by another file; the read must end with the
+ * rows or a typed error naming the file, within the case time-out (no spin).
+ * An input is the change, as JSON.
+ */
+async function fileChangedWhileReadTarget(dir: string): Promise<FuzzTarget> {
+  const n = 96;
+  const X = new Float64Array(n * 3);
+  const y = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    X.set([i / n, i % 3, -i], i * 3);
+    y[i] = i % 7 === 0 ? NaN : i % 2 ? 1 : -1;
+  }
+  const big = makeDataset({ X, d: 3, y, featureNames: ['a', 'b', 'c'] });
+  const table = datasetToTable(big);
+  const batches = Array.from({ length: 8 }, (_, b) => table.slice(b * 12, (b + 1) * 12).batches[0]);
+  const sliced = new Table(batches);
+  const seeds = [tableToIPC(sliced, 'file'), tableToIPC(sliced, 'stream')];
+  const change = fc.record({
+    seed: fc.integer({ min: 0, max: seeds.length - 1 }),
+    after: fc.integer({ min: 0, max: 8 }),
+    kind: fc.constantFrom('truncate', 'overwrite', 'append', 'replace', 'empty'),
+    at: fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
+    bytes: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 64 }),
+  });
+  let k = 0;
+  return {
+    name: 'arrow (file changed while read)',
+    seeds,
+    arbitrary: change.map((c) => text.encode(JSON.stringify(c))),
+    async read(input, file) {
+      const c = JSON.parse(decode(input)) as { seed: number; after: number; kind: string; at: number; bytes: number[] };
+      const path = join(dir, `${k++ % 4}-changing.arrow`);
+      const seed = seeds[c.seed];
+      await writeFile(path, seed);
+      const rename = (err: unknown) => {
+        if (err instanceof Error) err.message = err.message.split(path).join(file);
+        throw err;
+      };
+      const rows = await openArrowRows(path).catch(rename);
+      let seen = 0;
+      let b = 0;
+      const X: number[] = [];
+      try {
+        for await (const batch of rows.batches()) {
+          if (b++ === c.after) {
+            const at = Math.floor(c.at * seed.length);
+            if (c.kind === 'truncate') await truncate(path, at);
+            else if (c.kind === 'empty') await truncate(path, 0);
+            else if (c.kind === 'append') await appendFile(path, Uint8Array.from(c.bytes));
+            else if (c.kind === 'replace') await writeFile(path, seeds[1 - c.seed]);
+            else {
+              const fh = await open(path, 'r+');
+              await fh.write(Uint8Array.from(c.bytes), 0, c.bytes.length, at);
+              await fh.close();
+            }
+          }
+          seen += batch.n;
+          for (const v of batch.X) X.push(v);
+        }
+      } catch (err) {
+        rename(err);
+      }
+      return { seen, X, n: rows.n };
+    },
+    check(result) {
+      const { seen, X, n } = result as { seen: number; X: number[]; n: number };
+      if (seen !== n) throw new Error(`read ${seen} rows of the ${n} the headers listed, without an error`);
+      for (const v of X) if (!Number.isFinite(v)) throw new Error(`non-finite feature ${v}`);
+    },
+  };
 }
 
 /** The file name a target's inputs are read as (its extension picks nothing here; it is only named in errors). */

@@ -188,20 +188,31 @@ export function formatModel(model: Model, file: string): string {
     `task:        ${h.task.kind}${h.task.kind === 'binary' ? ` (positive ${h.task.classNames?.[h.task.positive] ?? h.task.positive}, threshold ${num(h.task.threshold)})` : ` (${h.task.classes.length} classes)`}`,
     `predictor:   ${h.predictor.kind}${h.predictor.kind === 'random-features' ? `, ${h.predictor.history.t} blocks of m = ${h.predictor.features.m}` : `, ${h.predictor.n} centres`}`,
     `features:    ${h.featureNames.length}; label column '${h.labelName}'`,
-    `training:    ${training.rows ?? '?'} rows (${training.labeledRows ?? '?'} labeled)${training.data !== undefined ? ` from ${training.data}` : ''}`,
+    `training:    ${shownNumber(training.rows)} rows (${shownNumber(training.labeledRows)} labeled)${typeof training.data === 'string' ? ` from ${training.data}` : ''}`,
     ...(h.resume ? [`resume:      at t = ${h.resume.t} (continue with --init ${file} --iterations T')`] : []),
     'hyperparameters:',
     ...Object.entries(h.hyperparameters).map(([k, v]) => `  ${k.padEnd(keyWidth)} ${typeof v === 'object' ? JSON.stringify(v) : typeof v === 'number' ? num(v) : String(v)}`),
   ];
   const tuned = training.tune;
-  if (tuned) {
+  // The training record is not part of the model's arithmetic and the checksum does not vouch for its shape: a part that cannot be shown is said so.
+  const at = lines.length;
+  if (tuned) try {
     lines.push('', `cross-validation (${tuned.folds} folds over the labeled rows${(tuned.repeats ?? 1) > 1 ? `, drawn ${tuned.repeats} times` : ''}, σ₀ = ${num(tuned.sigma0)}${tuned.halving ? `, successive halving η = ${tuned.halving.eta} from t0 = ${tuned.halving.t0} to T = ${tuned.halving.T}` : ''}${tuned.select === 'neighbourhood' ? ', ranked by the grid neighbourhood\'s mean' : ''}):`);
     lines.push(formatTuneTable({ table: tuned.table as readonly TuneRow[], metric: METRICS[tuned.metric as MetricName]?.title ?? tuned.metric, folds: tuned.folds, repeats: tuned.repeats ?? 1 }).trimEnd());
     const c = tuned.blockEvaluations;
     if (c && c.fullGrid > 0) lines.push(`cost: ${c.halving.toLocaleString('en')} block evaluations per batch point, ${(100 * c.fraction).toFixed(1)}% of a full grid at T`);
     lines.push(...unlabeledLines(tuned.usesUnlabeled, tuned.table.some((row) => row.status === 'reference')));
+    if (lines.slice(at).some((l) => typeof l !== 'string')) throw new TypeError('not text');
+  } catch {
+    lines.length = at;
+    lines.push('', 'cross-validation: the record in this file cannot be read (damaged or written by another program)');
   }
   return lines.join('\n') + '\n';
+}
+
+/** A count from the training record, or '?' when it is not a number. */
+function shownNumber(v: unknown): string {
+  return typeof v === 'number' && Number.isFinite(v) ? String(v) : '?';
 }
 
 export const describe: Command = {

@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { writeSynthetic } from '../../data/index.ts';
 import { intOption, numberOption, parseCommandArgs, requireArrowOutput, requireString } from '../args.ts';
 import { UsageError } from '../../errors.ts';
+import { MAX_COLUMNS } from '../../data/validate.ts';
 import { checkOutputs } from '../outputs.ts';
 import type { Command } from './command.ts';
 
@@ -41,7 +42,7 @@ around N × --positive instead of exact (the labeled count stays exact).
 Options:
   --out <path>          output file (required; '.arrows' = stream format)
   --rows <N>            number of rows (required; e.g. 2000000 or 2e6)
-  --dim <d>             number of features, ≥ 2 (default: 10)
+  --dim <d>             number of features, 2 … 1,000,000 (default: 10)
   --positive <p>        fraction of +1 rows, in (0,1) (default: 0.5)
   --labeled <L>         rows that keep their label (default: min(N, 1000))
   --label-noise <e>     probability of a flipped label, in [0,0.5) (default: 0.05)
@@ -80,6 +81,7 @@ export const generate: Command = {
     if (values.rows === undefined) throw new UsageError('missing required option --rows');
     const rows = intOption(values, 'rows', { min: 1 })!;
     const dim = intOption(values, 'dim', { min: 2, fallback: 10 })!;
+    if (dim > MAX_COLUMNS) throw new UsageError(`--dim is at most ${MAX_COLUMNS} (features are stored dense; a row of ${dim} would be ${dim * 8} bytes), got ${dim}`);
     const labeled = intOption(values, 'labeled', { min: 0, fallback: Math.min(rows, 1000) })!;
     if (labeled > rows) throw new UsageError(`--labeled (${labeled}) cannot exceed --rows (${rows})`);
     const positiveFraction = numberOption(values, 'positive', { min: 0, max: 1, openMin: true, openMax: true, fallback: 0.5 })!;

@@ -9,7 +9,7 @@ import { inputFile } from '../stdin.ts';
 import { writeChunks } from '../stdout.ts';
 import { checkOutputs } from '../outputs.ts';
 import { interruptible } from '../interrupt.ts';
-import { scoreOnQueue } from '../../distributed/predict.ts';
+import { loadQueueModule } from '../../distributed/optional.ts';
 import { parseQueueUrl } from '../../distributed/redis-url.ts';
 import { UsageError } from '../../errors.ts';
 import type { Command } from './command.ts';
@@ -181,8 +181,9 @@ export const predict: Command = {
       if (label === 'score' || label === 'predicted') throw clash(label);
       n = rows.n;
       const progress = rowsProgress(io, `predict ${dataPath}`, n, values.quiet === true);
+      const { scoreOnQueue } = queue ? await loadQueueModule(() => import('../../distributed/predict.ts')) : { scoreOnQueue: undefined };
       const run = async (signal?: AbortSignal) => {
-        const scored = queue
+        const scored = queue && scoreOnQueue
           ? scoreOnQueue(rows, {
               url: queue,
               modelPath,

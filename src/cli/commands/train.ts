@@ -1,5 +1,5 @@
 /** `dsgkit train`: train one model on a file and save it. */
-import { CancelledError, UsageError } from '../../errors.ts';
+import { CancelledError, DataError, UsageError } from '../../errors.ts';
 import { defaultThreads, LEARNER_NAMES, LEARNERS, Model, type ProfileReport, type TrainRequest } from '../../api.ts';
 import { trainModel } from '../../train/train.ts';
 import { formatProfile } from '../profile-report.ts';
@@ -95,6 +95,33 @@ export interface TrainingRun {
 }
 
 /**
+ * Saves each checkpoint to `path`. When the file system refuses one (full,
+ * over quota, an I/O error: a DataError from the atomic write, which removed
+ * its temporary file), the previous checkpoint stays as it was, a warning
+ * says which iteration it holds, and training goes on: the space may come
+ * back before the next checkpoint or the end, and stopping would lose the
+ * iterations since the last good one for sure. (The final model's own write
+ * reports its own error; the last good checkpoint is there for `--init`.)
+ *
+ * @example
+ * train({ …, checkpointEvery: 100, onCheckpoint: checkpointWriter(io, 'run.dsg') });
+ */
+export function checkpointWriter(io: CliIO, path: string): (m: Model) => Promise<void> {
+  let lastGood: number | undefined;
+  return async (m: Model) => {
+    const t = m.header.resume?.t;
+    try {
+      await m.save(path);
+      lastGood = t;
+    } catch (err) {
+      if (!(err instanceof DataError)) throw err;
+      const kept = lastGood === undefined ? 'no checkpoint has been written yet' : `the checkpoint of iteration ${lastGood} stays in ${path}`;
+      io.stderr.write(`dsgkit: warning: checkpoint of iteration ${t ?? '?'} not written (${err.message}); ${kept}; training goes on\n`);
+    }
+  };
+}
+
+/**
  * Trains with a progress display on stderr, warnings as `dsgkit: warning: …`,
  * and Ctrl-C (SIGINT) cancelling: then it throws a CancelledError
  * "training cancelled after t of T iterations" and no model exists (but the
@@ -129,7 +156,7 @@ export async function runTraining(
           passes[p.pass].update(p.rows);
           if (p.rows === p.n) passes[p.pass].stop();
         },
-        ...(checkpoint ? { checkpointEvery: checkpoint.every, onCheckpoint: (m: Model) => m.save(checkpoint.path) } : {}),
+        ...(checkpoint ? { checkpointEvery: checkpoint.every, onCheckpoint: checkpointWriter(io, checkpoint.path) } : {}),
         ...(onProfile ? { onProfile } : {}),
       });
       // Ctrl-C after the last iteration (while the threshold was fitted) still means "don't keep it".

@@ -1,5 +1,6 @@
 /** `dsgkit worker`: run dsgkit's jobs from a Redis queue (distributed `predict` and `tune`). */
-import { startWorker } from '../../distributed/worker.ts';
+import type { startWorker } from '../../distributed/worker.ts';
+import { loadQueueModule } from '../../distributed/optional.ts';
 import { parseQueueUrl } from '../../distributed/redis-url.ts';
 import { UsageError } from '../../errors.ts';
 import { intOption, parseCommandArgs, positiveNumberOption, requireString } from '../args.ts';
@@ -61,7 +62,8 @@ export const workerCommand: Command = {
       const log = (line: string) => io.stderr.write(`dsgkit worker: ${line}\n`);
       let worker: Awaited<ReturnType<typeof startWorker>>;
       try {
-        worker = await startWorker({
+        const { startWorker: start } = await loadQueueModule(() => import('../../distributed/worker.ts'));
+        worker = await start({
           url,
           dataRoots: roots,
           log,
