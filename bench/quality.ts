@@ -451,6 +451,15 @@ function summarize(): void {
         })
       : undefined;
   const srcTrees = [...new Set(cells.filter((c) => c.kind === 'dsgkit').map((c) => c.srcTree))];
+  const seedList = (list: Cell[]) => [...new Set(list.map((c) => c.seed))].sort((a, b) => a - b).join(',') || '–';
+  const coverage = SETS.map((set) => {
+    const list = cells.filter((c) => c.set === set.name);
+    if (list.length === 0) return `${set.name} not run`;
+    const peersOf = list.filter((c) => c.kind === 'peer');
+    const defaults = list.filter((c) => c.kind === 'dsgkit' && !c.method.startsWith('tune '));
+    const tuned = list.filter((c) => c.method.startsWith('tune '));
+    return `${set.name} ${seedList(peersOf)} / ${seedList(defaults)} / ${seedList(tuned)}`;
+  }).join('; ');
   const out = writeBenchOutputs(
     'quality',
     {
@@ -495,6 +504,8 @@ TSGS3VM and FRS3VM C* = 0, GKM and LapSVM C′ = 0), tuned over the rest.
 Times are seconds per seed on ${availableCores()} cores shared with other jobs (read them within a set).
 
 dsgkit source: \`git rev-parse HEAD:src\` = ${srcTrees.join(', ') || '—'}.
+
+**Coverage** (seeds with results, peers / dsgkit at defaults / tuned): ${coverage}.
 
 ## Wins / ties / losses against the best peer
 
