@@ -217,7 +217,7 @@ export function payloadLength(h: PredictorHeader, file: string): number {
     if (count > MAX_PAYLOAD) throw bad('expansion size');
     return count;
   }
-  throw bad(`predictor kind '${String((h as { kind?: unknown }).kind)}'`);
+  throw bad(`predictor kind ${JSON.stringify((h as { kind?: unknown }).kind)}`);
 }
 
 /**
