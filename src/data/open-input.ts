@@ -91,18 +91,13 @@ export async function openInputStream(path: string, encoding?: BufferEncoding): 
   }
   if (!atOpen.isFile()) return createReadStream(path, { fd, ...(encoding ? { encoding } : {}) });
   // A regular file: at its end, the file must still be the one opened (not truncated, extended or rewritten meanwhile).
+  // autoClose false: the descriptor stays open past the end for the check; `source.destroy()` below closes it (once).
   const source = createReadStream(path, { fd, autoClose: false, ...(encoding ? { encoding } : {}) });
-  let isOpen = true;
-  const closeOnce = () => {
-    if (isOpen) close(fd, () => undefined);
-    isOpen = false;
-  };
   const checked = new Transform({
     objectMode: true,
     transform: (chunk, _enc, done) => done(null, chunk),
     flush: (done) => {
       fstat(fd, (err, now) => {
-        closeOnce();
         if (err) return done(err);
         if (now.size !== atOpen.size || now.mtimeMs !== atOpen.mtimeMs || now.ctimeMs !== atOpen.ctimeMs) {
           return done(new DataError(`the file changed while it was being read (it had ${atOpen.size} bytes when opened, ${now.size} at the end): another program is writing it — read it again once it is complete`, { file: path }));
@@ -112,11 +107,8 @@ export async function openInputStream(path: string, encoding?: BufferEncoding): 
     },
   });
   source.on('error', (err) => checked.destroy(err));
-  // Ended, failed or abandoned by the reader: stop reading and close the file once.
-  checked.on('close', () => {
-    source.destroy();
-    closeOnce();
-  });
+  // Ended, failed or abandoned by the reader: stop reading and close the file.
+  checked.on('close', () => source.destroy());
   return source.pipe(checked);
 }
 

@@ -262,7 +262,7 @@ function checkHeader(h: ModelHeader, file: string): number {
   if (h === null || typeof h !== 'object' || h.format !== 'dsgkit-model') throw bad('format');
   if (jsonDepth(h) > MAX_HEADER_DEPTH) throw bad(`nested more than ${MAX_HEADER_DEPTH} levels deep`);
   if (typeof h.learner !== 'string') throw bad('learner');
-  if (!(h.metric in METRICS)) throw bad('metric');
+  if (typeof h.metric !== 'string' || !Object.hasOwn(METRICS, h.metric)) throw bad('metric');
   const count = payloadLength(h.predictor, file);
   const d = h.predictor.kind === 'random-features' ? h.predictor.features.d : h.predictor.d;
   if (!Array.isArray(h.featureNames) || h.featureNames.length !== d || !h.featureNames.every((n) => typeof n === 'string')) throw bad('featureNames');
@@ -299,7 +299,7 @@ function checkAgainstFeatures(h: ModelHeader, bad: (what: string) => ModelError)
     for (const key of ['m', 'seed', 'T']) if (hp[key] === undefined) throw bad(`hyperparameters: ${key} is missing from a resumable run`);
   }
   differs('m', hp.m, features.m);
-  if (hp.seed !== undefined && String(hp.seed) !== String(features.seed)) differs('seed', hp.seed, features.seed);
+  if (hp.seed !== undefined && (typeof hp.seed === 'object' || String(hp.seed) !== String(features.seed))) differs('seed', hp.seed, features.seed);
   differs('kernel', hp.kernel, (features.kernel as { kind: string }).kind);
   if (typeof hp.sigma === 'number') differs('sigma', hp.sigma, (features.kernel as { sigma?: number }).sigma);
   if (hp.T !== undefined && !(Number.isSafeInteger(hp.T) && (hp.T as number) >= history.t)) throw bad(`hyperparameters: T = ${JSON.stringify(hp.T)}, below the ${history.t} iterations the history holds`);

@@ -193,7 +193,7 @@ export function payloadLength(h: PredictorHeader, file: string): number {
     const hist = h.history;
     if (!hist || !Number.isSafeInteger(hist.t) || !Number.isSafeInteger(hist.firstLive) || hist.firstLive < 0 || hist.firstLive > hist.t) throw bad('history');
     // A history's scale always stands within [1e-100, 1e100] in magnitude (outside, the engine folds it into the coefficients).
-    if (typeof hist.scale !== 'number' || !(Math.abs(hist.scale) >= RENORMALISE_BELOW && Math.abs(hist.scale) <= 1 / RENORMALISE_BELOW)) throw bad(`history scale ${String(hist.scale)} outside ±[1e-100, 1e100]`);
+    if (typeof hist.scale !== 'number' || !(Math.abs(hist.scale) >= RENORMALISE_BELOW && Math.abs(hist.scale) <= 1 / RENORMALISE_BELOW)) throw bad(`history scale ${JSON.stringify(hist.scale)} outside ±[1e-100, 1e100]`);
     if (!Number.isSafeInteger(h.chunkSize) || h.chunkSize < 1) throw bad('chunkSize');
     if (h.bias !== undefined && (typeof h.bias !== 'number' || !Number.isFinite(h.bias))) throw bad('bias');
     // The engine indexes blocks by number, so a loaded history holds all t of them
@@ -217,7 +217,7 @@ export function payloadLength(h: PredictorHeader, file: string): number {
     if (count > MAX_PAYLOAD) throw bad('expansion size');
     return count;
   }
-  throw bad(`predictor kind '${String((h as { kind?: unknown }).kind)}'`);
+  throw bad(`predictor kind ${JSON.stringify((h as { kind?: unknown }).kind)}`);
 }
 
 /**

@@ -282,7 +282,8 @@ function forgedHeaderTarget(model: Model, ds: Dataset): FuzzTarget {
         at = next as Record<string | number, unknown>;
       }
       const key = e.extraKey ?? path[path.length - 1];
-      const value = e.value as unknown;
+      // A fresh copy: FORGED_VALUES' objects are shared between cases, and a later edit may write into one.
+      const value = (e.value !== null && typeof e.value === 'object' ? JSON.parse(JSON.stringify(e.value)) : e.value) as unknown;
       if (value !== null && typeof value === 'object' && 'deep' in (value as object) && typeof (value as { deep: unknown }).deep === 'number') {
         at[key] = `DEEP${deep.length}`;
         deep.push('{"v":'.repeat((value as { deep: number }).deep) + '1' + '}'.repeat((value as { deep: number }).deep));
