@@ -27,11 +27,15 @@ export interface Progress {
   readonly metric?: { readonly name: string; readonly value: number; readonly t: number };
 }
 
-/** A held-out set scored every `every` iterations from values kept up to date incrementally. */
+/**
+ * A held-out set scored every `every` iterations (default: T/20 of the run,
+ * for learners that find their iteration count from the data) from values
+ * kept up to date incrementally.
+ */
 export interface Validation {
   readonly X: Float64Array;
   readonly nPoints: number;
-  readonly every: number;
+  readonly every?: number;
   readonly name: string;
   /** Metric from `f` at the validation points. */
   readonly metric: (f: Float64Array) => number;
@@ -91,7 +95,7 @@ export class RunShell {
   /** Whether iteration t scores the validation set (every `every` iterations, and the last). */
   validates(t: number): boolean {
     const val = this.hooks.validation;
-    return val !== undefined && (t % val.every === 0 || t === this.T);
+    return val !== undefined && (t % (val.every ?? Math.max(1, Math.floor(this.T / 20))) === 0 || t === this.T);
   }
 
   /** Scores the validation set at `f` (its values at the validation rows) for iteration t. */

@@ -110,10 +110,10 @@ export async function loadTrainingRows(opts: RunOptions, plan: LoadPlan): Promis
  * @example
  * const validation = await validationFor(opts, classes, scaler, rows, 20);
  */
-export async function validationFor(opts: RunOptions, classes: TaskClasses, scaler: MinMaxScaler, train: Pick<TrainingRows, 'classNames' | 'd'>, every: number): Promise<Validation> {
+export async function validationFor(opts: RunOptions, classes: TaskClasses, scaler: MinMaxScaler, train: Pick<TrainingRows, 'classNames' | 'd'>, every: number | undefined): Promise<Validation> {
   const read = { ...opts.read, ...(train.classNames ? { classes: train.classNames } : {}) } as ReadDatasetOptions;
   const val = scaler.transform(await toDataset(opts.validation, 'validation', read));
   if (val.d !== train.d) throw new UsageError(`validation has ${val.d} features, the training data ${train.d}`);
   checkEvaluable(classes, val);
-  return { X: val.X, nPoints: val.n, every, name: classes.kind === 'binary' ? 'AUC' : 'mean AUC', metric: (f: Float64Array) => rankingMetric(classes, val.y, f) };
+  return { X: val.X, nPoints: val.n, ...(every !== undefined ? { every } : {}), name: classes.kind === 'binary' ? 'AUC' : 'mean AUC', metric: (f: Float64Array) => rankingMetric(classes, val.y, f) };
 }

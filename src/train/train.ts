@@ -106,8 +106,9 @@ function modelContext(spec: LearnerSpec, opts: RunOptions, loaded: LoadedRows, s
 
 /** The fit's hooks from the options: progress, cancellation, validation, profile, and checkpoints made into models. */
 async function fitHooks(opts: RunOptions, loaded: LoadedRows, params: Params, checkpointCtx: ModelContext): Promise<FitHooks> {
-  const T = typeof params.T === 'number' ? params.T : 1;
-  const validation = opts.validation !== undefined ? await validationFor(opts, loaded.classes, loaded.scaler, loaded.rows, opts.validateEvery ?? Math.max(1, Math.floor(T / 20))) : undefined;
+  // Learners whose iteration count comes from the data (GKM's budget, FRS3VM's epochs) trace every T/20 of their own T.
+  const every = opts.validateEvery ?? (typeof params.T === 'number' ? Math.max(1, Math.floor(params.T / 20)) : undefined);
+  const validation = opts.validation !== undefined ? await validationFor(opts, loaded.classes, loaded.scaler, loaded.rows, every) : undefined;
   const { onCheckpoint, checkpointEvery } = opts;
   return {
     ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),

@@ -234,7 +234,7 @@ export const trainCommand: Command = {
       ['learner', spec.name],
       ['data', dataPath],
       ['rows', `${training.rows} (${training.labeledRows} labeled, ${training.rows - training.labeledRows} unlabeled)`],
-      ...(typeof model.header.hyperparameters.T === 'number' ? ([['iterations', String(model.header.hyperparameters.T)]] as [string, string][]) : []),
+      ...(typeof model.header.hyperparameters.T === 'number' ? ([['iterations', iterationsText(spec, model.header.hyperparameters, values.iterations === undefined)]] as [string, string][]) : []),
       ['threads', String(Math.min(settings.threads, defaultThreads()))],
       ...(training.evaluation !== undefined ? ([['evaluation', EVALUATION_TEXT[training.evaluation] ?? training.evaluation]] as [string, string][]) : []),
       ['wall time', formatDuration(wallMs)],
@@ -246,3 +246,10 @@ export const trainCommand: Command = {
     return 0;
   },
 };
+
+/** T, and for a learner that derives its budget from the data (no declared T default) when none was given, the batch and where they came from. */
+function iterationsText(spec: { params: Readonly<Record<string, { default?: unknown }>> }, hp: Readonly<Record<string, unknown>>, computed: boolean): string {
+  const T = String(hp.T);
+  if (!computed || spec.params.T?.default !== undefined || typeof hp.batchSize !== 'number') return T;
+  return `${T} × batch ${hp.batchSize} (from the labeled rows; --iterations and --batch-size set them)`;
+}
