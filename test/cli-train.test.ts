@@ -284,7 +284,7 @@ describe('dsgkit compare', () => {
   it('names every default in the settings line, the ones taken from the data included (C* and π of the semi-supervised SVM)', async () => {
     const r = await run(['compare', '--data', bcPath, '--labeled', '50', '--learners', 'tsgs3vm,frs3vm', '--quiet', ...TINY]);
     expect(r.code, r.err).toBe(0);
-    expect(r.out).toMatch(/settings\s+rbf kernel σ = \d+(\.\d+)? \(median heuristic σ₀\), C = 100, C\* = C·n_l\/n_u, u = shg, .*π = the labeled rows' share/);
+    expect(r.out).toMatch(/settings\s+rbf kernel σ = \d+(\.\d+)? \(median heuristic σ₀\), C = 100, C\* = C\/10, u = shg, .*π = the labeled rows' share/);
   });
 
   it('--json gives the same split and one result per learner, in --learners order, with progress labelled by learner', async () => {

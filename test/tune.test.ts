@@ -46,7 +46,7 @@ async function tunedOnOneThread(): Promise<TuneResult> {
 
 describe('tune: safe selection', () => {
   it("includes the learner's supervised special case, runs its defaults to T, and never picks worse than them in CV", async () => {
-    // TSGS3VM: C* = 0 is its supervised case; its default C* = C·n_l/n_u is not a grid point, so the defaults are a row of their own.
+    // TSGS3VM: C* = 0 is its supervised case; its default C* = C/10 is computed from C (no grid value), so the defaults are a row of their own.
     const r = await tune({ learner: 'tsgs3vm', data: await trainSet(), T: 20, m: 8, batchSize: 8, seed: 3, folds: 3, grid: { C: [1, 100] }, threads: 1 });
     expect(r.table.some((row) => row.params.Cstar === 0)).toBe(true);
     const defaults = r.table[r.defaultsId];
