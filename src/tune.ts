@@ -29,7 +29,7 @@ import { checkParam, paramSpec, type ParamValue } from './learners/params.ts';
 import { learnerSpec } from './learners/registry.ts';
 import type { FitState, LearnerSpec, Params } from './learners/spec.ts';
 import { Model } from './model/model.ts';
-import type { TuneRecord } from './model/model-file.ts';
+import type { TuneRecord, TuneRoundRecord, TuneTableRow } from './model/model-file.ts';
 import { metricValue, METRICS, rankingMetric, taskClasses, type MetricName, type TaskClasses } from './model/task.ts';
 import { mean, sampleSd } from './metrics/summary.ts';
 import type { LearnerOptions } from './api.ts';
@@ -110,54 +110,11 @@ export type TuneOptions = TuneRunOptions & LearnerOptions;
 /** {@link TuneOptions} untyped in the learner and its parameters (checked at run time): what the CLI and generic callers pass. */
 export type TuneArgs = TuneRunOptions & { readonly learner: string } & { readonly [param: string]: unknown };
 
-/** One candidate's line of the CV table. */
-export interface TuneRow {
-  /** Candidate id (its index in the grid, parameters varied last-key-fastest). */
-  readonly id: number;
-  /** The searched parameters' values. */
-  readonly params: Readonly<Record<string, ParamValue>>;
-  /**
-   * What candidates are ranked by, at the last round it ran: the learner's metric
-   * over the out-of-fold scores of all folds pooled (every labeled row scored by
-   * the fold model that did not see its label). For AUC this compares every
-   * positive with every negative of the labeled rows, not only pairs within a
-   * fold of n_l/k rows: a steadier estimate when labels are few. For accuracy
-   * it equals the mean weighted by fold size. With repeats, the mean of that
-   * score over the repeated draws of the folds.
-   */
-  readonly score: number;
-  /**
-   * With selection `neighbourhood`: the mean {@link score} of the candidate and its grid
-   * neighbours in its last round, what it was ranked by there.
-   */
-  readonly neighbourhood?: number;
-  /** Mean and sample sd over the folds (of every repeat, in repeat order) of the metric ranked by (the learner's own, its `tuneMetric` or the one asked for), fold by fold. */
-  readonly mean: number;
-  readonly sd: number;
-  readonly folds: readonly number[];
-  /** Iterations it reached (loop learners), or undefined. */
-  readonly t?: number;
-  /**
-   * 'best'; 'kept' (ran the last round but lost); 'reference' (the learner's
-   * defaults, run to T after the halving so the winner is never worse in CV
-   * than them); or the round it was dropped after.
-   */
-  readonly status: 'best' | 'kept' | 'reference' | `dropped after round ${number}`;
-}
+/** One candidate's line of the CV table (declared with the model header, which records the table: model-file.ts). */
+export type TuneRow = TuneTableRow;
 
-/** One round as it ran. */
-export interface TuneRound {
-  readonly round: number;
-  readonly from: number;
-  readonly t: number;
-  readonly candidates: readonly number[];
-  /** Pooled out-of-fold score per candidate (see {@link TuneRow.score}), in `candidates` order. */
-  readonly scores: readonly number[];
-  /** With selection `neighbourhood`: what the round ranked by (see {@link TuneRow.neighbourhood}), in `candidates` order. */
-  readonly neighbourhood?: readonly number[];
-  /** The defaults' reference round after the halving (see {@link TuneRow.status}). */
-  readonly reference?: true;
-}
+/** One round as it ran (declared with the model header: model-file.ts). */
+export type TuneRound = TuneRoundRecord;
 
 /** What {@link tune} returns. */
 export interface TuneResult {

@@ -94,21 +94,60 @@ export interface TuneRecord {
   readonly sigma0: number;
   readonly space: Readonly<Record<string, readonly ParamValue[]>>;
   readonly halving?: { readonly eta: number; readonly t0: number; readonly T: number };
-  readonly table: ReadonlyArray<{
-    readonly id: number;
-    readonly params: Readonly<Record<string, ParamValue>>;
-    readonly score: number;
-    readonly neighbourhood?: number;
-    readonly mean: number;
-    readonly sd: number;
-    readonly folds: readonly number[];
-    readonly t?: number;
-    readonly status: string;
-  }>;
-  readonly rounds: ReadonlyArray<{ readonly round: number; readonly from: number; readonly t: number; readonly candidates: readonly number[]; readonly scores: readonly number[]; readonly neighbourhood?: readonly number[]; readonly reference?: true }>;
+  readonly table: readonly TuneTableRow[];
+  readonly rounds: readonly TuneRoundRecord[];
   readonly blockEvaluations?: { readonly halving: number; readonly fullGrid: number; readonly fraction: number; readonly refit: number };
   /** Semi-supervised learners: false when the chosen setting is the learner's supervised special case (CV judged the unlabeled rows not to help). */
   readonly usesUnlabeled?: boolean;
+}
+
+/** One candidate's line of `tune`'s CV table. */
+export interface TuneTableRow {
+  /** Candidate id (its index in the grid, parameters varied last-key-fastest). */
+  readonly id: number;
+  /** The searched parameters' values. */
+  readonly params: Readonly<Record<string, ParamValue>>;
+  /**
+   * What candidates are ranked by, at the last round it ran: the learner's metric
+   * over the out-of-fold scores of all folds pooled (every labeled row scored by
+   * the fold model that did not see its label). For AUC this compares every
+   * positive with every negative of the labeled rows, not only pairs within a
+   * fold of n_l/k rows: a steadier estimate when labels are few. For accuracy
+   * it equals the mean weighted by fold size. With repeats, the mean of that
+   * score over the repeated draws of the folds.
+   */
+  readonly score: number;
+  /**
+   * With selection `neighbourhood`: the mean {@link score} of the candidate and its grid
+   * neighbours in its last round, what it was ranked by there.
+   */
+  readonly neighbourhood?: number;
+  /** Mean and sample sd over the folds (of every repeat, in repeat order) of the metric ranked by (the learner's own, its `tuneMetric` or the one asked for), fold by fold. */
+  readonly mean: number;
+  readonly sd: number;
+  readonly folds: readonly number[];
+  /** Iterations it reached (loop learners), or undefined. */
+  readonly t?: number;
+  /**
+   * 'best'; 'kept' (ran the last round but lost); 'reference' (the learner's
+   * defaults, run to T after the halving so the winner is never worse in CV
+   * than them); or the round it was dropped after.
+   */
+  readonly status: 'best' | 'kept' | 'reference' | `dropped after round ${number}`;
+}
+
+/** One round of `tune`'s halving as it ran. */
+export interface TuneRoundRecord {
+  readonly round: number;
+  readonly from: number;
+  readonly t: number;
+  readonly candidates: readonly number[];
+  /** Pooled out-of-fold score per candidate (see {@link TuneTableRow.score}), in `candidates` order. */
+  readonly scores: readonly number[];
+  /** With selection `neighbourhood`: what the round ranked by (see {@link TuneTableRow.neighbourhood}), in `candidates` order. */
+  readonly neighbourhood?: readonly number[];
+  /** The defaults' reference round after the halving (see {@link TuneTableRow.status}). */
+  readonly reference?: true;
 }
 
 /**

@@ -4,7 +4,6 @@ import { openArrowRows } from '../../data/arrow.ts';
 import { load, type Model } from '../../model/model.ts';
 import { formatTuneTable, unlabeledLines } from './tune.ts';
 import type { TrainingRecord } from '../../model/model-file.ts';
-import type { TuneRow } from '../../tune.ts';
 import { METRICS, type MetricName } from '../../model/task.ts';
 import { onePositional, parseCommandArgs } from '../args.ts';
 import { parseReadOptions, READ_OPTION_SPECS, readOptionsHelp } from '../read-options.ts';
@@ -198,7 +197,7 @@ export function formatModel(model: Model, file: string): string {
   const at = lines.length;
   if (tuned) try {
     lines.push('', `cross-validation (${tuned.folds} folds over the labeled rows${(tuned.repeats ?? 1) > 1 ? `, drawn ${tuned.repeats} times` : ''}, σ₀ = ${num(tuned.sigma0)}${tuned.halving ? `, successive halving η = ${tuned.halving.eta} from t0 = ${tuned.halving.t0} to T = ${tuned.halving.T}` : ''}${tuned.select === 'neighbourhood' ? ', ranked by the grid neighbourhood\'s mean' : ''}):`);
-    lines.push(formatTuneTable({ table: tuned.table as readonly TuneRow[], metric: METRICS[tuned.metric as MetricName]?.title ?? tuned.metric, folds: tuned.folds, repeats: tuned.repeats ?? 1 }).trimEnd());
+    lines.push(formatTuneTable({ table: tuned.table, metric: METRICS[tuned.metric as MetricName]?.title ?? tuned.metric, folds: tuned.folds, repeats: tuned.repeats ?? 1 }).trimEnd());
     const c = tuned.blockEvaluations;
     if (c && c.fullGrid > 0) lines.push(`cost: ${c.halving.toLocaleString('en')} block evaluations per batch point, ${(100 * c.fraction).toFixed(1)}% of a full grid at T`);
     lines.push(...unlabeledLines(tuned.usesUnlabeled, tuned.table.some((row) => row.status === 'reference')));
