@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.ts';
+import { startCli, tempFileAppears } from './support/child-cli.ts';
 import { pendingTempFiles, writerTag } from '../src/data/atomic.ts';
 
 let dir: string;
@@ -13,33 +13,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-const entry = new URL('../src/cli/main.ts', import.meta.url).pathname;
-
-/** Starts the real CLI as a child process; resolves its exit code and stderr. */
-function startCli(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  let stdout = '';
-  child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-  child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-  const exited = new Promise<{ code: number | null; signal: string | null; stderr: string; stdout: string }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal, stderr, stdout })),
-  );
-  return { child, exited };
-}
-
-/** Waits until `sub` holds a temporary file with some bytes in it (the write is under way). */
-async function tempFileAppears(sub: string, timeoutMs = 60_000): Promise<string> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    for (const name of await readdir(sub)) {
-      if (/\.tmp-\d+-[0-9a-f]{8}-[0-9a-f]{8}$/.test(name) && (await stat(join(sub, name)).catch(() => undefined))?.size) return name;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no temporary file appeared in ${sub}`);
-}
 
 describe('interrupts leave nothing behind', () => {
   it('SIGINT during generate: exit 130, says what was cancelled, no temporary file left', async () => {

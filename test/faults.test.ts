@@ -6,7 +6,7 @@
  * use a real tmpfs (`mount -t tmpfs`) and a real PID namespace (`unshare`),
  * and are skipped, with the reason printed, where this machine cannot make them.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,6 +22,7 @@ import { DataError, ModelError, UsageError } from '../src/errors.ts';
 import { decodeModel, encodeModel, type ModelHeader } from '../src/model/model-file.ts';
 import { load } from '../src/model/model.ts';
 import { runCli } from './support/cli.ts';
+import { startCli, tempFileAppears } from './support/child-cli.ts';
 import { LEARNER_NAMES } from '../src/index.ts';
 
 let dir: string;
@@ -38,33 +39,6 @@ afterAll(async () => {
   }
   await rm(dir, { recursive: true, force: true });
 });
-
-const entry = new URL('../src/cli/main.ts', import.meta.url).pathname;
-
-/** Starts the real CLI as a child process; resolves its exit code (or signal) and output. */
-function startCli(args: string[], opts: { stdout?: 'pipe' | 'ignore' } = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], { stdio: ['ignore', opts.stdout ?? 'pipe', 'pipe'] });
-  let stderr = '';
-  let stdout = '';
-  child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
-  child.stdout?.on('data', (b: Buffer) => (stdout += b.toString()));
-  const exited = new Promise<{ code: number | null; signal: string | null; stderr: string; stdout: string }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal, stderr, stdout })),
-  );
-  return { child, exited };
-}
-
-/** Waits until `sub` holds a temporary file with some bytes in it. */
-async function tempFileAppears(sub: string, timeoutMs = 60_000): Promise<string> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    for (const name of await readdir(sub)) {
-      if (/\.tmp-\d+-[0-9a-f]{8}-[0-9a-f]{8}$/.test(name) && (await stat(join(sub, name)).catch(() => undefined))?.size) return name;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no temporary file appeared in ${sub}`);
-}
 
 const mounts: string[] = [];
 
