@@ -43,7 +43,7 @@ import { parseArgs } from 'node:util';
 import { readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
 import { accuracy, auc, mean, meanAbsoluteError, ordinalMeanAuc, sampleSd } from '../src/metrics/index.ts';
 import { dotPlotSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
-import { runPythonPeers } from './peers/python-peers.ts';
+import { runPythonPeers, type PeerRecord } from './peers/python-peers.ts';
 import { DSGKIT_METHODS, methodByName, type DsgkitMethod, type MethodResult, type Task } from './peers/dsgkit-methods.ts';
 
 const PEERS = ['svc', 'label-spreading-rbf', 'label-spreading-knn', 'self-training-svc', 'rbf-sampler-sgd'] as const;
@@ -153,18 +153,6 @@ function heldOutMetric(test: Dataset, scores: ArrayLike<number>): number {
   return auc(test.y, scores, { positive: Math.max(...test.y) });
 }
 
-interface PyRecord {
-  method: string;
-  seed: number;
-  seconds: number;
-  metric: number;
-  accuracy: number;
-  mae?: number;
-  params: Record<string, unknown>;
-  scores: number[];
-  predicted: number[];
-}
-
 async function benchDataset(path: string): Promise<{ entry: DatasetEntry; versions: Record<string, string> }> {
   const started = performance.now();
   const raw = await readDataset(path);
@@ -174,7 +162,7 @@ async function benchDataset(path: string): Promise<{ entry: DatasetEntry; versio
   const results = new Map<string, { kind: 'peer' | 'dsgkit'; perSeed: SeedResult[] }>();
   let versions: Record<string, string> = {};
   if (peers.length > 0) {
-    const py = await runPythonPeers<PyRecord>(opt.python!, { dataset: path, task, unlabeledCap: Number(opt['unlabeled-cap']), peers }, splits.map(({ seed, train, test }) => ({ seed, train, test: test! })));
+    const py = await runPythonPeers<PeerRecord>(opt.python!, { dataset: path, task, unlabeledCap: Number(opt['unlabeled-cap']), peers }, splits.map(({ seed, train, test }) => ({ seed, train, test: test! })));
     versions = py.versions;
     for (const r of py.records) {
       const test = splits.find((s) => s.seed === r.seed)!.test!;

@@ -51,7 +51,7 @@ import { availableCores } from '../src/engine/cores.ts';
 import { accuracy, auc, mean, meanAbsoluteError, ordinalMeanAuc, sampleSd } from '../src/metrics/index.ts';
 import { tune } from '../src/tune.ts';
 import { dotPlotSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
-import { runPythonPeers } from './peers/python-peers.ts';
+import { runPythonPeers, type PeerRecord } from './peers/python-peers.ts';
 import { cellKey, gapToBestPeer as peerGap, latestCells, tally, type QualityCell } from './lib/quality.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -210,17 +210,6 @@ async function runDsgkit(m: DsgkitMethod, task: Task, trainSet: Dataset, testSet
   return { ...heldOut(task, testSet, f, model.labelsFromScores(f)), seconds, ...(params ? { params } : {}) };
 }
 
-interface PyRecord {
-  method: string;
-  seed: number;
-  seconds: number;
-  metric: number;
-  accuracy: number;
-  params: Record<string, unknown>;
-  scores: number[];
-  predicted: number[];
-}
-
 async function runCells(): Promise<void> {
   mkdirSync(dirname(CELLS), { recursive: true });
   const done = new Map<string, Cell>();
@@ -253,7 +242,7 @@ async function runCells(): Promise<void> {
           console.log(`[${min} min] ${set.name} (${protocol}) seed ${seed} ${c.method}: metric ${c.metric.toFixed(4)}, accuracy ${c.accuracy.toFixed(4)}, ${c.seconds.toFixed(1)} s`);
         };
         if (peersTodo.length > 0) {
-          const py = await runPythonPeers<PyRecord>(opt.python!, { dataset: set.path, task: set.task, unlabeledCap: Number(opt['unlabeled-cap']), peers: peersTodo, ...(protocol === 'hide' ? { cvScoring: 'accuracy' as const } : {}) }, [{ seed, train: tr, test }]);
+          const py = await runPythonPeers<PeerRecord>(opt.python!, { dataset: set.path, task: set.task, unlabeledCap: Number(opt['unlabeled-cap']), peers: peersTodo, ...(protocol === 'hide' ? { cvScoring: 'accuracy' as const } : {}) }, [{ seed, train: tr, test }]);
           for (const r of py.records) {
             const m = heldOut(set.task, test, r.scores, r.predicted);
             if (Math.abs(m.metric - r.metric) > 1e-12 || Math.abs(m.accuracy - r.accuracy) > 1e-12) {

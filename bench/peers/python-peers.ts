@@ -16,6 +16,20 @@ import { MinMaxScaler, type Dataset } from '../../src/data/index.ts';
 export const PEERS_RUNNER = fileURLToPath(new URL('./run_peers.py', import.meta.url));
 
 /** One split handed to the peers. */
+/** What run_peers.py returns per peer and seed: its held-out scores and labels, the settings its CV chose, its time. */
+export interface PeerRecord {
+  method: string;
+  seed: number;
+  seconds: number;
+  metric: number;
+  accuracy: number;
+  /** Ordinal tasks: mean absolute error of the predicted classes. */
+  mae?: number;
+  params: Record<string, unknown>;
+  scores: number[];
+  predicted: number[];
+}
+
 export interface PeerSplit {
   readonly seed: number;
   readonly train: Dataset;
