@@ -212,7 +212,8 @@ export interface TunePlan {
   readonly steps: ReadonlyArray<StepSize | undefined>;
   readonly k: number;
   readonly repeats: number;
-  readonly splits: readonly (readonly LabeledFold[])[];
+  /** Per repeat, the labeled rows' labels in fold order (what its pooled out-of-fold scores line up with) and the folds' sizes. */
+  readonly pooled: ReadonlyArray<{ readonly y: Float64Array; readonly sizes: readonly number[] }>;
   readonly folds: readonly LabeledFold[];
   readonly metric: MetricName;
   readonly select: TuneSelection;
@@ -221,6 +222,8 @@ export interface TunePlan {
   /** The target iterations (learners that continue), else 1. */
   readonly T: number;
   readonly halving: HalvingOptions;
+  /** Rounds of the halving plan. */
+  readonly roundCount: number;
   readonly threads: number;
   readonly onWarning: (message: string) => void;
   /** Block evaluations per batch point: the halving over all folds, and the refit (zeros for learners that do not continue). */
@@ -285,7 +288,7 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
  */
 export async function tuneModel(opts: TuneArgs): Promise<TuneResult> {
   const plan = await planTune(opts);
-  const meter = new TuneMeter(plan, halvingPlan(plan.gridCount, plan.halving).length);
+  const meter = new TuneMeter(plan, plan.roundCount);
   const outcome = await searchCandidates(plan, meter);
   const table = cvTable(plan, outcome);
   const model = await refit(plan, outcome.winner, meter);
@@ -302,7 +305,7 @@ export async function tuneModel(opts: TuneArgs): Promise<TuneResult> {
     select: plan.select,
     sigma0: plan.sigma0,
     space: plan.space,
-    ...({ halving: plan.spec.capabilities.continues ? { eta: plan.eta, t0: plan.t0, T: plan.T } : undefined } as object),
+    ...(plan.spec.capabilities.continues ? { halving: { eta: plan.eta, t0: plan.t0, T: plan.T } } : {}),
     table,
     rounds: outcome.rounds,
     blockEvaluations: cost,
@@ -361,7 +364,11 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   const refitCost = continues ? continuationCost(0, T) : 0;
   const total = continues ? planned + refitCost : grid.length * folds.length + 1;
   const steps = candidates.map((c) => resolveStep(spec, c, {}));
-  return { spec, opts, raw, classes, sigma0, space, candidates, gridCount: grid.length, defaultsId, steps, k, repeats, splits, folds, metric, select, eta, t0, T, halving, threads, onWarning, planned, refitCost, total };
+  const pooled = splits.map((split) => ({ y: Float64Array.from(split.flatMap((f) => Array.from(f.validation.y))), sizes: split.map((f) => f.validation.n) }));
+  return {
+    spec, opts, raw, classes, sigma0, space, candidates, gridCount: grid.length, defaultsId, steps, k, repeats, pooled, folds, metric, select,
+    eta, t0, T, halving, roundCount: rounds.length, threads, onWarning, planned, refitCost, total,
+  };
 }
 
 /** The search space: the learner's, with the caller's grid replacing what it names, without the parameters the caller fixed. */
@@ -483,11 +490,7 @@ async function runRound(plan: TunePlan, current: HalvingStep, engine: EvaluatorO
 /** A candidate's score in a round: its pooled out-of-fold score, averaged over the repeated draws of the folds. */
 function roundScore(plan: TunePlan, foldScores: readonly number[], outOfFold: readonly Float64Array[]): number {
   const { k } = plan;
-  return mean(plan.splits.map((split, r) => {
-    const y = Float64Array.from(split.flatMap((f) => Array.from(f.validation.y)));
-    const sizes = split.map((f) => f.validation.n);
-    return pooledScore(plan.metric, plan.classes, sizes, foldScores.slice(r * k, (r + 1) * k), y, outOfFold.slice(r * k, (r + 1) * k));
-  }));
+  return mean(plan.pooled.map(({ y, sizes }, r) => pooledScore(plan.metric, plan.classes, sizes, foldScores.slice(r * k, (r + 1) * k), y, outOfFold.slice(r * k, (r + 1) * k))));
 }
 
 /** What one fold fit reads of a {@link TunePlan} (all a `dsgkit worker` rebuilds: src/distributed/tune.ts). */
@@ -541,7 +544,7 @@ function pooledScore(metric: MetricName, classes: TaskClasses, sizes: readonly n
 
 /** The CV table: every candidate's searched values, last scores, iterations reached and fate. */
 function cvTable(plan: TunePlan, out: SearchOutcome): TuneRow[] {
-  const rounds = halvingPlan(plan.gridCount, plan.halving).length;
+  const rounds = plan.roundCount;
   return plan.candidates.map((candidate, c) => ({
     id: c,
     params: Object.fromEntries(Object.keys(plan.space).map((key) => [key, candidate[key]])),
@@ -558,7 +561,7 @@ function cvTable(plan: TunePlan, out: SearchOutcome): TuneRow[] {
 /** The refit: the winner's parameters on all training rows (σ as found, even if it came from σ₀). */
 async function refit(plan: TunePlan, winner: number, meter: TuneMeter): Promise<Model> {
   const { opts, spec } = plan;
-  meter.round = halvingPlan(plan.gridCount, plan.halving).length;
+  meter.round = plan.roundCount;
   const baseDone = meter.done;
   const model = await trainModel({
     learner: spec.name,

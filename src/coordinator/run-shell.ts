@@ -61,7 +61,7 @@ const YIELD_EVERY_MS = 25;
  * const breathe = eventLoopYielder();
  * for (let t = 1; t <= T; t++) { await breathe(); … }
  */
-export function eventLoopYielder(): () => Promise<void> {
+function eventLoopYielder(): () => Promise<void> {
   let last = performance.now();
   return async () => {
     if (performance.now() - last > YIELD_EVERY_MS) {

@@ -67,7 +67,7 @@ export interface LoadPlan {
  */
 export async function loadTrainingRows(opts: RunOptions, plan: LoadPlan): Promise<LoadedRows> {
   const { spec, params, positive } = plan;
-  const classesOf = (ds: Pick<Dataset, 'y' | 'labeled' | 'classNames' | 'labelName' | 'source'>) => taskClasses(spec.task, ds as Dataset, positive !== undefined ? { positive } : {});
+  const classesOf = (ds: Dataset) => taskClasses(spec.task, ds, positive !== undefined ? { positive } : {});
   if (isByteStream(opts.data)) {
     // An Arrow stream of unknown length (a pipe): the labeled rows and a seeded reservoir
     // of T·B unlabeled rows, the scaler fitted on every row. A different, equally valid,

@@ -102,13 +102,15 @@ export const RUN_KEYS: ReadonlySet<string> = new Set<string>([
   'validation', 'validateEvery', 'onProgress', 'onWarning', 'signal',
 ]);
 
-/** Options that need a capability of the learner: the option, the capability, and when it counts as given. */
+/**
+ * Options that need a capability of the learner: the option, the capability,
+ * and when it counts as given. (`step` and `theta` are checked where the step
+ * schedule is resolved: params.ts' resolveStep.)
+ */
 const NEEDS: ReadonlyArray<{ option: keyof RunOptions; capability: keyof Capabilities; given: (opts: RunOptions) => boolean; message: (name: string) => string }> = [
   { option: 'evaluation', capability: 'profiles', given: (o) => o.evaluation !== undefined && o.evaluation !== 'auto', message: (n) => `evaluation applies to learners on the stochastic loop only (${n} is not)` },
   { option: 'onProfile', capability: 'profiles', given: (o) => o.onProfile !== undefined, message: (n) => `onProfile applies to learners on the stochastic loop only (${n} is not)` },
   { option: 'checkpointEvery', capability: 'continues', given: (o) => o.checkpointEvery !== undefined, message: (n) => `checkpointEvery applies to learners on the stochastic loop only (${n} is not)` },
-  { option: 'step', capability: 'steps', given: (o) => o.step !== undefined, message: (n) => `step does not apply to ${n} (it has no step schedule)` },
-  { option: 'theta', capability: 'steps', given: (o) => o.theta !== undefined, message: (n) => `theta does not apply to ${n} (it has no step schedule)` },
 ];
 
 /**
