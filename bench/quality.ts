@@ -35,6 +35,7 @@
  * // npm run bench:quality                                     (the same plus tune: long)
  * // npm run bench:quality -- --sets spam,pima --learners qsg-s2auc --seeds 1 --no-peers
  * // npm run bench:quality -- --summary-only                   (tables and picture from the cells recorded so far)
+ * // npx tsx bench/quality.ts --no-peers --threads 1 --sets pima --seeds 2 --cells /tmp/pima-2.jsonl   (one process of a many-core run: no summary)
  */
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -55,7 +56,7 @@ import { runPythonPeers, type PeerRecord } from './peers/python-peers.ts';
 import { cellKey, gapToBestPeer as peerGap, latestCells, tally, type QualityCell } from './lib/quality.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-const CELLS = join(REPO, 'bench/results/quality-cells.jsonl');
+const DEFAULT_CELLS = join(REPO, 'bench/results/quality-cells.jsonl');
 const DOC = join(REPO, 'docs/benchmarks-quality.md');
 
 /** Largest set the `hide` protocol runs on: bigger sets are cut to a seeded sample of this many rows first (5,000 training rows, 1,000 labeled). */
@@ -140,6 +141,8 @@ const { values: opt } = parseArgs({
     'summary-only': { type: 'boolean', default: false },
     'unlabeled-cap': { type: 'string', default: '4000' },
     python: { type: 'string', default: '/usr/bin/python3' },
+    cells: { type: 'string' },
+    threads: { type: 'string' },
   },
 });
 
@@ -160,7 +163,12 @@ const seeds = opt.seeds.split(',').map((s) => {
 const cellTimeout = opt['cell-timeout'] === undefined ? undefined : Number(opt['cell-timeout']);
 if (cellTimeout !== undefined && !(cellTimeout > 0)) throw new Error(`--cell-timeout: seconds > 0, got '${opt['cell-timeout']}'`);
 const modes: ('default' | 'tune')[] = opt['tune-only'] ? ['tune'] : opt['no-tune'] ? ['default'] : ['default', 'tune'];
-const srcTree = execFileSync('git', ['rev-parse', 'HEAD:src'], { cwd: REPO, encoding: 'utf8' }).trim();
+/** Where cells are read and appended: one file per process when several run side by side (a many-core machine), merged afterwards. */
+const CELLS = opt.cells ?? DEFAULT_CELLS;
+const threads = opt.threads === undefined ? undefined : Number(opt.threads);
+if (threads !== undefined && !(Number.isSafeInteger(threads) && threads >= 1)) throw new Error(`--threads: a whole number ≥ 1, got '${opt.threads}'`);
+// A copy without .git (a lent machine) is told its tree by the machine that made it.
+const srcTree = process.env.DSGKIT_SRC_TREE ?? execFileSync('git', ['rev-parse', 'HEAD:src'], { cwd: REPO, encoding: 'utf8' }).trim();
 
 function readCells(): Cell[] {
   if (!existsSync(CELLS)) return [];
@@ -197,7 +205,7 @@ async function runDsgkit(m: DsgkitMethod, task: Task, trainSet: Dataset, testSet
   let params: Record<string, unknown> | undefined;
   const warnings: string[] = [];
   const signal = cellTimeout !== undefined ? AbortSignal.timeout(cellTimeout * 1000) : undefined;
-  const run = { seed, ...(m.fixed ?? {}), onWarning: (w: string) => warnings.push(w), ...(signal ? { signal } : {}) };
+  const run = { seed, ...(m.fixed ?? {}), ...(threads !== undefined ? { threads } : {}), onWarning: (w: string) => warnings.push(w), ...(signal ? { signal } : {}) };
   if (m.mode === 'tune') {
     const r = await tune({ learner: m.learner, data: trainSet, ...run, onProgress: () => undefined });
     model = r.model;
@@ -533,4 +541,5 @@ ${peerRows.length ? markdownTable(peerRows) : ''}
 }
 
 if (!opt['summary-only']) await runCells();
-summarize();
+// A side file (--cells) holds a part of a run: it is merged into the main file, which the summary reads.
+if (opt.cells === undefined) summarize();

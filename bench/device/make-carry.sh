@@ -16,4 +16,9 @@ cp ../shared/bench/* .devcarry/shared/
 # Production dependencies and tsx (for the TypeScript benchmarks), as npm resolved them here.
 deps=$( { npm ls --omit=dev --all --parseable 2>/dev/null; printf "%s\n" node_modules/tsx node_modules/esbuild node_modules/@esbuild/linux-x64; } | grep "node_modules/" | sed "s#^$PWD/##" | sort -u)
 tar -cJf .devcarry/built.tar.xz dist src/engine/wasm/*.generated.ts $deps
+# The quality benchmark's public sets (bench/public-data.sh), when they are here: ≈ 5 MB compressed.
+rm -f .devcarry/data-public.tar.xz
+[ -d bench/data-public ] && tar -cf - bench/data-public | xz -T2 -6 > .devcarry/data-public.tar.xz
+# The src tree the quality cells are keyed by (the copy there has no .git).
+git rev-parse HEAD:src > .devcarry/src-tree
 du -sh .devcarry/*

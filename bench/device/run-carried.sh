@@ -3,6 +3,7 @@
 # and runs the measurements given as arguments, writing into $OUT.
 #
 #   bash bench/device/run-carried.sh scaling kernel determinism
+#   QUALITY_ARGS=--no-tune QUALITY_SEEDS=1,2,3 bash bench/device/run-carried.sh quality
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p /tmp/dnode && xz -dc .devcarry/node.xz > /tmp/dnode/node && chmod +x /tmp/dnode/node
@@ -24,6 +25,19 @@ for what in "$@"; do
       mkdir -p ../shared/bench 2>/dev/null && cp .devcarry/shared/* ../shared/bench/ 2>/dev/null || true
       tsx bench/kernel.ts 8 28 128 784 2>&1 | tee "$out/kernel.txt"
       cp bench/results/kernel.json bench/results/kernel.svg "$out/" 2>/dev/null || true
+      ;;
+    quality)
+      # dsgkit's quality cells (bench/quality.ts, no peers) on every core: one process per set × seed,
+      # largest sets first, one thread each; every process appends to its own cells file in $out/quality-cells/.
+      # QUALITY_ARGS (e.g. "--no-tune"), QUALITY_SEEDS (1,2,3), QUALITY_SETS (all), QUALITY_JOBS (nproc).
+      tar -xJf .devcarry/data-public.tar.xz
+      export DSGKIT_SRC_TREE=$(cat .devcarry/src-tree)
+      seeds=${QUALITY_SEEDS:-1,2,3}
+      mkdir -p "$out/quality-cells"
+      sets=${QUALITY_SETS:-grants,mnist,insteval,fertility,diamonds,letter,churn,satellite,dna,spam,cells,ames,musk,boston,diabetes,breast_cancer,pima,ionosphere}
+      for s in ${sets//,/ }; do for seed in ${seeds//,/ }; do echo "$s $seed"; done; done |
+        xargs -P "${QUALITY_JOBS:-$(nproc)}" -L 1 sh -c 'node --import tsx bench/quality.ts --no-peers --threads 1 --sets "$0" --seeds "$1" '"${QUALITY_ARGS:-}"' --cells "'"$out"'/quality-cells/$0-$1.jsonl" > "'"$out"'/quality-cells/$0-$1.log" 2>&1 || echo "$0 seed $1 failed"'
+      tail -n 2 "$out"/quality-cells/*.log | tail -n 80
       ;;
     determinism)
       # Every learner's model bytes: compare with `bash bench/determinism.sh . /tmp/det-x` on another machine.
