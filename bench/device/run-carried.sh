@@ -27,17 +27,19 @@ for what in "$@"; do
       cp bench/results/kernel.json bench/results/kernel.svg "$out/" 2>/dev/null || true
       ;;
     quality)
-      # dsgkit's quality cells (bench/quality.ts, no peers) on every core: one process per set × seed,
-      # largest sets first, one thread each; every process appends to its own cells file in $out/quality-cells/.
-      # QUALITY_ARGS (e.g. "--no-tune"), QUALITY_SEEDS (1,2,3), QUALITY_SETS (all), QUALITY_JOBS (nproc).
+      # dsgkit's quality cells (bench/quality.ts, no peers) on every core: one process per set × seed × learner,
+      # largest sets first, one thread each, each appending to its own file in $out/quality-cells/ (merge them
+      # into bench/results/quality-cells.jsonl). QUALITY_ARGS (e.g. "--no-tune"), QUALITY_SEEDS (1,2,3),
+      # QUALITY_SETS (all, largest first), QUALITY_LEARNERS (all), QUALITY_JOBS (nproc).
       tar -xJf .devcarry/data-public.tar.xz
       export DSGKIT_SRC_TREE=$(cat .devcarry/src-tree)
       seeds=${QUALITY_SEEDS:-1,2,3}
-      mkdir -p "$out/quality-cells"
       sets=${QUALITY_SETS:-grants,mnist,insteval,fertility,diamonds,letter,churn,satellite,dna,spam,cells,ames,musk,boston,diabetes,breast_cancer,pima,ionosphere}
-      for s in ${sets//,/ }; do for seed in ${seeds//,/ }; do echo "$s $seed"; done; done |
-        xargs -P "${QUALITY_JOBS:-$(nproc)}" -L 1 sh -c 'node --import tsx bench/quality.ts --no-peers --threads 1 --sets "$0" --seeds "$1" '"${QUALITY_ARGS:-}"' --cells "'"$out"'/quality-cells/$0-$1.jsonl" > "'"$out"'/quality-cells/$0-$1.log" 2>&1 || echo "$0 seed $1 failed"'
-      tail -n 2 "$out"/quality-cells/*.log | tail -n 80
+      learners=${QUALITY_LEARNERS:-qsg-s2auc,dsg,tsgs3vm,frs3vm,gkm,lapsvm,qs3orao,sorao}
+      mkdir -p "$out/quality-cells"
+      for s in ${sets//,/ }; do for seed in ${seeds//,/ }; do for l in ${learners//,/ }; do echo "$s $seed $l"; done; done; done |
+        xargs -P "${QUALITY_JOBS:-$(nproc)}" -L 1 sh -c 'f="'"$out"'/quality-cells/$0-$1-$2"; node --import tsx bench/quality.ts --no-peers --threads 1 --sets "$0" --seeds "$1" --learners "$2" '"${QUALITY_ARGS:-}"' --cells "$f.jsonl" > "$f.log" 2>&1 || echo "$0 seed $1 $2 failed: $(tail -n 1 "$f.log")"'
+      cat "$out"/quality-cells/*.jsonl 2>/dev/null | wc -l
       ;;
     determinism)
       # Every learner's model bytes: compare with `bash bench/determinism.sh . /tmp/det-x` on another machine.
