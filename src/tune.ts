@@ -509,7 +509,7 @@ async function runRound(plan: TunePlan, current: HalvingStep, engine: EvaluatorO
 }
 
 /** A candidate's score in a round: its pooled out-of-fold score, averaged over the repeated draws of the folds. */
-function roundScore(plan: TunePlan, foldScores: readonly number[], outOfFold: readonly Float64Array[]): number {
+export function roundScore(plan: TunePlan, foldScores: readonly number[], outOfFold: readonly Float64Array[]): number {
   const { k } = plan;
   return mean(plan.pooled.map(({ y, sizes }, r) => pooledScore(plan.metric, plan.classes, sizes, foldScores.slice(r * k, (r + 1) * k), y, outOfFold.slice(r * k, (r + 1) * k))));
 }

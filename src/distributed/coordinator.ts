@@ -43,6 +43,8 @@ export interface RunJobsOptions {
   readonly pollMs?: number;
   /** Tries per job for failures that are not the data's, e.g. a worker's crash (default 3). */
   readonly attempts?: number;
+  /** BullMQ priority of the run's jobs: a job with one is taken only when no job without one waits (lower numbers first). */
+  readonly priority?: number;
   /** Called after each poll that saw more of the run's jobs finished. */
   readonly onProgress?: (done: number, total: number) => void;
   /** Things worth telling the user (a job added again after Redis lost it). */
@@ -136,7 +138,7 @@ export async function runJobs<R>(specs: readonly JobSpec[], opts: RunJobsOptions
   const waitMs = opts.redisWaitMs ?? 60_000;
   const pollMs = opts.pollMs ?? 50;
   // Finished jobs stay until the coordinator has read and removed them; a day at most if it never does (killed).
-  const jobOpts = { attempts: opts.attempts ?? 3, backoff: { type: 'fixed', delay: 500 }, removeOnComplete: { age: 86_400 }, removeOnFail: { age: 86_400 }, failParentOnFailure: true };
+  const jobOpts = { attempts: opts.attempts ?? 3, backoff: { type: 'fixed', delay: 500 }, removeOnComplete: { age: 86_400 }, removeOnFail: { age: 86_400 }, failParentOnFailure: true, ...(opts.priority !== undefined ? { priority: opts.priority } : {}) };
   // One connection of our own, handed to BullMQ: disconnecting it stops every reconnect attempt, so a run that gave up on Redis lets the process exit.
   const client = new Redis(redisOptions(url));
   client.on('error', () => {}); // connection errors: the wait below decides

@@ -27,6 +27,13 @@
  * point: tune.ts's `scoreDefaultsAtT`) depends on nothing the halving finds,
  * so its units go on the queue with the first round and fill the workers'
  * idle time at the ends of rounds; its round takes their results.
+ *
+ * With the refit on the queue, a last round that runs one candidate c has
+ * two possible winners, c and the defaults d. Their refits go on the queue
+ * with that round, at a BullMQ priority that lets a worker take them only
+ * when no unit waits (the likelier winner first: d when its score at T
+ * already beats c's last score), so a worker idle at the end of the round
+ * starts the refit early; the loser's is cancelled once the winner is known.
  */
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -42,7 +49,7 @@ import type { FitState, Params } from '../learners/spec.ts';
 import { Model } from '../model/model.ts';
 import type { MetricName, TaskClasses } from '../model/task.ts';
 import { trainModel } from '../train/train.ts';
-import { runFold, type FitPlan, type TuneMeter, type TunePlan } from '../tune.ts';
+import { roundScore, runFold, type FitPlan, type TuneMeter, type TunePlan } from '../tune.ts';
 import { runJobs } from './coordinator.ts';
 import { checkFields, checkUnderRoots, PayloadError } from './payload.ts';
 import { newRunId } from './queue.ts';
@@ -123,6 +130,10 @@ interface StoredState {
 
 const stateFile = (dir: string, c: number, j: number, t: number) => join(dir, `c${c}-f${j}-t${t}.bin`);
 const refitFile = (dir: string) => join(dir, 'refit.dsg');
+const float64 = (base64: string) => {
+  const bytes = Buffer.from(base64, 'base64');
+  return new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+};
 const toBase64 = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
 
 /** What {@link TuneOnQueue.start} needs besides the plan. */
@@ -153,6 +164,12 @@ export class TuneOnQueue {
   private reference: Promise<UnitResult[]> | undefined;
   /** Stops the reference units when the run ends before their round (the run failed, or the halving was cancelled). */
   private readonly stop = new AbortController();
+  /** The defaults' pooled score at T once their reference units are done. */
+  private referenceScore: number | undefined;
+  /** Each candidate's pooled score in the last round it ran. */
+  private readonly lastPooled = new Map<number, number>();
+  /** Refits started before the winner was known, by candidate (see the module comment). */
+  private readonly speculative = new Map<number, { result: Promise<RefitResult[]>; stop: AbortController }>();
 
   private constructor(
     private readonly run: string,
@@ -160,6 +177,7 @@ export class TuneOnQueue {
     private readonly url: ReturnType<typeof parseQueueUrl>,
     private readonly signal: AbortSignal | undefined,
     private readonly inline: number,
+    private readonly refitOnQueue: boolean,
   ) {
     signal?.addEventListener('abort', () => this.stop.abort(), { once: true });
   }
@@ -190,12 +208,15 @@ export class TuneOnQueue {
       throw new UsageError(`state folder '${opts.stateDir}': cannot create ${dir} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
     }
     await writeFileAtomic(join(dir, 'setup.bin'), serialize(setup));
-    const remote = new TuneOnQueue(run, dir, url, opts.signal, inline);
+    const remote = new TuneOnQueue(run, dir, url, opts.signal, inline, opts.refitOnQueue === true);
     // The defaults are not a grid point: their reference round runs every fold from 0 to T, whatever the halving finds.
     if (plan.defaultsId >= plan.gridCount) {
       const d = plan.defaultsId;
       remote.reference = remote.units(plan.folds.map((_, j) => [d, j] as const), 0, plan.T, `${run}d`, remote.stop.signal);
-      remote.reference.catch(() => {}); // its error surfaces where its round awaits it
+      remote.reference.then(
+        (rs) => (remote.referenceScore = roundScore(plan, rs.map((r) => r.score), rs.map((r) => float64(r.f)))),
+        () => {}, // its error surfaces where its round awaits it
+      );
     }
     return remote;
   }
@@ -231,17 +252,24 @@ export class TuneOnQueue {
       if (!current.run.includes(c) && c !== plan.defaultsId) this.states.delete(key);
     }
     progress(0, units.length);
+    if (this.refitOnQueue && !isReference && current.t === plan.T && current.run.length === 1) {
+      const [c] = current.run;
+      const d = plan.defaultsId;
+      const dFirst = this.referenceScore !== undefined && this.referenceScore >= (this.lastPooled.get(c) ?? -Infinity);
+      const guesses = d === c ? [c] : dFirst ? [d, c] : [c, d];
+      guesses.forEach((w, k) => this.speculate(w, k + 1));
+    }
     const results = isReference ? await this.reference! : await this.units(units, current.from, current.t, `${this.run}r${this.rounds++}`, this.signal, progress);
     const scores = current.run.map(() => new Array<number>(plan.folds.length).fill(NaN));
     const outOfFold = current.run.map(() => plan.folds.map((): Float64Array => new Float64Array(0)));
     results.forEach((r, u) => {
       const [c, j] = units[u];
-      const bytes = Buffer.from(r.f, 'base64');
       scores[current.run.indexOf(c)][j] = r.score;
-      outOfFold[current.run.indexOf(c)][j] = new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+      outOfFold[current.run.indexOf(c)][j] = float64(r.f);
       if (r.state !== undefined) this.states.set(`${c}-${j}`, { t: current.t, state: r.state });
       else this.states.delete(`${c}-${j}`);
     });
+    current.run.forEach((c, i) => this.lastPooled.set(c, roundScore(plan, scores[i], outOfFold[i])));
     progress(units.length, units.length);
     return { scores, outOfFold };
   }
@@ -252,17 +280,34 @@ export class TuneOnQueue {
    * tune's local refit. The training's warnings go to `onWarning`.
    */
   async refit(winner: number, onWarning: (message: string) => void): Promise<Model> {
-    const payload: TuneRefitPayload = { run: this.run, dir: this.dir, c: winner, inline: this.inline };
-    const [r] = await runJobs<RefitResult>([{ name: 'tune-refit', data: payload }], { url: this.url, run: `${this.run}f`, ...(this.signal ? { signal: this.signal } : {}) });
+    for (const [c, s] of this.speculative) if (c !== winner) s.stop.abort();
+    const [r] = await (this.speculative.get(winner)?.result ?? this.refitJob(winner, 0, this.signal));
     for (const w of r.warnings) onWarning(w);
     const bytes = r.model !== undefined ? Buffer.from(r.model, 'base64') : await readFile(refitFile(this.dir));
     return Model.fromBytes(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), `refit of candidate ${winner}`);
   }
 
-  /** Stops the reference units if they still run, and removes the run folder. */
+  /** The refit of candidate `c` as a job (`priority` 0: none). */
+  private refitJob(c: number, priority: number, signal: AbortSignal | undefined): Promise<RefitResult[]> {
+    const payload: TuneRefitPayload = { run: this.run, dir: this.dir, c, inline: this.inline };
+    return runJobs<RefitResult>([{ name: 'tune-refit', data: payload }], { url: this.url, run: `${this.run}f${c}`, ...(priority > 0 ? { priority } : {}), ...(signal ? { signal } : {}) });
+  }
+
+  /** Starts candidate `c`'s refit before the winner is known, at `priority`. */
+  private speculate(c: number, priority: number): void {
+    if (this.speculative.has(c)) return;
+    const stop = new AbortController();
+    this.stop.signal.addEventListener('abort', () => stop.abort(), { once: true });
+    const result = this.refitJob(c, priority, stop.signal);
+    result.catch(() => {}); // awaited by refit() when c wins; cancelled otherwise
+    this.speculative.set(c, { result, stop });
+  }
+
+  /** Stops the reference units and speculative refits if they still run, and removes the run folder. */
   async close(): Promise<void> {
     this.stop.abort();
     await this.reference?.catch(() => {});
+    for (const s of this.speculative.values()) await s.result.catch(() => {});
     await rm(this.dir, { recursive: true, force: true });
   }
 }
