@@ -312,7 +312,13 @@ export async function tuneModel(opts: TuneArgs): Promise<TuneResult> {
   try {
     outcome = await searchCandidates(plan, meter, remote);
     meter.jobs = undefined;
-    model = remote && o.refit === 'queue' ? await remote.refit(outcome.winner, plan.onWarning) : await refit(plan, outcome.winner, meter);
+    if (remote && o.refit === 'queue') {
+      meter.round = plan.roundCount;
+      meter.report();
+      model = await remote.refit(outcome.winner, plan.onWarning);
+      meter.done = meter.total;
+      meter.report();
+    } else model = await refit(plan, outcome.winner, meter);
   } finally {
     await remote?.close();
   }

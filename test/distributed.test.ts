@@ -325,6 +325,20 @@ describe.skipIf(missing !== undefined)('tune --queue on a real redis-server', ()
     expect(Buffer.compare(Buffer.from(r.model.toBytes()), Buffer.from(here.model.toBytes()))).toBe(0);
     await stopAll();
   });
+
+  it('Redis restarted empty mid-round: the coordinator adds the round again with the states it holds, the same bytes', async () => {
+    const a = startWorker(redis.url, '--data-root', dir);
+    await a.waitFor('waiting for jobs');
+    const tuning = tune({ ...options(), queue: redis.url, stateDir: dir });
+    // Round 1's units continue from states that travelled in Redis (and are lost with it).
+    await a.waitFor(/job t[0-9a-f]+r1-\d+: tune candidate/);
+    await redis.restart(300);
+    const r = await tuning;
+    expect(JSON.stringify({ best: r.best, table: r.table, rounds: r.rounds, cost: r.cost })).toBe(localTable);
+    expect(Buffer.compare(Buffer.from(r.model.toBytes()), Buffer.from(localModel))).toBe(0);
+    expect((await readdir(dir)).filter((n) => n.startsWith('.dsgkit-tune-'))).toEqual([]);
+    await stopAll();
+  });
 });
 
 describe('--queue URLs', () => {

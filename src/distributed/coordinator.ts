@@ -45,6 +45,8 @@ export interface RunJobsOptions {
   readonly attempts?: number;
   /** BullMQ priority of the run's jobs: a job with one is taken only when no job without one waits (lower numbers first). */
   readonly priority?: number;
+  /** Called once the run's jobs are on the queue. */
+  readonly onAdded?: () => void;
   /** Called after each poll that saw more of the run's jobs finished. */
   readonly onProgress?: (done: number, total: number) => void;
   /** Things worth telling the user (a job added again after Redis lost it). */
@@ -163,6 +165,7 @@ export async function runJobs<R>(specs: readonly JobSpec[], opts: RunJobsOptions
       unanswered = true;
       throw unreachable();
     }
+    opts.onAdded?.();
     let lastAnswer = Date.now();
     let seen = 0;
     let results: R[] | undefined = specs.length === 0 ? [] : undefined;

@@ -222,7 +222,7 @@ export class TuneOnQueue {
   }
 
   /** Runs `units` from `from` to `to` as one flow; their results in order. */
-  private units(units: ReadonlyArray<readonly [number, number]>, from: number, to: number, run: string, signal: AbortSignal | undefined, onProgress?: (done: number, total: number) => void): Promise<UnitResult[]> {
+  private units(units: ReadonlyArray<readonly [number, number]>, from: number, to: number, run: string, signal: AbortSignal | undefined, onProgress?: (done: number, total: number) => void, onAdded?: () => void): Promise<UnitResult[]> {
     const payloads: TuneUnitPayload[] = units.map(([c, j]) => {
       const held = from > 0 ? this.states.get(`${c}-${j}`) : undefined;
       return { run: this.run, dir: this.dir, c, j, from, to, inline: this.inline, ...(held && held.t === from ? { state: held.state } : {}) };
@@ -232,6 +232,7 @@ export class TuneOnQueue {
       run,
       ...(signal ? { signal } : {}),
       ...(onProgress ? { onProgress } : {}),
+      ...(onAdded ? { onAdded } : {}),
     });
   }
 
@@ -252,14 +253,15 @@ export class TuneOnQueue {
       if (!current.run.includes(c) && c !== plan.defaultsId) this.states.delete(key);
     }
     progress(0, units.length);
-    if (this.refitOnQueue && !isReference && current.t === plan.T && current.run.length === 1) {
+    // The possible winners' refits, queued once the round's units are (so no idle worker takes one before them).
+    const speculate = this.refitOnQueue && !isReference && current.t === plan.T && current.run.length === 1 ? () => {
       const [c] = current.run;
       const d = plan.defaultsId;
       const dFirst = this.referenceScore !== undefined && this.referenceScore >= (this.lastPooled.get(c) ?? -Infinity);
       const guesses = d === c ? [c] : dFirst ? [d, c] : [c, d];
       guesses.forEach((w, k) => this.speculate(w, k + 1));
-    }
-    const results = isReference ? await this.reference! : await this.units(units, current.from, current.t, `${this.run}r${this.rounds++}`, this.signal, progress);
+    } : undefined;
+    const results = isReference ? await this.reference! : await this.units(units, current.from, current.t, `${this.run}r${this.rounds++}`, this.signal, progress, speculate);
     const scores = current.run.map(() => new Array<number>(plan.folds.length).fill(NaN));
     const outOfFold = current.run.map(() => plan.folds.map((): Float64Array => new Float64Array(0)));
     results.forEach((r, u) => {
