@@ -16,7 +16,7 @@
  * Each worker's log, every line timed from the run's start, is kept in the
  * work folder (`tune-q<n>-<refit>-r<round>.log`) to see where a run's time went.
  * Uses the built CLI (`npm run build` first) and Debian's redis-server. Writes
- * bench/results/distributed.json.
+ * bench/results/distributed.json (with `--tune-only`: distributed-tune.json).
  *
  * @example
  * // npm run build && npm run bench:distributed -- [--rounds 3] [--tune-only] [--work /tmp/dir]
@@ -161,4 +161,4 @@ const of = (variant: string) => median(runs.filter((r) => r.task === TUNE && r.v
 const ratio = of('queue, 2 workers --threads 1, --refit queue') / of('queue, 1 worker --threads 1, --refit queue');
 const loads = runs.map((r) => r.load);
 console.log(`tune --queue, 2 workers / 1 worker (--refit queue, medians of ${rounds}): ${ratio.toFixed(2)}× (load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} on ${cpus().length} cores)`);
-writeBenchOutputs('distributed', { meta: { rounds, tuneOnly: args['tune-only'], cpu: cpus()[0]?.model, cores: cpus().length, date: new Date().toISOString() }, runs, summary, ratio });
+writeBenchOutputs(args['tune-only'] ? 'distributed-tune' : 'distributed', { meta: { rounds, tuneOnly: args['tune-only'], cpu: cpus()[0]?.model, cores: cpus().length, date: new Date().toISOString() }, runs, summary, ratio });
