@@ -25,8 +25,9 @@
  *
  * The defaults' reference run (their CV score at T when they are not a grid
  * point: tune.ts's `scoreDefaultsAtT`) depends on nothing the halving finds,
- * so its units go on the queue with the first round and fill the workers'
- * idle time at the ends of rounds; its round takes their results.
+ * so its units go on the queue with the first round, ahead of it (they are
+ * the longest units; the rounds' short ones fill in around them); its round
+ * takes their results.
  *
  * With the refit on the queue, a last round that runs one candidate c has
  * two possible winners, c and the defaults d. Their refits go on the queue
@@ -57,7 +58,7 @@ import { parseQueueUrl } from './redis-url.ts';
 
 /**
  * The largest continuation state (and refit model) that travels in Redis, in
- * bytes: 1 MiB, a history of T · 2m ≤ 131,072 numbers (m = 256 to T = 256).
+ * bytes: 1 MiB, a history of T · 2m numbers up to about 131,000 (m = 256 to T ≈ 255).
  * Larger ones go through the shared state folder.
  */
 export const STATE_INLINE_BYTES = 1 << 20;
