@@ -40,6 +40,7 @@ import { resolveThreads, type TrainData } from './train/options.ts';
 import { resolveParams, resolveStep } from './train/params.ts';
 import { trainModel } from './train/train.ts';
 import { loadQueueModule } from './distributed/optional.ts';
+import type { TuneOnQueue } from './distributed/tune.ts';
 import type { ReadDatasetOptions } from './data/index.ts';
 
 /** Progress of a tune run: block evaluations done of the planned total (what its time is proportional to). */
@@ -52,6 +53,8 @@ export interface TuneProgress {
   readonly round: number;
   readonly rounds: number;
   readonly elapsedMs: number;
+  /** With a queue: the current round's jobs finished and in all. */
+  readonly jobs?: { readonly done: number; readonly total: number };
 }
 
 /** Options of {@link tune} besides the learner: the data and search, and how it runs. */
@@ -98,10 +101,14 @@ export interface TuneRunOptions {
   onProgress?: (p: TuneProgress) => void;
   onWarning?: (message: string) => void;
   signal?: AbortSignal;
-  /** Run every (candidate, fold, iteration range) unit as a job on this Redis queue's `dsgkit worker`s (docs/distributed.md); the refit stays here. */
+  /** Run every (candidate, fold, iteration range) unit as a job on this Redis queue's `dsgkit worker`s (docs/distributed.md). */
   queue?: string;
-  /** With `queue`: a folder every worker sees at the same path, for the units' setup and continuation states. */
+  /** With `queue`: a folder every worker sees at the same path, for the units' setup and the continuation states too large for Redis. */
   stateDir?: string;
+  /** With `queue`: continuation states up to this many bytes travel in Redis (0 … 1 MiB, the default; 0: all through `stateDir`). */
+  stateInlineBytes?: number;
+  /** With `queue`: where the winner's refit runs, here (`'local'`, the default) or as a job for a worker (`'queue'`); the same model bytes. */
+  refit?: 'local' | 'queue';
 }
 
 /** Options of {@link tune}: the run options, the learner, and learner parameters to fix (not search) by name (`T`, `m`, `seed`, …), typed per learner. */
@@ -147,7 +154,7 @@ export interface TuneResult {
 }
 
 /** Keys of {@link TuneOptions} that are not learner parameters. */
-const TUNE_KEYS = new Set(['learner', 'data', 'read', 'positive', 'folds', 'repeats', 'metric', 'select', 'grid', 'eta', 't0', 'threads', 'cacheBytes', 'parallelMinWork', 'onProgress', 'onWarning', 'signal', 'queue', 'stateDir']);
+const TUNE_KEYS = new Set(['learner', 'data', 'read', 'positive', 'folds', 'repeats', 'metric', 'select', 'grid', 'eta', 't0', 'threads', 'cacheBytes', 'parallelMinWork', 'onProgress', 'onWarning', 'signal', 'queue', 'stateDir', 'stateInlineBytes', 'refit']);
 
 /**
  * The candidates of a search space: every combination, the last parameter varying fastest.
@@ -250,6 +257,8 @@ interface SearchOutcome {
 export class TuneMeter {
   done = 0;
   round = 0;
+  /** With a queue: the current round's jobs finished and in all. */
+  jobs: { done: number; total: number } | undefined;
   /** The planned total; grows by the defaults' reference round when one runs. */
   total: number;
   private readonly start = performance.now();
@@ -262,7 +271,7 @@ export class TuneMeter {
   }
 
   report(): void {
-    this.plan.opts.onProgress?.({ done: this.done, total: this.total, round: this.round, rounds: this.rounds, elapsedMs: performance.now() - this.start });
+    this.plan.opts.onProgress?.({ done: this.done, total: this.total, round: this.round, rounds: this.rounds, elapsedMs: performance.now() - this.start, ...(this.jobs ? { jobs: this.jobs } : {}) });
   }
 }
 
@@ -289,9 +298,31 @@ export async function tune(opts: TuneOptions): Promise<TuneResult> {
 export async function tuneModel(opts: TuneArgs): Promise<TuneResult> {
   const plan = await planTune(opts);
   const meter = new TuneMeter(plan, plan.roundCount);
-  const outcome = await searchCandidates(plan, meter);
+  const { opts: o } = plan;
+  if (o.queue === undefined && (o.refit !== undefined || o.stateInlineBytes !== undefined)) throw new UsageError(`${o.refit !== undefined ? 'refit' : 'stateInlineBytes'} needs queue`);
+  if (o.refit !== undefined && o.refit !== 'local' && o.refit !== 'queue') throw new UsageError(`refit must be 'local' or 'queue', got ${String(o.refit)}`);
+  // With a queue, each round's fits (and with refit: 'queue' the refit) are jobs (src/distributed/tune.ts), taken back into the same slots.
+  const remote = o.queue === undefined ? undefined
+    : await (await loadQueueModule(() => import('./distributed/tune.ts'))).TuneOnQueue.start(plan, {
+      queue: o.queue, refitOnQueue: o.refit === 'queue',
+      ...(o.stateDir !== undefined ? { stateDir: o.stateDir } : {}), ...(o.stateInlineBytes !== undefined ? { stateInlineBytes: o.stateInlineBytes } : {}), ...(o.signal ? { signal: o.signal } : {}),
+    });
+  let outcome: SearchOutcome;
+  let model: Model;
+  try {
+    outcome = await searchCandidates(plan, meter, remote);
+    meter.jobs = undefined;
+    if (remote && o.refit === 'queue') {
+      meter.round = plan.roundCount;
+      meter.report();
+      model = await remote.refit(outcome.winner, plan.onWarning);
+      meter.done = meter.total;
+      meter.report();
+    } else model = await refit(plan, outcome.winner, meter);
+  } finally {
+    await remote?.close();
+  }
   const table = cvTable(plan, outcome);
-  const model = await refit(plan, outcome.winner, meter);
   const halving = plan.spec.capabilities.continues ? plan.planned : 0;
   const fullGrid = plan.spec.capabilities.continues ? plan.gridCount * plan.folds.length * continuationCost(0, plan.T) : 0;
   const cost = { halving, fullGrid, fraction: fullGrid > 0 ? halving / fullGrid : 1, refit: plan.refitCost };
@@ -387,7 +418,7 @@ function searchSpace(spec: LearnerSpec, opts: TuneArgs, fixedGiven: Readonly<Rec
  * on one shared pool; each fit's result lands in its own slot, so the order
  * they finish in changes nothing. Survivors continue from where they stopped.
  */
-async function searchCandidates(plan: TunePlan, meter: TuneMeter): Promise<SearchOutcome> {
+async function searchCandidates(plan: TunePlan, meter: TuneMeter, remote: TuneOnQueue | undefined): Promise<SearchOutcome> {
   const { candidates, folds, opts } = plan;
   const n = plan.gridCount;
   const pool = plan.threads > 1 ? new EvaluatorPool(plan.threads - 1) : undefined;
@@ -404,9 +435,6 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter): Promise<Searc
   };
   let winner = 0;
   let reference = false;
-  // With a queue, each round's fits are jobs (src/distributed/tune.ts), taken back into the same slots.
-  const remote = opts.queue === undefined ? undefined
-    : await (await loadQueueModule(() => import('./distributed/tune.ts'))).TuneOnQueue.start(plan, { queue: opts.queue, ...(opts.stateDir !== undefined ? { stateDir: opts.stateDir } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
   const fitRound = (step: HalvingStep) => (remote ? remote.round(plan, step, meter) : runRound(plan, step, engine, states, meter));
   try {
     let step: HalvingStep | undefined = firstHalvingStep(n, plan.halving);
@@ -434,7 +462,6 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter): Promise<Searc
     reference = await scoreDefaultsAtT(plan, out, meter, fitRound);
   } finally {
     await pool?.close();
-    await remote?.close();
   }
   // Never a winner worse in CV than the learner's defaults.
   const d = plan.defaultsId;
@@ -488,7 +515,7 @@ async function runRound(plan: TunePlan, current: HalvingStep, engine: EvaluatorO
 }
 
 /** A candidate's score in a round: its pooled out-of-fold score, averaged over the repeated draws of the folds. */
-function roundScore(plan: TunePlan, foldScores: readonly number[], outOfFold: readonly Float64Array[]): number {
+export function roundScore(plan: TunePlan, foldScores: readonly number[], outOfFold: readonly Float64Array[]): number {
   const { k } = plan;
   return mean(plan.pooled.map(({ y, sizes }, r) => pooledScore(plan.metric, plan.classes, sizes, foldScores.slice(r * k, (r + 1) * k), y, outOfFold.slice(r * k, (r + 1) * k))));
 }

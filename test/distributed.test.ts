@@ -104,11 +104,12 @@ afterAll(async () => {
 async function jobKeys(): Promise<string[]> {
   const client = new Redis({ port: redis.port, host: '127.0.0.1', lazyConnect: true });
   try {
-    const keys = await client.keys('bull:dsgkit:p*');
-    const lists = await Promise.all(['wait', 'active', 'completed', 'failed', 'delayed', 'prioritized'].map(async (k) => {
-      const type = await client.type(`bull:dsgkit:${k}`);
-      return type === 'list' ? client.llen(`bull:dsgkit:${k}`) : type === 'zset' ? client.zcard(`bull:dsgkit:${k}`) : 0;
-    }));
+    // A run's jobs (`<run>-<i>`) and its parent (`<run>`) in the runs queue; run ids are p… (predict) and t… (tune).
+    const keys = (await client.keys('bull:dsgkit*')).filter((k) => /^bull:dsgkit(-runs)?:[pt][0-9a-f]{12}/.test(k));
+    const lists = await Promise.all(['dsgkit', 'dsgkit-runs'].flatMap((q) => ['wait', 'active', 'completed', 'failed', 'delayed', 'prioritized', 'waiting-children'].map(async (k) => {
+      const type = await client.type(`bull:${q}:${k}`);
+      return type === 'list' ? client.llen(`bull:${q}:${k}`) : type === 'zset' ? client.zcard(`bull:${q}:${k}`) : 0;
+    })));
     return lists.some((n) => n > 0) ? [...keys, `queue lists: ${lists.join(',')}`] : keys;
   } finally {
     client.disconnect();
@@ -267,17 +268,41 @@ describe.skipIf(missing !== undefined)('tune --queue on a real redis-server', ()
     localModel = r.model.toBytes();
   });
 
-  it('two workers: the same chosen settings, CV table and refit model bytes as tune on one machine; the state folder removed', async () => {
+  it('two workers: the same chosen settings, CV table and refit model bytes as tune on one machine, with states in Redis or in the state folder, the refit here or on a worker; nothing left behind', async () => {
     const a = startWorker(redis.url, '--data-root', dir);
     const b = startWorker(redis.url, '--data-root', dir);
     await Promise.all([a.waitFor('waiting for jobs'), b.waitFor('waiting for jobs')]);
-    const r = await tune({ ...options(), queue: redis.url, stateDir: dir });
+    const jobs: string[] = [];
+    const r = await tune({ ...options(), queue: redis.url, stateDir: dir, onProgress: (p) => p.jobs && jobs.push(`${p.round}:${p.jobs.done}/${p.jobs.total}`) });
     expect(JSON.stringify({ best: r.best, table: r.table, rounds: r.rounds, cost: r.cost })).toBe(localTable);
     expect(Buffer.compare(Buffer.from(r.model.toBytes()), Buffer.from(localModel))).toBe(0);
-    expect(a.log()).toMatch(/tune candidate \d+, fold \d, iterations 10…27/);
+    const log = a.log() + b.log();
+    expect(log).toMatch(/tune candidate \d+, fold \d, iterations 10…27/);
+    // The defaults (not a grid point) ran from 0 to T beside the halving's rounds.
+    expect(log).toMatch(/job t[0-9a-f]+d-\d: tune candidate 6, fold \d, iterations 0…27/);
+    // Progress counts every round's jobs: 6 candidates × 3 folds first, and each round ends with all of its jobs done.
+    expect(jobs[0]).toBe('0:0/18');
+    for (const round of new Set(jobs.map((j) => j.split(':')[0]))) expect(jobs.filter((j) => j.startsWith(`${round}:`)).at(-1)).toMatch(/^\d+:(\d+)\/\1$/);
+
+    // Every state through the shared folder, and the refit as a job: the same bytes again.
+    const files = await tune({ ...options(), queue: redis.url, stateDir: dir, stateInlineBytes: 0, refit: 'queue' });
+    expect(JSON.stringify({ best: files.best, table: files.table, rounds: files.rounds, cost: files.cost })).toBe(localTable);
+    expect(Buffer.compare(Buffer.from(files.model.toBytes()), Buffer.from(localModel))).toBe(0);
+    // The refit of the last round's candidate or of the defaults started on a worker before the winner was known; the loser's was cancelled.
+    expect(a.log() + b.log()).toMatch(/job t[0-9a-f]+f\d+-0: refit candidate \d+ on all training rows/);
     expect((await readdir(dir)).filter((n) => n.startsWith('.dsgkit-tune-'))).toEqual([]);
+    // A cancelled refit's job is removed by its worker as it stops (within a moment).
+    for (let i = 0; i < 50 && (await jobKeys()).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
     expect(await jobKeys()).toEqual([]);
     await stopAll();
+  });
+
+  it('--refit and stateInlineBytes need a queue; a bad --refit is a usage error', async () => {
+    await expect(tune({ ...options(), refit: 'queue' })).rejects.toThrow('refit needs queue');
+    await expect(tune({ ...options(), queue: redis.url, stateDir: dir, stateInlineBytes: 2 ** 21 })).rejects.toThrow('stateInlineBytes must be a whole number from 0 to 1048576');
+    const bad = await run('tune', '--learner', 'qsg-s2auc', '--data', join(dir, 'tune.arrow'), '--out', join(dir, 'x.dsg'), '--queue', redis.url, '--refit', 'there');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain("--refit must be 'local' or 'queue', got 'there'");
   });
 
   it('a worker killed with SIGKILL mid-unit: another continues the unit from the stored state, the same bytes', async () => {
@@ -298,6 +323,20 @@ describe.skipIf(missing !== undefined)('tune --queue on a real redis-server', ()
     await b.waitFor(`job ${jobId}: done`, 5_000);
     expect(JSON.stringify(r.table)).toBe(JSON.stringify(here.table));
     expect(Buffer.compare(Buffer.from(r.model.toBytes()), Buffer.from(here.model.toBytes()))).toBe(0);
+    await stopAll();
+  });
+
+  it('Redis restarted empty mid-round: the coordinator adds the round again with the states it holds, the same bytes', async () => {
+    const a = startWorker(redis.url, '--data-root', dir);
+    await a.waitFor('waiting for jobs');
+    const tuning = tune({ ...options(), queue: redis.url, stateDir: dir });
+    // Round 1's units continue from states that travelled in Redis (and are lost with it).
+    await a.waitFor(/job t[0-9a-f]+r1-\d+: tune candidate/);
+    await redis.restart(300);
+    const r = await tuning;
+    expect(JSON.stringify({ best: r.best, table: r.table, rounds: r.rounds, cost: r.cost })).toBe(localTable);
+    expect(Buffer.compare(Buffer.from(r.model.toBytes()), Buffer.from(localModel))).toBe(0);
+    expect((await readdir(dir)).filter((n) => n.startsWith('.dsgkit-tune-'))).toEqual([]);
     await stopAll();
   });
 });

@@ -16,7 +16,7 @@ export class PayloadError extends Error {
   }
 }
 
-type Field = 'string' | 'int' | 'path' | 'hex64' | 'id' | 'json';
+type Field = 'string' | 'int' | 'path' | 'hex64' | 'id' | 'json' | 'base64';
 
 /**
  * The payload's fields, checked against `spec` (a trailing `?` marks an
@@ -42,6 +42,7 @@ export function checkFields<T>(type: string, data: unknown, spec: Record<string,
       : kind === 'path' ? typeof v === 'string' && v.length <= 4096 && isAbsolute(v) && normalize(v) === v && !v.includes('\0')
       : kind === 'hex64' ? typeof v === 'string' && /^[0-9a-f]{64}$/.test(v)
       : kind === 'id' ? typeof v === 'string' && /^[0-9a-z]{1,40}$/.test(v)
+      : kind === 'base64' ? typeof v === 'string' && v.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(v)
       : v !== null && typeof v === 'object';
     if (!ok) throw new PayloadError(`${type}: field '${key}' is not ${kind === 'path' ? 'an absolute, normalised path' : kind === 'int' ? 'a non-negative integer' : `a valid ${kind}`}`);
   }

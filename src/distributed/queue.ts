@@ -5,7 +5,8 @@
  * Every dsgkit job lives in the queue named {@link QUEUE_NAME}; its name is
  * one of {@link JOB_TYPES} and its data a JSON payload that the worker checks
  * field by field before it touches a file. A coordinator's jobs carry its run
- * id (`<run>-<index>`), so it can find, re-add and remove exactly its own.
+ * id (`<run>-<index>`), so it can find, re-add and remove exactly its own;
+ * they are the children of one parent job `<run>` in {@link RUNS_QUEUE}.
  */
 import type { RedisOptions } from 'bullmq';
 import type { QueueUrl } from './redis-url.ts';
@@ -13,8 +14,14 @@ import type { QueueUrl } from './redis-url.ts';
 /** The queue every dsgkit job goes through. */
 export const QUEUE_NAME = 'dsgkit';
 
+/**
+ * The queue of the runs' parent jobs (one per run, its children the run's
+ * jobs in {@link QUEUE_NAME}); no worker takes from it.
+ */
+export const RUNS_QUEUE = 'dsgkit-runs';
+
 /** The job types a worker runs; anything else is refused. */
-export const JOB_TYPES = ['predict-range', 'tune-unit'] as const;
+export const JOB_TYPES = ['predict-range', 'tune-unit', 'tune-refit'] as const;
 export type JobType = (typeof JOB_TYPES)[number];
 
 /**

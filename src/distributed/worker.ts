@@ -7,7 +7,7 @@
  * back to the coordinator as JSON (coordinator.ts's `encodeFailure`), so a
  * bad value in the data is reported there with its file, column and row;
  * failures of the data, the model or the payload are not retried. Job types:
- * `predict-range` (predict.ts) and `tune-unit` (tune.ts).
+ * `predict-range` (predict.ts), `tune-unit` and `tune-refit` (tune.ts).
  *
  * Stopping: {@link WorkerHandle.stop} (SIGTERM or Ctrl-C in the CLI) hands
  * the jobs under way back to the queue at their next record batch (another
@@ -23,7 +23,7 @@ import { DataError, ModelError, UsageError } from '../errors.ts';
 import { encodeFailure } from './coordinator.ts';
 import { PayloadError, resolveRoots } from './payload.ts';
 import { checkPredictRange, ModelCache, runPredictRange } from './predict.ts';
-import { checkTuneUnit, runTuneUnit } from './tune.ts';
+import { checkTuneRefit, checkTuneUnit, runTuneRefit, runTuneUnit } from './tune.ts';
 import { cancelKey, JOB_TYPES, QUEUE_NAME, redisOptions, type JobType } from './queue.ts';
 import type { QueueUrl } from './redis-url.ts';
 
@@ -89,9 +89,10 @@ export async function startWorker(opts: WorkerOptions): Promise<WorkerHandle> {
         opts.log(`job ${job.id}: predict ${p.data} batches ${p.first}…${p.end - 1} (${p.rows} rows)`);
         result = await runPredictRange(p, { models, checkpoint, ...(opts.threads !== undefined ? { threads: opts.threads } : {}) });
       } else {
-        const p = await checkTuneUnit(job.data, roots);
-        opts.log(`job ${job.id}: tune candidate ${p.c}, fold ${p.j}, iterations ${p.from}…${p.to}`);
-        // The fold run checks its signal every iteration; the checks against Redis run beside it.
+        const unit = type === 'tune-unit' ? await checkTuneUnit(job.data, roots) : undefined;
+        const refit = type === 'tune-refit' ? await checkTuneRefit(job.data, roots) : undefined;
+        opts.log(unit ? `job ${job.id}: tune candidate ${unit.c}, fold ${unit.j}, iterations ${unit.from}…${unit.to}` : `job ${job.id}: refit candidate ${refit!.c} on all training rows`);
+        // The training checks its signal every iteration; the checks against Redis run beside it.
         const stop = new AbortController();
         let stopWhy: StopJob | undefined;
         const watch = setInterval(() => {
@@ -103,7 +104,8 @@ export async function startWorker(opts: WorkerOptions): Promise<WorkerHandle> {
           });
         }, 250);
         try {
-          result = await runTuneUnit(p, { roots, checkpoint, signal: stop.signal, ...(opts.threads !== undefined ? { threads: opts.threads } : {}) });
+          const ctx = { roots, checkpoint, signal: stop.signal, ...(opts.threads !== undefined ? { threads: opts.threads } : {}) };
+          result = unit ? await runTuneUnit(unit, ctx) : await runTuneRefit(refit!, ctx);
         } catch (err) {
           throw stopWhy ?? err;
         } finally {

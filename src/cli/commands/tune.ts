@@ -69,9 +69,13 @@ Options:
                        machine), <r>.svg (the chart) and <r>.chart.json (its data)
   --queue <url>        run every (candidate, fold, iterations) unit as a job for the
                        'dsgkit worker's of this Redis queue (redis://…, rediss:// for TLS);
-                       the same table and model bytes; the refit runs here (docs/distributed.md)
+                       the same table and model bytes (docs/distributed.md); the progress
+                       line counts each round's jobs
   --state-dir <dir>    with --queue: a folder every worker sees at the same path, for the
-                       units' data and continuation states (default: the folder of --out)
+                       units' data and the continuation states over 1 MiB (smaller ones
+                       travel in Redis) (default: the folder of --out)
+  --refit <where>      with --queue: 'local' (here, the default) or 'queue' (a job for a
+                       worker, which then reads the training rows from the state folder)
   -h, --help           show this help
   A learner parameter given (e.g. --iterations, --lambda) is fixed, not searched.
 
@@ -93,7 +97,7 @@ function tuneDisplay(io: CliIO, quiet: boolean): { update(p: TuneProgress): void
   if (quiet) return { update() {}, stop() {} };
   const text = (p: TuneProgress) => {
     const eta = p.done > 0 && p.done < p.total ? formatDuration((p.elapsedMs * (p.total - p.done)) / p.done) : p.done >= p.total ? '0 s' : '…';
-    const stage = p.round < p.rounds ? `round ${p.round + 1}/${p.rounds}` : 'refit';
+    const stage = (p.round < p.rounds ? `round ${p.round + 1}/${p.rounds}` : 'refit') + (p.jobs ? `, jobs ${p.jobs.done}/${p.jobs.total}` : '');
     return { eta, stage };
   };
   if ((io.stderr as { isTTY?: boolean }).isTTY === true) {
@@ -213,6 +217,7 @@ export const tuneCommand: Command = {
       report: { type: 'string' },
       queue: { type: 'string' },
       'state-dir': { type: 'string' },
+      refit: { type: 'string' },
       ...TRAINING_OPTION_SPECS,
     });
     const spec = cliLearnerSpec(requireString(values, 'learner'), '--learner');
@@ -235,7 +240,9 @@ export const tuneCommand: Command = {
     const { positive, cacheBytes } = settings.run;
     const queue = typeof values.queue === 'string' ? values.queue : undefined;
     if (queue !== undefined) parseQueueUrl(queue); // a bad URL is a usage error before any work
-    if (!queue && values['state-dir'] !== undefined) throw new UsageError('--state-dir needs --queue');
+    for (const name of ['state-dir', 'refit'] as const) if (!queue && values[name] !== undefined) throw new UsageError(`--${name} needs --queue`);
+    const refit = values.refit as string | undefined;
+    if (refit !== undefined && refit !== 'local' && refit !== 'queue') throw new UsageError(`--refit must be 'local' or 'queue', got '${refit}'`);
     const stateDir = typeof values['state-dir'] === 'string' ? values['state-dir'] : dirname(out);
 
     const display = tuneDisplay(io, settings.quiet || values.json === true && (io.stderr as { isTTY?: boolean }).isTTY !== true);
@@ -258,7 +265,7 @@ export const tuneCommand: Command = {
           ...(select !== undefined ? { select } : {}),
           ...(eta !== undefined ? { eta } : {}),
           ...(t0 !== undefined ? { t0 } : {}),
-          ...(queue !== undefined ? { queue, stateDir } : {}),
+          ...(queue !== undefined ? { queue, stateDir, ...(refit !== undefined ? { refit: refit as 'local' | 'queue' } : {}) } : {}),
           threads: settings.threads,
           signal,
           onProgress: (p) => display.update(p),

@@ -13,7 +13,8 @@ Usage: dsgkit worker --queue redis://HOST:PORT[/DB] [options]
 
 Waits for jobs that 'dsgkit predict --queue' (a range of an input's record
 batches each) and 'dsgkit tune --queue' (one candidate on one fold for one
-round's iterations each) put on the queue, and runs them on its own threads,
+round's iterations each, and with --refit queue the winner's refit) put on
+the queue, and runs them on its own threads,
 printing one line per job. Start one per host (or several with --threads each); they share
 nothing but the Redis server and a shared folder where the model, the input
 and the output's folder have the same absolute paths on every host.
