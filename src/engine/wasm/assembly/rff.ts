@@ -13,8 +13,8 @@
 // Bit-reproducibility: a point's z is summed in the order k = 0..d-1 with a
 // separate multiply and add (no FMA), exactly like the plain reference; its
 // sincos and its sum over j use the same operation sequence whichever tile the
-// point sits in (the 4-point tiles and the 1-point tail run the same code per
-// point), so a point's result never depends on the other points in the call.
+// point sits in (a short last tile runs the same code, its absent points read
+// as zeros), so a point's result never depends on the other points in the call.
 //
 // sincos: Cody–Waite reduction by π (q = round(z/π) via the 1.5·2^52 trick,
 // π split in a 32-bit head and a tail, so q·PI_HI is exact for |q| < 2^21),
@@ -167,8 +167,9 @@ export function padColumns(src: usize, dst: usize, rows: i32, m: i32, mp: i32): 
 // Each z, term and sum sees exactly the operations of the plain one point at
 // a time order (k ascending, features ascending), so a point's result never
 // depends on its tile mates, and z equals the reference's bit for bit.
-// accumulate's loops are do-while so that V8 hoists the polynomial's constants
-// out of them (measured: project is faster with them left in, as they are).
+// accumulate's loops are do-while, which lets V8 hoist the polynomial's
+// constants out of them; project's stay for loops, where V8's code for the
+// hoisted constants (spilled and reloaded around each term) runs slower.
 
 /** P[4k + p] = x_p[k] for p < np, 0 for np ≤ p < 4. */
 // @ts-ignore: decorator
