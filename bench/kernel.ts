@@ -10,16 +10,27 @@
  * front and copied into the kernel's `omega()` view block by block, as the
  * engine's cache path does (regeneration excluded).
  *
- * Writes bench/results/kernel.json and kernel.svg; prints a Markdown table.
+ * On a shared machine one timing can land in a busy second and the other in
+ * a quiet one, so the run goes in ROUNDS rounds (default 3), each timing the
+ * native ceiling and ours at every d back to back; a d's ratio is the median
+ * of its rounds' ratios (each round's are in the JSON). With CLOCK=cpu both
+ * sides are timed in CPU time instead of wall time (ours: the process's, the
+ * C: its thread's, by building `rff_native.c` here with its clock swapped),
+ * which time-slicing on a busy machine does not inflate.
+ *
+ * Writes bench/results/kernel.json and kernel.svg (kernel-cpu.* with CLOCK=cpu);
+ * prints a Markdown table.
  *
  * @example
- * // npm run bench:kernel            (d = 8, 28, 128)
- * // npx tsx bench/kernel.ts 8 64    (other dimensions)
+ * // npm run bench:kernel                (d = 8, 28, 128, 784)
+ * // npx tsx bench/kernel.ts 8 64        (other dimensions)
+ * // ROUNDS=5 npm run bench:kernel
+ * // CLOCK=cpu npm run bench:kernel      (CPU time on both sides)
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
-import { resolve } from 'node:path';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import seedrandom from 'seedrandom';
 import { RffKernel } from '../src/engine/kernel.ts';
@@ -30,6 +41,8 @@ const M = 128;
 const B = 256;
 const T = 200;
 const REPS = 5;
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const CPU_CLOCK = process.env.CLOCK === 'cpu';
 /** The reference is ~20× slower: fewer blocks (same per-block shape), best of 3. */
 const T_REF = 20;
 const REPS_REF = 3;
@@ -47,7 +60,38 @@ interface NativeLine {
 }
 
 /** Builds and runs the native ceiling for the given dimensions. */
+/**
+ * Built into rff_native.c ahead of its own code (gcc -include) for CLOCK=cpu:
+ * its timer reads the thread's CPU clock instead of the monotonic one.
+ */
+const THREAD_CLOCK_SHIM = `#include <time.h>
+static int dsg_thread_clock(clockid_t c, struct timespec *t) { (void)c; return clock_gettime(CLOCK_THREAD_CPUTIME_ID, t); }
+#define clock_gettime(c, t) dsg_thread_clock(c, t)
+`;
+let cpuCeilingBinary: string | undefined;
+
+/** The native ceiling timed in thread CPU time: rff_native.c built once with THREAD_CLOCK_SHIM, then run per d. */
+function nativeCeilingCpu(dims: number[]): Map<number, NativeLine> {
+  if (cpuCeilingBinary === undefined) {
+    const source = resolve(repo, '../shared/bench/rff_native.c');
+    if (!existsSync(source)) throw new Error(`bench:kernel: native ceiling source not found at ${source}`);
+    const dir = mkdtempSync(join(tmpdir(), 'dsgkit-ceiling-'));
+    writeFileSync(join(dir, 'thread-clock.h'), THREAD_CLOCK_SHIM);
+    const bin = join(dir, 'rff_native');
+    try {
+      execFileSync('gcc', ['-O3', '-march=native', '-ffast-math', '-fopenmp-simd', '-include', join(dir, 'thread-clock.h'), source, '-o', bin, '-lm'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (err) {
+      const e = err as { stderr?: Buffer; message: string };
+      throw new Error(`bench:kernel: building ${source} failed (needs gcc): ${e.stderr?.toString() || e.message}`);
+    }
+    cpuCeilingBinary = bin;
+  }
+  const bin = cpuCeilingBinary;
+  return new Map(dims.map((d) => [d, JSON.parse(execFileSync(bin, [d, M, B, T].map(String), { encoding: 'utf8' }).trim()) as NativeLine]));
+}
+
 function nativeCeiling(dims: number[]): Map<number, NativeLine> {
+  if (CPU_CLOCK) return nativeCeilingCpu(dims);
   if (!existsSync(ceilingScript)) {
     throw new Error(`bench:kernel: native ceiling not found at ${ceilingScript} (expected /work/shared/bench/native-ceiling beside the repository)`);
   }
@@ -83,12 +127,19 @@ function problem(d: number): Problem {
   return { d, X: u(B * d, 0), omegaT: u(T * d * M, 0.5), alpha: u(T * 2 * M, 0.5) };
 }
 
+/** Seconds: wall time, or the process's CPU time with CLOCK=cpu. */
+function now(): number {
+  if (!CPU_CLOCK) return performance.now() / 1000;
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
 function bestOf(reps: number, run: () => void): number {
   let best = Infinity;
   for (let r = 0; r < reps; r++) {
-    const t0 = performance.now();
+    const t0 = now();
     run();
-    best = Math.min(best, (performance.now() - t0) / 1000);
+    best = Math.min(best, now() - t0);
   }
   return best;
 }
@@ -156,36 +207,51 @@ function agreement(kernel: RffKernel, pr: Problem, reference: Float64Array): num
   return worst;
 }
 
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const h = s.length >> 1;
+  return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2;
+}
+
 function main(): void {
   const dims = process.argv.slice(2).map(Number);
-  if (dims.length === 0) dims.push(8, 28, 128);
+  if (dims.length === 0) dims.push(8, 28, 128, 784);
   if (dims.some((d) => !Number.isInteger(d) || d < 1)) throw new Error(`bench:kernel: dimensions must be positive integers, got ${process.argv.slice(2).join(' ')}`);
+  if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`bench:kernel: ROUNDS must be a positive integer, got ${process.env.ROUNDS}`);
   const loadBefore = loadavg()[0];
-  const native = nativeCeiling(dims);
   const kernel = RffKernel.create();
+  const problems = new Map(dims.map((d) => [d, problem(d)]));
+  const rounds = new Map(dims.map((d) => [d, [] as { native: number; ours: number; project: number }[]]));
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const d of dims) {
+      const nat = nativeCeiling([d]).get(d);
+      if (!nat) throw new Error(`bench:kernel: the native ceiling printed no result for d=${d}`);
+      const ours = timeOurs(kernel, problems.get(d)!);
+      rounds.get(d)!.push({ native: nat.mfeat_per_s, ours: (B * T * M) / ours.seconds / 1e6, project: (B * T * M) / ours.projectSeconds / 1e6 });
+    }
+  }
   const rows = [];
   for (const d of dims) {
-    const nat = native.get(d);
-    if (!nat) throw new Error(`bench:kernel: the native ceiling printed no result for d=${d}`);
-    const pr = problem(d);
-    const ours = timeOurs(kernel, pr);
+    const pr = problems.get(d)!;
+    const rs = rounds.get(d)!;
     const ref = timeReference(pr);
-    const mfeat = (B * T * M) / ours.seconds / 1e6;
     const refMfeat = (B * T_REF * M) / ref.seconds / 1e6;
+    const nativeMfeat = median(rs.map((x) => x.native));
     rows.push({
       d,
-      nativeMfeatPerS: nat.mfeat_per_s,
-      wasmMfeatPerS: mfeat,
-      ratio: mfeat / nat.mfeat_per_s,
+      nativeMfeatPerS: nativeMfeat,
+      wasmMfeatPerS: median(rs.map((x) => x.ours)),
+      ratio: median(rs.map((x) => x.ours / x.native)),
+      roundRatios: rs.map((x) => x.ours / x.native),
       referenceMfeatPerS: refMfeat,
-      referenceRatio: refMfeat / nat.mfeat_per_s,
-      projectMfeatPerS: (B * T * M) / ours.projectSeconds / 1e6,
+      referenceRatio: refMfeat / nativeMfeat,
+      projectMfeatPerS: median(rs.map((x) => x.project)),
       maxRelDiffVsReference: agreement(kernel, pr, ref.out),
     });
   }
   const json = {
     shape: { m: M, B, T, tReference: T_REF },
-    method: `best of ${REPS} (reference: ${REPS_REF}) after a warm-up; one thread; ω pre-generated and copied into omega() per block`,
+    method: `best of ${REPS} (reference: ${REPS_REF}) after a warm-up; one thread; ω pre-generated and copied into omega() per block; ${ROUNDS} rounds of native then ours at each d, medians (ratio: median of the rounds' ratios); clock: ${CPU_CLOCK ? 'CPU time (ours: the process; native: its thread)' : 'wall'}`,
     machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, node: process.version, loadavg1mBefore: loadBefore, loadavg1mAfter: loadavg()[0] },
     rows,
   };
@@ -201,7 +267,7 @@ function main(): void {
       { name: 'plain TypeScript reference', points: rows.map((r) => [r.d, r.referenceMfeatPerS] as const) },
     ],
   });
-  const paths = writeBenchOutputs('kernel', json, svg);
+  const paths = writeBenchOutputs(CPU_CLOCK ? 'kernel-cpu' : 'kernel', json, svg);
   process.stdout.write(
     markdownTable(
       rows.map((r) => ({
@@ -209,6 +275,7 @@ function main(): void {
         'native Mfeat/s': r.nativeMfeatPerS,
         'ours Mfeat/s': r.wasmMfeatPerS,
         ratio: r.ratio,
+        'round ratios': r.roundRatios.map((x) => x.toFixed(2)).join(' '),
         'reference ratio': r.referenceRatio,
         'project Mfeat/s': r.projectMfeatPerS,
       })),

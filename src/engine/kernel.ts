@@ -2,7 +2,7 @@
  * The hot kernel of the engine: random-feature evaluation in WebAssembly SIMD.
  *
  * Wraps the module built from `wasm/assembly/rff.ts` (see there for the
- * numerics: f64x2 lanes over features, 4-point register tiles, a fused
+ * numerics: f64x2 lanes over features, 4-point tiles packed k-major, a fused
  * polynomial sincos reduced by π). Each {@link RffKernel} owns a private
  * wasm memory; the caller writes points, a block's frequencies and
  * coefficients straight into views of it, then calls
@@ -28,8 +28,8 @@ import { kernelBlockWidth, paddedDimension, type FeatureFamily } from '../featur
 interface RffExports {
   memory: WasmMemory;
   heapBase(): number;
-  accumulate(X: number, n: number, d: number, W: number, A: number, m: number, out: number): void;
-  project(X: number, n: number, d: number, W: number, wt: number, m: number, G: number): void;
+  accumulate(X: number, n: number, d: number, W: number, A: number, m: number, out: number, T: number): void;
+  project(X: number, n: number, d: number, W: number, wt: number, m: number, G: number, T: number): void;
   padColumns(src: number, dst: number, rows: number, m: number, mp: number): void;
   accumulateSorf(X: number, n: number, d: number, N: number, S: number, A: number, m: number, out: number, Y: number): void;
   projectSorf(X: number, n: number, d: number, N: number, S: number, wt: number, m: number, G: number, Y: number): void;
@@ -54,6 +54,8 @@ interface Layout {
   gradPad: number;
   /** Scratch of a structured block's transform (16·N bytes; 0 for dense blocks). */
   scratch: number;
+  /** Scratch of a dense block's 4-point tile: packed points and their z (4·d + 4·mp doubles; 0 for sorf). */
+  tile: number;
   end: number;
 }
 
@@ -70,7 +72,8 @@ function layout(base: number, maxPoints: number, d: number, m: number, mp: numbe
   const alphaPad = padded ? take(2 * mp) : alpha;
   const gradPad = padded ? take(2 * mp) : grad;
   const scratch = family === 'sorf' ? take(2 * paddedDimension(d)) : 0;
-  return { points, omega, alpha, out, weights, grad, omegaPad, alphaPad, gradPad, scratch, end: end() };
+  const tile = family === 'sorf' ? 0 : take(4 * d + 4 * mp);
+  return { points, omega, alpha, out, weights, grad, omegaPad, alphaPad, gradPad, scratch, tile, end: end() };
 }
 
 function checkCount(name: string, value: number, min: number): void {
@@ -286,7 +289,7 @@ export class RffKernel {
       return;
     }
     this.pad(lay);
-    this.ex.accumulate(lay.points + 8 * first * this.dim, nPoints, this.dim, lay.omegaPad, lay.alphaPad, this.mp, lay.out + 8 * first);
+    this.ex.accumulate(lay.points + 8 * first * this.dim, nPoints, this.dim, lay.omegaPad, lay.alphaPad, this.mp, lay.out + 8 * first, lay.tile);
   }
 
   /**
@@ -308,11 +311,11 @@ export class RffKernel {
       return;
     }
     if (mp === m) {
-      this.ex.project(lay.points, nPoints, this.dim, lay.omega, lay.weights, m, lay.grad);
+      this.ex.project(lay.points, nPoints, this.dim, lay.omega, lay.weights, m, lay.grad, lay.tile);
       return;
     }
     this.ex.padColumns(lay.omega, lay.omegaPad, this.dim, m, mp);
-    this.ex.project(lay.points, nPoints, this.dim, lay.omegaPad, lay.weights, mp, lay.gradPad);
+    this.ex.project(lay.points, nPoints, this.dim, lay.omegaPad, lay.weights, mp, lay.gradPad, lay.tile);
     const padded = this.view(lay.gradPad, 2 * mp);
     const grad = this.grad();
     grad.set(padded.subarray(0, m), 0);

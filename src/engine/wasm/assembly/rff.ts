@@ -13,8 +13,8 @@
 // Bit-reproducibility: a point's z is summed in the order k = 0..d-1 with a
 // separate multiply and add (no FMA), exactly like the plain reference; its
 // sincos and its sum over j use the same operation sequence whichever tile the
-// point sits in (the 4-point tiles and the 1-point tail run the same code per
-// point), so a point's result never depends on the other points in the call.
+// point sits in (a short last tile runs the same code, its absent points read
+// as zeros), so a point's result never depends on the other points in the call.
 //
 // sincos: Cody–Waite reduction by π (q = round(z/π) via the 1.5·2^52 trick,
 // π split in a 32-bit head and a tail, so q·PI_HI is exact for |q| < 2^21),
@@ -153,152 +153,188 @@ export function padColumns(src: usize, dst: usize, rows: i32, m: i32, mp: i32): 
   }
 }
 
-/**
- * out[p] += Σ_j A[j] cos(z_pj) + A[m+j] sin(z_pj) for p < n (m a multiple of 4).
- * Points go in 4-point register tiles × 4 features (two f64x2 per point), the
- * remaining 0–3 points one at a time through the same per-point operations.
- * @example accumulate(X, 256, 8, W, A, 128, out)
- */
-export function accumulate(X: usize, n: i32, d: i32, W: usize, A: usize, m: i32, out: usize): void {
-  const row: usize = <usize>d << 3;
+// ---------------------------------------------------------------------------
+// Dense (Gaussian/Laplacian) blocks. Points go through in tiles of 4: a tile's
+// rows are first packed k-major (P[4k + p] = x_p[k]; absent points of the last
+// tile read zeros), so one pointer with constant offsets walks all four; then
+//   tileDots: Z = the tile's z for all m features, 4 points × 4 features per
+//     pass over k (8 f64x2 accumulators, which V8 keeps in registers);
+//   the sincos pass reads Z, 8 independent terms per step (4 points × 2
+//     feature pairs), enough independent polynomial chains to keep the
+//     multipliers busy (the chains are latency-bound one or two at a time).
+// Z holds m/2 groups of 4 vectors (group v: features 2v, 2v+1 of points 0…3).
+// The scratch T (laid out by the host) is 4·d + 4·m doubles: P, then Z.
+// Each z, term and sum sees exactly the operations of the plain one point at
+// a time order (k ascending, features ascending), so a point's result never
+// depends on its tile mates, and z equals the reference's bit for bit.
+// accumulate's loops are do-while, which lets V8 hoist the polynomial's
+// constants out of them; project's stay for loops, where V8's code for the
+// hoisted constants (spilled and reloaded around each term) runs slower.
+
+/** P[4k + p] = x_p[k] for p < np, 0 for np ≤ p < 4. */
+// @ts-ignore: decorator
+@inline function packTile(X: usize, row: usize, np: i32, d: i32, P: usize): void {
+  for (let p = 0; p < 4; p++) {
+    const x = X + <usize>p * row;
+    let at = P + (<usize>p << 3);
+    if (p < np) {
+      for (let k = 0; k < d; k++) {
+        store<f64>(at, load<f64>(x + (<usize>k << 3)));
+        at += 32;
+      }
+    } else {
+      for (let k = 0; k < d; k++) {
+        store<f64>(at, 0.0);
+        at += 32;
+      }
+    }
+  }
+}
+
+/** Z = z of the packed tile P for features 0…m−1 (m a multiple of 4). */
+function tileDots(P: usize, d: i32, W: usize, m: i32, Z: usize): void {
   const wStride: usize = <usize>m << 3;
-  const aS: usize = A + wStride;
+  const pEnd: usize = P + (<usize>d << 5);
   const zero = f64x2.splat(0.0);
+  let j = 0;
+  do {
+    let z00 = zero, z01 = zero, z10 = zero, z11 = zero;
+    let z20 = zero, z21 = zero, z30 = zero, z31 = zero;
+    let w = W + (<usize>j << 3);
+    let x = P;
+    do {
+      const w0 = v128.load(w);
+      const w1 = v128.load(w, 16);
+      let b = v128.load64_splat(x);
+      z00 = f64x2.add(z00, f64x2.mul(w0, b));
+      z01 = f64x2.add(z01, f64x2.mul(w1, b));
+      b = v128.load64_splat(x, 8);
+      z10 = f64x2.add(z10, f64x2.mul(w0, b));
+      z11 = f64x2.add(z11, f64x2.mul(w1, b));
+      b = v128.load64_splat(x, 16);
+      z20 = f64x2.add(z20, f64x2.mul(w0, b));
+      z21 = f64x2.add(z21, f64x2.mul(w1, b));
+      b = v128.load64_splat(x, 24);
+      z30 = f64x2.add(z30, f64x2.mul(w0, b));
+      z31 = f64x2.add(z31, f64x2.mul(w1, b));
+      w += wStride;
+      x += 32;
+    } while (x < pEnd);
+    const zj = Z + (<usize>j << 5);
+    v128.store(zj, z00);
+    v128.store(zj, z10, 16);
+    v128.store(zj, z20, 32);
+    v128.store(zj, z30, 48);
+    v128.store(zj, z01, 64);
+    v128.store(zj, z11, 80);
+    v128.store(zj, z21, 96);
+    v128.store(zj, z31, 112);
+    j += 4;
+  } while (j < m);
+}
+
+/**
+ * out[p] += Σ_j A[j] cos(z_pj) + A[m+j] sin(z_pj) for p < n (m a multiple of
+ * 4); T is scratch of 4·d + 4·m doubles.
+ * @example accumulate(X, 256, 8, W, A, 128, out, T)
+ */
+export function accumulate(X: usize, n: i32, d: i32, W: usize, A: usize, m: i32, out: usize, T: usize): void {
+  const row: usize = <usize>d << 3;
+  const aS: usize = A + (<usize>m << 3);
+  const P = T;
+  const Z = T + (<usize>d << 5);
+  const zEnd = Z + (<usize>m << 5);
+  const zero = f64x2.splat(0.0);
+  if (n <= 0) return;
   let p = 0;
-  for (; p + 4 <= n; p += 4) {
-    const x0 = X + <usize>p * row;
-    const x1 = x0 + row;
-    const x2 = x1 + row;
-    const x3 = x2 + row;
+  do {
+    const np = min(4, n - p);
+    packTile(X + <usize>p * row, row, np, d, P);
+    tileDots(P, d, W, m, Z);
     let acc0 = zero, acc1 = zero, acc2 = zero, acc3 = zero;
-    for (let j = 0; j < m; j += 4) {
-      const jo: usize = <usize>j << 3;
-      let z00 = zero, z01 = zero, z10 = zero, z11 = zero;
-      let z20 = zero, z21 = zero, z30 = zero, z31 = zero;
-      let w = W + jo;
-      for (let k: usize = 0; k < row; k += 8) {
-        const w0 = v128.load(w);
-        const w1 = v128.load(w, 16);
-        let b = v128.load64_splat(x0 + k);
-        z00 = f64x2.add(z00, f64x2.mul(w0, b));
-        z01 = f64x2.add(z01, f64x2.mul(w1, b));
-        b = v128.load64_splat(x1 + k);
-        z10 = f64x2.add(z10, f64x2.mul(w0, b));
-        z11 = f64x2.add(z11, f64x2.mul(w1, b));
-        b = v128.load64_splat(x2 + k);
-        z20 = f64x2.add(z20, f64x2.mul(w0, b));
-        z21 = f64x2.add(z21, f64x2.mul(w1, b));
-        b = v128.load64_splat(x3 + k);
-        z30 = f64x2.add(z30, f64x2.mul(w0, b));
-        z31 = f64x2.add(z31, f64x2.mul(w1, b));
-        w += wStride;
-      }
-      const ac0 = v128.load(A + jo), ac1 = v128.load(A + jo, 16);
-      const as0 = v128.load(aS + jo), as1 = v128.load(aS + jo, 16);
-      acc0 = f64x2.add(acc0, term(z00, ac0, as0));
-      acc0 = f64x2.add(acc0, term(z01, ac1, as1));
-      acc1 = f64x2.add(acc1, term(z10, ac0, as0));
-      acc1 = f64x2.add(acc1, term(z11, ac1, as1));
-      acc2 = f64x2.add(acc2, term(z20, ac0, as0));
-      acc2 = f64x2.add(acc2, term(z21, ac1, as1));
-      acc3 = f64x2.add(acc3, term(z30, ac0, as0));
-      acc3 = f64x2.add(acc3, term(z31, ac1, as1));
-    }
+    let a: usize = A;
+    let z = Z;
+    do {
+      let ac = v128.load(a);
+      let as = v128.load(a + (aS - A));
+      const t0 = term(v128.load(z), ac, as);
+      const t1 = term(v128.load(z, 16), ac, as);
+      const t2 = term(v128.load(z, 32), ac, as);
+      const t3 = term(v128.load(z, 48), ac, as);
+      ac = v128.load(a, 16);
+      as = v128.load(a + (aS - A), 16);
+      acc0 = f64x2.add(f64x2.add(acc0, t0), term(v128.load(z, 64), ac, as));
+      acc1 = f64x2.add(f64x2.add(acc1, t1), term(v128.load(z, 80), ac, as));
+      acc2 = f64x2.add(f64x2.add(acc2, t2), term(v128.load(z, 96), ac, as));
+      acc3 = f64x2.add(f64x2.add(acc3, t3), term(v128.load(z, 112), ac, as));
+      a += 32;
+      z += 128;
+    } while (z < zEnd);
     const o = out + (<usize>p << 3);
     store<f64>(o, load<f64>(o) + hsum(acc0));
-    store<f64>(o, load<f64>(o, 8) + hsum(acc1), 8);
-    store<f64>(o, load<f64>(o, 16) + hsum(acc2), 16);
-    store<f64>(o, load<f64>(o, 24) + hsum(acc3), 24);
-  }
-  // Tail: one point at a time, the same per-point operation sequence.
-  for (; p < n; p++) {
-    const x0 = X + <usize>p * row;
-    let acc0 = zero;
-    for (let j = 0; j < m; j += 4) {
-      const jo: usize = <usize>j << 3;
-      let z00 = zero, z01 = zero;
-      let w = W + jo;
-      for (let k: usize = 0; k < row; k += 8) {
-        const b = v128.load64_splat(x0 + k);
-        z00 = f64x2.add(z00, f64x2.mul(v128.load(w), b));
-        z01 = f64x2.add(z01, f64x2.mul(v128.load(w, 16), b));
-        w += wStride;
-      }
-      acc0 = f64x2.add(acc0, term(z00, v128.load(A + jo), v128.load(aS + jo)));
-      acc0 = f64x2.add(acc0, term(z01, v128.load(A + jo, 16), v128.load(aS + jo, 16)));
-    }
-    const o = out + (<usize>p << 3);
-    store<f64>(o, load<f64>(o) + hsum(acc0));
-  }
+    if (np > 1) store<f64>(o, load<f64>(o, 8) + hsum(acc1), 8);
+    if (np > 2) store<f64>(o, load<f64>(o, 16) + hsum(acc2), 16);
+    if (np > 3) store<f64>(o, load<f64>(o, 24) + hsum(acc3), 24);
+    p += 4;
+  } while (p < n);
+}
+
+/** g += (w ^ sign)·cos, gs += (w ^ sign)·sin for one point's z (two features). */
+// @ts-ignore: decorator
+@inline function projTerm(z: v128, wv: v128, gc: usize, gs: usize): void {
+  const u = quot(z);
+  const r = rem(z, u);
+  const s = f64x2.mul(r, r);
+  const ws = v128.xor(wv, sgn(u));
+  v128.store(gc, f64x2.add(v128.load(gc), f64x2.mul(ws, cosPoly(s))));
+  v128.store(gs, f64x2.add(v128.load(gs), f64x2.mul(ws, sinPoly(r, s))));
 }
 
 /**
  * G[j] = Σ_p wt[p]·cos(z_pj), G[m+j] = Σ_p wt[p]·sin(z_pj) (overwrites G),
- * summed over p in increasing order (m a multiple of 4).
- * @example project(X, 256, 8, W, weights, 128, G)
+ * summed over p in increasing order (m a multiple of 4); T as for accumulate.
+ * @example project(X, 256, 8, W, weights, 128, G, T)
  */
-export function project(X: usize, n: i32, d: i32, W: usize, wt: usize, m: i32, G: usize): void {
+export function project(X: usize, n: i32, d: i32, W: usize, wt: usize, m: i32, G: usize, T: usize): void {
   const row: usize = <usize>d << 3;
-  const wStride: usize = <usize>m << 3;
+  const gS: usize = G + (<usize>m << 3);
+  const P = T;
+  const Z = T + (<usize>d << 5);
+  const zEnd = Z + (<usize>m << 5);
   const zero = f64x2.splat(0.0);
-  for (let j = 0; j < m; j += 4) {
-    const jo: usize = <usize>j << 3;
-    let gc0 = zero, gc1 = zero, gs0 = zero, gs1 = zero;
-    let p = 0;
-    for (; p + 2 <= n; p += 2) {
-      const x0 = X + <usize>p * row;
-      const x1 = x0 + row;
-      let z00 = zero, z01 = zero, z10 = zero, z11 = zero;
-      let w = W + jo;
-      for (let k: usize = 0; k < row; k += 8) {
-        const w0 = v128.load(w);
-        const w1 = v128.load(w, 16);
-        let b = v128.load64_splat(x0 + k);
-        z00 = f64x2.add(z00, f64x2.mul(w0, b));
-        z01 = f64x2.add(z01, f64x2.mul(w1, b));
-        b = v128.load64_splat(x1 + k);
-        z10 = f64x2.add(z10, f64x2.mul(w0, b));
-        z11 = f64x2.add(z11, f64x2.mul(w1, b));
-        w += wStride;
+  for (let j = 0; j < m; j += 2) {
+    v128.store(G + (<usize>j << 3), zero);
+    v128.store(gS + (<usize>j << 3), zero);
+  }
+  for (let p = 0; p < n; p += 4) {
+    const np = min(4, n - p);
+    packTile(X + <usize>p * row, row, np, d, P);
+    tileDots(P, d, W, m, Z);
+    const wp = wt + (<usize>p << 3);
+    if (np == 4) {
+      const w0 = v128.load64_splat(wp);
+      const w1 = v128.load64_splat(wp, 8);
+      const w2 = v128.load64_splat(wp, 16);
+      const w3 = v128.load64_splat(wp, 24);
+      let g: usize = G;
+      for (let z = Z; z < zEnd; z += 64) {
+        const u0 = v128.load(z), u1 = v128.load(z, 16), u2 = v128.load(z, 32), u3 = v128.load(z, 48);
+        projTerm(u0, w0, g, g + (gS - G));
+        projTerm(u1, w1, g, g + (gS - G));
+        projTerm(u2, w2, g, g + (gS - G));
+        projTerm(u3, w3, g, g + (gS - G));
+        g += 16;
       }
-      const wp = wt + (<usize>p << 3);
-      let wv = v128.load64_splat(wp);
-      let u = quot(z00), r = rem(z00, u), s = f64x2.mul(r, r), ws = v128.xor(wv, sgn(u));
-      gc0 = f64x2.add(gc0, f64x2.mul(ws, cosPoly(s)));
-      gs0 = f64x2.add(gs0, f64x2.mul(ws, sinPoly(r, s)));
-      u = quot(z01); r = rem(z01, u); s = f64x2.mul(r, r); ws = v128.xor(wv, sgn(u));
-      gc1 = f64x2.add(gc1, f64x2.mul(ws, cosPoly(s)));
-      gs1 = f64x2.add(gs1, f64x2.mul(ws, sinPoly(r, s)));
-      wv = v128.load64_splat(wp + 8);
-      u = quot(z10); r = rem(z10, u); s = f64x2.mul(r, r); ws = v128.xor(wv, sgn(u));
-      gc0 = f64x2.add(gc0, f64x2.mul(ws, cosPoly(s)));
-      gs0 = f64x2.add(gs0, f64x2.mul(ws, sinPoly(r, s)));
-      u = quot(z11); r = rem(z11, u); s = f64x2.mul(r, r); ws = v128.xor(wv, sgn(u));
-      gc1 = f64x2.add(gc1, f64x2.mul(ws, cosPoly(s)));
-      gs1 = f64x2.add(gs1, f64x2.mul(ws, sinPoly(r, s)));
-    }
-    for (; p < n; p++) {
-      const x0 = X + <usize>p * row;
-      let z00 = zero, z01 = zero;
-      let w = W + jo;
-      for (let k: usize = 0; k < row; k += 8) {
-        const b = v128.load64_splat(x0 + k);
-        z00 = f64x2.add(z00, f64x2.mul(v128.load(w), b));
-        z01 = f64x2.add(z01, f64x2.mul(v128.load(w, 16), b));
-        w += wStride;
+    } else {
+      for (let q = 0; q < np; q++) {
+        const wq = v128.load64_splat(wp + (<usize>q << 3));
+        let g: usize = G;
+        for (let z = Z + (<usize>q << 4); z < zEnd; z += 64) {
+          projTerm(v128.load(z), wq, g, g + (gS - G));
+          g += 16;
+        }
       }
-      const wv = v128.load64_splat(wt + (<usize>p << 3));
-      let u = quot(z00), r = rem(z00, u), s = f64x2.mul(r, r), ws = v128.xor(wv, sgn(u));
-      gc0 = f64x2.add(gc0, f64x2.mul(ws, cosPoly(s)));
-      gs0 = f64x2.add(gs0, f64x2.mul(ws, sinPoly(r, s)));
-      u = quot(z01); r = rem(z01, u); s = f64x2.mul(r, r); ws = v128.xor(wv, sgn(u));
-      gc1 = f64x2.add(gc1, f64x2.mul(ws, cosPoly(s)));
-      gs1 = f64x2.add(gs1, f64x2.mul(ws, sinPoly(r, s)));
     }
-    v128.store(G + jo, gc0);
-    v128.store(G + jo, gc1, 16);
-    v128.store(G + wStride + jo, gs0);
-    v128.store(G + wStride + jo, gs1, 16);
   }
 }
 
