@@ -1,6 +1,7 @@
 /**
- * The package as a user gets it: `npm pack` (which builds dist/ through
- * `prepack`), installed from the tarball into a fresh project with no dev
+ * The package as a user gets it: `npm pack` of the dist/ that `npm test`
+ * has just built (with `--ignore-scripts`: `prepack` would rebuild dist/ in
+ * place while other test files run the CLI from it), installed from the tarball into a fresh project with no dev
  * tools, gives a working `npx dsgkit`, an ESM import that trains (worker
  * threads from dist/), and types a TypeScript user can compile against — with
  * no warning from npm or Node anywhere.
@@ -28,7 +29,7 @@ const npm = (args: string[], cwd: string) => exec('npm', args, { cwd, env: { ...
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'dsgkit-pack-'));
-  const packed = await npm(['pack', '--json', '--pack-destination', dir], root);
+  const packed = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], root);
   packErr = packed.stderr;
   const info = (JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>)[0];
   files = info.files.map((f) => f.path);
