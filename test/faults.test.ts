@@ -309,6 +309,25 @@ describe('row 6: destinations that cannot be written', () => {
   });
 });
 
+describe('row 7: continuing a run whose default step depended on T', () => {
+  it('row 7: tsgs3vm --init across T is exit 2 with the reason before any work, and writes nothing; with --step given it continues to the bytes of a run at once', async () => {
+    const data = await smallCsv('row7.csv');
+    const first = await smallModel();
+    const out = join(dir, 'row7-20.dsg');
+    const refused = await runCli(['train', '--init', first, '--data', data, '--iterations', '20', '--out', out, '--quiet']);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(/default for T = 12, and that default depends on T .* --step constant --eta/);
+    await expect(stat(out)).rejects.toThrow();
+    const common = ['--data', data, '--learner', 'tsgs3vm', '--sigma', '1', '--step', 'constant', '--eta', '0.05', '--quiet'];
+    const paths = { first: join(dir, 'row7-s12.dsg'), direct: join(dir, 'row7-s20.dsg'), continued: join(dir, 'row7-c20.dsg') };
+    expect((await runCli(['train', ...common, '--iterations', '12', '--out', paths.first])).code).toBe(0);
+    expect((await runCli(['train', ...common, '--iterations', '20', '--out', paths.direct])).code).toBe(0);
+    const continued = await runCli(['train', '--init', paths.first, '--data', data, '--iterations', '20', '--out', paths.continued, '--quiet']);
+    expect(continued.code, continued.err).toBe(0);
+    expect((await readFile(paths.continued)).equals(await readFile(paths.direct))).toBe(true);
+  });
+});
+
 describe('row 8: a column with an empty name', () => {
   it("row 8: an Arrow column named '' is a DataError naming the file and the column's position, in describe and train", async () => {
     const path = join(dir, 'empty-name.arrow');

@@ -68,20 +68,27 @@ export async function trainModel(opts: TrainArgs): Promise<Model> {
   }
 }
 
-/** Warnings about the settings: θλ outside the theorems' (1, 2), and a continued run keeping a step that depended on T. */
+/**
+ * Warnings about the settings (θλ outside the theorems' (1, 2)), and the
+ * refusal of a continued run that cannot give the bytes of a run to its T at
+ * once: its step was the default of a learner whose default depends on T
+ * (TSGS3VM's θ/T^{3/4}) for another T, so every step of the run at once differs.
+ */
 function warnAboutSettings(spec: LearnerSpec, given: Params, step: StepSize | undefined, init: Model | undefined, onWarning: (m: string) => void): void {
   // The θλ ∈ (1, 2) condition belongs to the λ-regularised learners' theorems.
   if (step && !init && typeof given.lambda === 'number') {
     const warning = inverseStepWarning(step, given.lambda);
     if (warning) onWarning(warning);
   }
-  if (init && step && 'defaultStep' in spec) {
-    // A default step that depends on T (TSGS3VM's θ/T^{3/4}) is kept from the first run.
-    const same = (a: StepSize, b: StepSize) => JSON.stringify(a) === JSON.stringify(b);
-    const wasT = init.header.hyperparameters.T as number;
-    const atNewT = spec.defaultStep(given);
-    if (same(step, spec.defaultStep({ ...given, T: wasT })) && !same(step, atNewT)) {
-      onWarning(`the step ${JSON.stringify(step)} was ${spec.name}'s default for T = ${wasT}; the continued run keeps it (a run to T = ${String(given.T)} at once would default to ${JSON.stringify(atNewT)})`);
+  if (init && step && 'defaultStepHorizon' in spec && spec.defaultStepHorizon) {
+    const horizon = spec.defaultStepHorizon(step);
+    if (horizon !== undefined && horizon !== given.T) {
+      const atOnce = JSON.stringify(spec.defaultStep({ ...given }));
+      throw new UsageError(
+        `init: the model's step ${JSON.stringify(step)} is ${spec.name}'s default for T = ${horizon}, and that default depends on T ` +
+          `(a run to T = ${String(given.T)} at once steps with ${atOnce} from the first iteration), so continuing it cannot give the model trained to T = ${String(given.T)} at once. ` +
+          `Train to T = ${String(given.T)} at once, or give the step explicitly (e.g. --step constant --eta ${(step as { eta?: number }).eta ?? '<η>'}) to the first run so that it can be continued`,
+      );
     }
   }
 }

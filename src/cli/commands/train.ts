@@ -49,7 +49,9 @@ Options:
   --init <model.dsg>      continue a saved (or checkpointed) run of a learner on
                           the stochastic loop to --iterations T', on the same
                           data and settings: the same model, bit for bit, as
-                          training to T' at once
+                          training to T' at once (tsgs3vm's default step
+                          θ/T^(3/4) depends on T: its run is continued only
+                          when it was trained with an explicit --step)
   --checkpoint-every <K>  every K iterations write a resumable model (atomically)
                           to --checkpoint; after a crash, continue it with --init
   --checkpoint <file>     where checkpoints go (default: the --out file)
