@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Field, Float64, Schema, Table, tableFromArrays, tableToIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openArrowRows, tableToDataset } from '../src/data/arrow.ts';
+import { openArrowBatches, openArrowRows, tableToDataset } from '../src/data/arrow.ts';
 import { csvRecordStream } from '../src/data/csv.ts';
 import { tempPathFor, writerTag } from '../src/data/atomic.ts';
 import { writeSynthetic } from '../src/data/synthetic.ts';
@@ -93,6 +93,30 @@ describe('row 1: an Arrow file that shrinks while it is read', () => {
     })().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DataError);
     expect((err as Error).message).toMatch(new RegExp(`^${path}: the file changed while it was being read \\(at byte \\d+, it shrank from \\d+ to 1500000 bytes\\): another program is writing it`));
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe('row 1 (predictions): describe of a predictions file that shrinks while it is read', () => {
+  it('row 1: openArrowBatches (what describe reads predictions with) ends with a located DataError, not a spin', async () => {
+    const path = join(dir, 'shrinking-predictions.arrow');
+    const n = 40_000;
+    const all = tableFromArrays({ score: Float64Array.from({ length: n }, (_, i) => Math.sin(i)), predicted: Float64Array.from({ length: n }, (_, i) => (i % 3 ? 1 : -1)) });
+    await writeFile(path, tableToIPC(new Table(Array.from({ length: 8 }, (_, b) => all.slice(b * 5000, (b + 1) * 5000).batches[0])), 'file'));
+    const size = (await stat(path)).size;
+    const started = Date.now();
+    const batches = await openArrowBatches(path);
+    expect(batches.names).toEqual(['score', 'predicted']);
+    let seen = 0;
+    const err = await (async () => {
+      for await (const b of batches.batches()) {
+        seen += b.numRows;
+        if (seen === 5000) await truncate(path, Math.floor(size / 2));
+      }
+    })().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DataError);
+    expect((err as Error).message).toMatch(new RegExp(`^${path}: the file changed while it was being read \\(at byte \\d+, it shrank`));
+    expect(seen).toBeLessThan(n);
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

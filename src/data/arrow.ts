@@ -217,7 +217,10 @@ export interface ArrowBatches {
  * for await (const batch of f.batches()) console.log(batch.numRows);
  */
 export async function openArrowBatches(path: string): Promise<ArrowBatches> {
-  const fh = await openFile(path);
+  const file = await openFile(path);
+  // Read through the guard, as training data are: a file that shrinks or changes under the read is a DataError, not a spin.
+  const atOpen = await file.stat();
+  const fh = guardReads(file, path, atOpen.size, atOpen);
   let reader: AsyncRecordBatchFileReader | AsyncRecordBatchStreamReader;
   let rows: number[];
   let format: ArrowFormat;
@@ -236,7 +239,7 @@ export async function openArrowBatches(path: string): Promise<ArrowBatches> {
     }
     if (!reader.schema) throw corrupt(path, new Error('no schema message'));
   } catch (err) {
-    await fh.close();
+    await file.close();
     throw err;
   }
   const opened = { reader, rows, format };
@@ -246,10 +249,10 @@ export async function openArrowBatches(path: string): Promise<ArrowBatches> {
       try {
         for await (const { batch } of recordBatches(opened, path)) yield batch;
       } finally {
-        await fh.close();
+        await file.close();
       }
     },
-    close: () => fh.close(),
+    close: () => file.close(),
   };
 }
 
