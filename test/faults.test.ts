@@ -6,7 +6,9 @@
  * use a real tmpfs (`mount -t tmpfs`) and a real PID namespace (`unshare`),
  * and are skipped, with the reason printed, where this machine cannot make them.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,6 +24,7 @@ import { DataError, ModelError, UsageError } from '../src/errors.ts';
 import { decodeModel, encodeModel, type ModelHeader } from '../src/model/model-file.ts';
 import { load } from '../src/model/model.ts';
 import { runCli } from './support/cli.ts';
+import { main } from '../src/cli/main.ts';
 import { startCli, tempFileAppears } from './support/child-cli.ts';
 import { LEARNER_NAMES } from '../src/index.ts';
 
@@ -479,6 +482,90 @@ describe('found by a later probe', () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain(`--out '${dev}' is a device, not a regular file`);
     expect((await stat(dev)).isCharacterDevice()).toBe(true);
+  });
+
+  it("'--out -' is a usage error for every command but predict, and no file named '-' appears", async () => {
+    const data = await smallCsv('dash.csv');
+    const cases = [
+      ['train', '--data', data, '--learner', 'dsg', '--iterations', '3', '--out', '-'],
+      ['generate', '--rows', '10', '--out', '-'],
+      ['split', data, '--labeled', '10', '--out-train', '-'],
+      ['bin', data, '--column', 'a', '--k', '3', '--out', '-'],
+    ];
+    for (const argv of cases) {
+      const r = await runCli(argv);
+      expect(r.code, argv.join(' ')).toBe(2);
+      // generate, split and bin refuse it already for its extension.
+      expect(r.err).toMatch(/ -: this command writes a file, not standard output; give a path|--out(-train)? must name an Arrow file/);
+    }
+    await expect(stat('-')).rejects.toThrow();
+  });
+
+  it('a binary file named as text (an Arrow file or a model as .csv or .libsvm) is a DataError saying what it looks like, its bytes not echoed', async () => {
+    const model = await readFile(await smallModel());
+    const arrow = tableToIPC(tableFromArrays({ label: Float64Array.from([1, -1]), a: Float64Array.from([1, 2]) }), 'file');
+    const cases: Array<[string, Uint8Array, RegExp]> = [
+      ['arrow-as.csv', arrow, /arrow-as\.csv: line 1: the header holds NUL bytes: this is a binary file, not CSV text \(it starts with the Arrow magic: an Arrow IPC file — name it \.arrow\)$/],
+      ['arrow-as.libsvm', arrow, /arrow-as\.libsvm: line 1: the line holds NUL bytes: this is a binary file, not LIBSVM text \(it starts with the Arrow magic/],
+      ['model-as.csv', model, /model-as\.csv: line 1: this is a binary file, not CSV text \(it starts with the dsgkit model magic/],
+    ];
+    for (const [name, bytes, message] of cases) {
+      const path = join(dir, name);
+      await writeFile(path, bytes);
+      const r = await runCli(['describe', path]);
+      expect(r.code, name).toBe(1);
+      expect(r.err.trim()).toMatch(message);
+      expect(r.err).not.toContain('\u0000');
+    }
+  });
+
+  it('control characters from the data (a terminal escape, a NUL) are shown as \\xNN in messages, not sent to the terminal', async () => {
+    const path = join(dir, 'escape.csv');
+    await writeFile(path, 'label,a\n1,\u001b]0;owned\u0007\n-1,0\u0000.3\n');
+    const r = await runCli(['describe', path]);
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(`dsgkit: ${path}: column 'a', row 1: value '\\x1b]0;owned\\x07' is not a number\n`);
+  });
+
+  it('a path with bytes that are not UTF-8 (decoded by Node.js as U+FFFD) says why it is not found', async () => {
+    const r = await runCli(['describe', join(dir, 'caf\uFFFD.csv')]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('the name has bytes that are not UTF-8');
+  });
+
+  it('standard output on a full device (> /dev/full) is exit 1 saying the output is incomplete, not an internal error', async () => {
+    let full: number;
+    try {
+      full = openSync('/dev/full', 'w');
+    } catch (err) {
+      console.log(`skipped: no /dev/full here (${(err as Error).message.split('\n')[0]})`);
+      return;
+    }
+    const data = await smallCsv('full.csv');
+    for (const argv of [['describe', data], ['predict', '--model', await smallModel(), '--data', data, '--out', '-', '--quiet']]) {
+      const child = spawn(process.execPath, ['--import', 'tsx', new URL('../src/cli/main.ts', import.meta.url).pathname, ...argv], { stdio: ['ignore', full, 'pipe'] });
+      let err = '';
+      child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      expect(code, argv[0]).toBe(1);
+      expect(err).toContain('dsgkit: stdout: cannot write to standard output (ENOSPC: no space left on device); the output is incomplete');
+      expect(err).not.toContain('internal error');
+    }
+    closeSync(full);
+  });
+
+  it('stdin as input with TMPDIR missing is a DataError naming TMPDIR, not an internal error', async () => {
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = join(dir, 'no-such-folder');
+    try {
+      let err = '';
+      const code = await main(['describe', '-'], { stdout: { write: () => true }, stderr: { write: (s: string) => ((err += s), true) }, stdin: Readable.from([Buffer.from('label,a\n1,2\n')]) });
+      expect(code).toBe(1);
+      expect(err).toMatch(/^dsgkit: stdin: cannot copy standard input to a temporary file in '.*no-such-folder' \(ENOENT\): set TMPDIR to a writable folder/);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
   });
 });
 

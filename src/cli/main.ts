@@ -8,7 +8,7 @@
 import { pathToFileURL } from 'node:url';
 import { CancelledError, DataError, ModelError, QueueError, UsageError } from '../errors.ts';
 import { COMMANDS, findCommand } from './commands/index.ts';
-import { processIO, type CliIO, type Sink } from './io.ts';
+import { outputIncomplete, processIO, stdoutFailure, type CliIO, type Sink } from './io.ts';
 import { runWithSignals } from './signals.ts';
 import { dsgkitVersion } from '../version.ts';
 import { asStdin, removeStdinCopies } from './stdin.ts';
@@ -167,11 +167,15 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO()): 
   // A reader that went away (`dsgkit predict … --out - | head`) ends the output
   // quietly: the writer sees it (stdout.ts) and stops; this keeps a late EPIPE from
   // becoming an unhandled 'error' event.
-  const onStdoutError = (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') throw err;
-  };
+  // Other write errors (a full disk behind `> out.txt`) are said by processIO's guard, and make the exit code 1.
+  const onStdoutError = () => undefined;
   process.stdout.on('error', onStdoutError);
-  return runWithSignals(argv[0] ?? 'dsgkit', io.stderr, () => main(argv, io));
+  const code = await runWithSignals(argv[0] ?? 'dsgkit', io.stderr, () => main(argv, io));
+  await new Promise((resolve) => setImmediate(resolve)); // a failed synchronous write (a file, a device) reports on the next tick
+  const failure = stdoutFailure();
+  if (code !== 0 || failure === undefined) return code;
+  io.stderr.write(`dsgkit: ${outputIncomplete(failure).message}\n`);
+  return 1;
 }
 
 // Run when executed directly (e.g. `npx tsx src/cli/main.ts convert …`); bin/dsgkit.js imports instead.
