@@ -10,7 +10,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rename, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Field, Float64, Schema, Table, tableFromArrays, tableToIPC } from 'apache-arrow';
@@ -121,6 +121,28 @@ describe('row 1 (predictions): describe of a predictions file that shrinks while
     expect((err as Error).message).toMatch(new RegExp(`^${path}: the file changed while it was being read \\(at byte \\d+, it shrank`));
     expect(seen).toBeLessThan(n);
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe('row 1 (passes): an Arrow file replaced between two passes over it (sample on read)', () => {
+  it('row 1: a file replaced by `mv` with one of the same shape between the passes is a located DataError, not rows of two files mixed', async () => {
+    const path = join(dir, 'replaced.arrow');
+    const other = join(dir, 'replacement.arrow');
+    await writeSynthetic(path, { rows: 2000, dim: 3, labeled: 100, batchRows: 500, seed: 1 });
+    await writeSynthetic(other, { rows: 2000, dim: 3, labeled: 100, batchRows: 500, seed: 2 });
+    const rows = await openArrowRows(path);
+    let seen = 0;
+    for await (const b of rows.batches()) seen += b.n;
+    expect(seen).toBe(2000);
+    await rename(other, path);
+    const second = (async () => {
+      for await (const b of rows.batches()) seen += b.n;
+    })();
+    await expect(second).rejects.toThrow(DataError);
+    await expect(second).rejects.toThrow(`${path}: the file changed since it was first read (replaced, rewritten or resized between two passes over it)`);
+    // Unchanged, the file is read again as often as asked.
+    const again = await openArrowRows(path);
+    for (let pass = 0; pass < 2; pass++) for await (const b of again.batches()) expect(b.n).toBe(500);
   });
 });
 

@@ -18,7 +18,7 @@
  * record batch at a time, so memory peaks at about `X` + `y` + one batch
  * instead of file bytes + Arrow table + `X`.
  */
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { open, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { extname } from 'node:path';
 import {
@@ -323,7 +323,9 @@ export interface BatchRange {
 export async function openArrowRows(path: string, opts: ReadOptions = {}): Promise<ArrowRows> {
   const fh = await openFile(path);
   let head: OpenedArrow;
+  let first: Stats;
   try {
+    first = await fh.stat();
     head = await openReader(fh, path, opts);
   } finally {
     await fh.close();
@@ -346,6 +348,12 @@ export async function openArrowRows(path: string, opts: ReadOptions = {}): Promi
       }
       const handle = await openFile(path);
       try {
+        // Each pass opens the path again: it must still be the file the first open planned (not replaced by
+        // `mv`, rewritten or resized in between), or the passes would mix two files' rows and scaler.
+        const now = await handle.stat();
+        if (now.ino !== first.ino || now.dev !== first.dev || now.size !== first.size || now.mtimeMs !== first.mtimeMs || now.ctimeMs !== first.ctimeMs) {
+          throw new DataError('the file changed since it was first read (replaced, rewritten or resized between two passes over it): another program is writing it — run again once it is complete', { file: path });
+        }
         const opened = await openReader(handle, path, opts);
         // Same column plan as the first open, but the label coder of the first open (class names seen so far).
         const again: OpenedArrow = { ...opened, plan: { ...opened.plan, labels: plan.labels } };
