@@ -576,6 +576,16 @@ describe('found by a later probe', () => {
     closeSync(full);
   });
 
+  it('generate --spread near the largest double is a usage error (it wrote NaN features, a file dsgkit refuses); the largest spread allowed writes finite ones', async () => {
+    const out = join(dir, 'spread.arrow');
+    const r = await runCli(['generate', '--out', out, '--rows', '50', '--spread', '1e308']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--spread/);
+    await expect(stat(out)).rejects.toThrow();
+    expect((await runCli(['generate', '--out', out, '--rows', '50', '--spread', '1e6'])).code).toBe(0);
+    expect((await runCli(['describe', out])).code).toBe(0);
+  });
+
   it('stdin as input with TMPDIR missing is a DataError naming TMPDIR, not an internal error', async () => {
     const saved = process.env.TMPDIR;
     process.env.TMPDIR = join(dir, 'no-such-folder');
