@@ -472,6 +472,16 @@ describe('row 12: forged model headers with a valid checksum', () => {
     });
   }
 
+  it("row 12: a model of a learner this dsgkit does not know (another version's) scores, and --init says it is the model's learner, not a --learner typo", async () => {
+    const path = join(dir, 'future-learner.dsg');
+    await writeFile(path, await forged((h) => (h.learner = 'svm-2030')));
+    const data = join(dir, 'model-train.csv');
+    expect((await runCli(['predict', '--model', path, '--data', data, '--out', join(dir, 'fl.csv'), '--quiet'])).code).toBe(0);
+    const t = await runCli(['train', '--init', path, '--data', data, '--iterations', '24', '--out', join(dir, 'fl.dsg'), '--quiet']);
+    expect(t.code).toBe(2);
+    expect(t.err).toContain(`--init ${path}: the model's learner: unknown learner 'svm-2030'`);
+  });
+
   it('row 12: a training record of the wrong shape is described as unreadable, not an internal error', async () => {
     const path = join(dir, 'forged-training.dsg');
     await writeFile(path, await forged((h) => (h.training = { rows: { toString: 'x' }, tune: { folds: 'x', table: 5 } })));

@@ -30,7 +30,8 @@ export async function trainModel(opts: TrainArgs): Promise<Model> {
   if (opts === null || typeof opts !== 'object') throw new UsageError('train: options must be an object with at least learner and data');
   const init = opts.init !== undefined ? await initModel(opts.init) : undefined;
   if (opts.learner === undefined && init === undefined) throw new UsageError('train: learner is required (or init, a model to continue)');
-  const spec = learnerSpec(opts.learner ?? init!.header.learner);
+  // A model's learner this dsgkit does not train (a model from another version) is said as the model's, not as a --learner typo.
+  const spec = learnerSpec(opts.learner ?? init!.header.learner, opts.learner === undefined ? "init: the model's learner" : 'learner');
   const onWarning = opts.onWarning ?? ((m: string) => process.emitWarning(m));
   const given = init ? continuedParams(spec, init, opts) : resolveParams(spec, opts);
   const step = init ? (init.header.hyperparameters.step as StepSize) : resolveStep(spec, given, opts);

@@ -193,7 +193,7 @@ export const trainCommand: Command = {
     const initPath = typeof values.init === 'string' ? values.init : undefined;
     const init = initPath !== undefined ? await load(initPath, { onWarning: (m) => io.stderr.write(`dsgkit: warning: ${m}\n`) }) : undefined;
     if (init && values.learner !== undefined && values.learner !== init.learner) throw new UsageError(`--learner ${String(values.learner)} differs from the --init model's learner ${init.learner}`);
-    const spec = cliLearnerSpec(init ? init.learner : requireString(values, 'learner'), '--learner');
+    const spec = cliLearnerSpec(init ? init.learner : requireString(values, 'learner'), init ? `--init ${initPath}: the model's learner` : '--learner');
     if (init && values.iterations === undefined) throw new UsageError(`--init needs --iterations T', the iteration count to continue to (the model is at t = ${init.header.resume?.t ?? '?'})`);
     const every = intOption(values, 'checkpoint-every', { min: 1 });
     if (values.checkpoint !== undefined && every === undefined) throw new UsageError('--checkpoint needs --checkpoint-every <K>');
