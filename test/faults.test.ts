@@ -596,6 +596,15 @@ describe('found by a later probe', () => {
     expect((await runCli(['describe', out])).code).toBe(0);
   });
 
+  it("tune --grid '' and a grid naming a parameter twice are usage errors (the first searched the default grid, the second kept the last values silently)", async () => {
+    const data = await smallCsv('grid.csv');
+    for (const [grid, message] of [['', /--grid is empty/], [' ; ', /--grid is empty/], ['sigma=1;sigma=2', /--grid names sigma twice/]] as const) {
+      const r = await runCli(['tune', '--learner', 'dsg', '--data', data, '--out', join(dir, 'grid.dsg'), '--grid', grid]);
+      expect(r.code, grid).toBe(2);
+      expect(r.err).toMatch(message);
+    }
+  });
+
   it('stdin as input with TMPDIR missing is a DataError naming TMPDIR, not an internal error', async () => {
     const saved = process.env.TMPDIR;
     process.env.TMPDIR = join(dir, 'no-such-folder');
