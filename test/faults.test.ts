@@ -27,6 +27,7 @@ import { runCli } from './support/cli.ts';
 import { main } from '../src/cli/main.ts';
 import { startCli, tempFileAppears } from './support/child-cli.ts';
 import { LEARNER_NAMES } from '../src/index.ts';
+import { learnerSpec } from '../src/learners/registry.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -602,6 +603,17 @@ describe('found by a later probe', () => {
       const r = await runCli(['tune', '--learner', 'dsg', '--data', data, '--out', join(dir, 'grid.dsg'), '--grid', grid]);
       expect(r.code, grid).toBe(2);
       expect(r.err).toMatch(message);
+    }
+  });
+
+  it('a file with the label column only is a DataError saying there are no feature columns, for every learner (it blamed the median heuristic)', async () => {
+    for (const learner of LEARNER_NAMES) {
+      const path = join(dir, `label-only-${learnerSpec(learner).task}.arrow`);
+      const labels = learnerSpec(learner).task === 'ordinal' ? [0, 1, 2, 0, 1, 2, NaN] : [1, -1, 1, -1, NaN, NaN];
+      await writeFile(path, tableToIPC(tableFromArrays({ label: Float64Array.from(labels) }), 'file'));
+      const r = await runCli(['train', '--learner', learner, '--data', path, '--out', join(dir, 'lo.dsg'), '--quiet']);
+      expect(r.code, learner).toBe(1);
+      expect(r.err, learner).toBe(`dsgkit: ${path}: no feature columns to learn from: the data hold the label column only\n`);
     }
   });
 

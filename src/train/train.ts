@@ -3,7 +3,7 @@
  * The same five steps for every learner; what a learner can do beyond them
  * (continue, checkpoint, sample on read, profile) is its capabilities'.
  */
-import { UsageError } from '../errors.ts';
+import { DataError, UsageError } from '../errors.ts';
 import { labeledDataset, trainingRows } from '../data/training-rows.ts';
 import type { EvaluatorOptions } from '../engine/evaluator.ts';
 import { EvaluatorPool } from '../engine/pool.ts';
@@ -42,6 +42,10 @@ export async function trainModel(opts: TrainArgs): Promise<Model> {
   const initTask = init?.header.task;
   const positive = opts.positive ?? (initTask?.kind === 'binary' ? initTask.positive : undefined);
   const loaded = await loadTrainingRows(opts, { spec, params: given, step, positive, resume: init?.header.resume });
+  if (loaded.rows.d === 0) {
+    const source = typeof opts.data === 'string' ? opts.data : loaded.rows.source;
+    throw new DataError('no feature columns to learn from: the data hold the label column only', source !== undefined ? { file: source } : {});
+  }
   // One pool for the whole call (fit and threshold), started once: its workers start now,
   // while this thread computes the defaults (σ₀), the validation set and the first, small
   // iterations — not after the data are read, which would add their memory to the peak of a large read.
