@@ -617,6 +617,20 @@ describe('found by a later probe', () => {
     }
   });
 
+  it('an open-file limit too low for Node.js to load dsgkit (ulimit -n 48) is exit 1 with what to raise, not a loader stack', async () => {
+    const bin = new URL('../bin/dsgkit.js', import.meta.url).pathname;
+    if (!(await stat(new URL('../dist/src/cli/main.js', import.meta.url)).catch(() => undefined))) {
+      console.log('skipped: dist/ is not built (npm test builds it)');
+      return;
+    }
+    const child = spawn('sh', ['-c', `ulimit -n 48 && exec "${process.execPath}" "${bin}" describe data/spam.arrow`], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(1);
+    expect(err).toMatch(/^dsgkit: too many open files while starting \(EMFILE\): .* raise it, e\.g\. 'ulimit -n 1024'\n$/);
+  });
+
   it('stdin as input with TMPDIR missing is a DataError naming TMPDIR, not an internal error', async () => {
     const saved = process.env.TMPDIR;
     process.env.TMPDIR = join(dir, 'no-such-folder');
