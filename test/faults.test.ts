@@ -631,6 +631,19 @@ describe('found by a later probe', () => {
     expect(err).toMatch(/^dsgkit: too many open files while starting \(EMFILE\): .* raise it, e\.g\. 'ulimit -n 1024'\n$/);
   });
 
+  it('a directory given as a data file says it is a directory (with or without a data extension)', async () => {
+    const plain = join(dir, 'a-folder');
+    const named = join(dir, 'folder.arrow');
+    await mkdir(plain, { recursive: true });
+    await mkdir(named, { recursive: true });
+    const a = await runCli(['describe', plain]);
+    expect(a.code).toBe(2);
+    expect(a.err).toContain(`${plain} is a directory; give a data file`);
+    const b = await runCli(['train', '--learner', 'dsg', '--data', named, '--out', join(dir, 'f.dsg')]);
+    expect(b.code).toBe(1);
+    expect(b.err).toContain(`${named}: is a directory, not a regular file`);
+  });
+
   it('stdin as input with TMPDIR missing is a DataError naming TMPDIR, not an internal error', async () => {
     const saved = process.env.TMPDIR;
     process.env.TMPDIR = join(dir, 'no-such-folder');
