@@ -72,8 +72,13 @@ describe('train({ init, T }) continues a saved run', () => {
     const refused = train({ init: first, data: ds, T: 20 });
     await expect(refused).rejects.toThrow(UsageError);
     await expect(refused).rejects.toThrow(/tsgs3vm's default for T = 10, and that default depends on T .*--step constant --eta/);
-    // To its own T (a checkpoint of a run to 10 continued to 10) the default step is right.
+    // To its own T the default step is right: a checkpoint of a run to 20 continues to 20.
     expect(bytesOf(await train({ init: first, data: ds, T: 10 })).equals(bytesOf(first))).toBe(true);
+    const checkpoints: Model[] = [];
+    const to20 = await train({ learner: 'tsgs3vm', data: ds, ...small, T: 20, checkpointEvery: 7, onCheckpoint: (m) => void checkpoints.push(m) });
+    expect(checkpoints.map((m) => m.header.resume?.t)).toEqual([7, 14]);
+    expect(bytesOf(await train({ init: checkpoints[0], data: ds, T: 20 })).equals(bytesOf(to20))).toBe(true);
+    await expect(train({ init: checkpoints[1], data: ds, T: 30 })).rejects.toThrow(/default for T = 20, and that default depends on T/);
     const step = first.header.hyperparameters.step as StepSize;
     const explicitFirst = await train({ learner: 'tsgs3vm', data: ds, ...small, T: 10, step: { kind: 'constant', eta: 0.03 } });
     const explicitDirect = await train({ learner: 'tsgs3vm', data: ds, ...small, T: 20, step: { kind: 'constant', eta: 0.03 } });
