@@ -177,10 +177,13 @@ export function gridCandidates(space: Readonly<Record<string, readonly ParamValu
  */
 export function parseGrid(text: string, spec: LearnerSpec): Record<string, ParamValue[]> {
   const grid: Record<string, ParamValue[]> = {};
-  for (const part of text.split(';').map((p) => p.trim()).filter((p) => p !== '')) {
+  const parts = text.split(';').map((p) => p.trim()).filter((p) => p !== '');
+  if (parts.length === 0) throw new UsageError("--grid is empty: give name=value,value… (or leave --grid out to search the learner's own grid)");
+  for (const part of parts) {
     const eq = part.indexOf('=');
     if (eq <= 0) throw new UsageError(`--grid: '${part}' is not name=value,value…`);
     const key = part.slice(0, eq).trim();
+    if (Object.hasOwn(grid, key)) throw new UsageError(`--grid names ${key} twice; list all its values once (${key}=a,b,…)`);
     const values = part.slice(eq + 1).split(',').map((v) => v.trim()).filter((v) => v !== '');
     if (values.length === 0) throw new UsageError(`--grid: ${key} has no values`);
     grid[key] = checkGridValues(spec, key, values, '--grid ');

@@ -17,6 +17,7 @@ import { readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
 import { writeArrow } from '../src/data/arrow.ts';
 import { ModelError, UsageError } from '../src/errors.ts';
 import { Model } from '../src/model/model.ts';
+import type { StepSize } from '../src/coordinator/step-size.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'dsgkit-continue-'));
 const loop = LEARNERS.filter((l) => l.kind === 'loop');
@@ -26,6 +27,12 @@ let data: Dataset | undefined;
 async function trainSet(): Promise<Dataset> {
   data ??= splitDataset(await readDataset('data/breast_cancer.arrow'), { labeled: 100, seed: 2 }).train;
   return data;
+}
+
+let ordinal: Dataset | undefined;
+async function ordinalSet(): Promise<Dataset> {
+  ordinal ??= splitDataset(await readDataset('data/diabetes.arrow'), { labeled: 200, seed: 2 }).train;
+  return ordinal;
 }
 
 function bytesOf(model: Model): Buffer {
@@ -59,18 +66,44 @@ describe('train({ init, T }) continues a saved run', () => {
     for (const from of checkpoints) expect(bytesOf(await train({ init: from, data: ds, T: 40, evaluation: 'history', threads: 2, parallelMinWork: 0 })).equals(bytesOf(direct))).toBe(true);
   });
 
-  it("says so when the first run's default step depended on T (TSGS3VM's θ/T^{3/4}), and keeps it", async () => {
+  it("refuses, saying why, a run whose default step depended on T (TSGS3VM's θ/T^{3/4}); an explicit step continues to the bytes of a run at once", async () => {
     const ds = await trainSet();
     const first = await train({ learner: 'tsgs3vm', data: ds, ...small, T: 10 });
-    const warnings: string[] = [];
-    const continued = await train({ init: first, data: ds, T: 20, onWarning: (m) => warnings.push(m) });
-    expect(warnings.join('\n')).toMatch(/tsgs3vm's default for T = 10; the continued run keeps it/);
-    expect(continued.header.hyperparameters.step).toEqual(first.header.hyperparameters.step);
-    const quiet: string[] = [];
-    const dsgFirst = await train({ learner: 'dsg', data: ds, ...small, T: 10 });
-    await train({ init: dsgFirst, data: ds, T: 20, onWarning: (m) => quiet.push(m) });
-    expect(quiet).toEqual([]);
+    const refused = train({ init: first, data: ds, T: 20 });
+    await expect(refused).rejects.toThrow(UsageError);
+    await expect(refused).rejects.toThrow(/tsgs3vm's default for T = 10, and that default depends on T .*--step constant --eta/);
+    // To its own T the default step is right: a checkpoint of a run to 20 continues to 20.
+    expect(bytesOf(await train({ init: first, data: ds, T: 10 })).equals(bytesOf(first))).toBe(true);
+    const checkpoints: Model[] = [];
+    const to20 = await train({ learner: 'tsgs3vm', data: ds, ...small, T: 20, checkpointEvery: 7, onCheckpoint: (m) => void checkpoints.push(m) });
+    expect(checkpoints.map((m) => m.header.resume?.t)).toEqual([7, 14]);
+    expect(bytesOf(await train({ init: checkpoints[0], data: ds, T: 20 })).equals(bytesOf(to20))).toBe(true);
+    await expect(train({ init: checkpoints[1], data: ds, T: 30 })).rejects.toThrow(/default for T = 20, and that default depends on T/);
+    const step = first.header.hyperparameters.step as StepSize;
+    const explicitFirst = await train({ learner: 'tsgs3vm', data: ds, ...small, T: 10, step: { kind: 'constant', eta: 0.03 } });
+    const explicitDirect = await train({ learner: 'tsgs3vm', data: ds, ...small, T: 20, step: { kind: 'constant', eta: 0.03 } });
+    expect(bytesOf(await train({ init: explicitFirst, data: ds, T: 20 })).equals(bytesOf(explicitDirect))).toBe(true);
+    expect(step).not.toEqual(explicitDirect.header.hyperparameters.step);
   });
+
+  it('continues every loop learner with every step kind to the bytes of a run at once (0 → 6 → 15 = 0 → 15)', async () => {
+    const ds = await trainSet();
+    const steps: StepSize[] = [{ kind: 'inverse', theta: 3 }, { kind: 'constant', eta: 0.05 }, { kind: 'decay', eta0: 0.4, eta1: 0.02 }];
+    for (const spec of loop) {
+      const data = spec.task === 'ordinal' ? await ordinalSet() : ds;
+      for (const step of [undefined, ...steps]) {
+        const opts = { learner: spec.name, data, ...small, m: 8, onWarning: () => {}, ...(step ? { step } : {}) };
+        const direct = await train({ ...opts, T: 15 });
+        const first = await train({ ...opts, T: 6 });
+        const label = `${spec.name}, step ${JSON.stringify(step ?? 'default')}`;
+        if (step === undefined && 'defaultStepHorizon' in spec) {
+          await expect(train({ init: first, data, T: 15 }), label).rejects.toThrow(/depends on T/);
+          continue;
+        }
+        expect(bytesOf(await train({ init: first, data, T: 15 })).equals(bytesOf(direct)), label).toBe(true);
+      }
+    }
+  }, 120_000);
 
   it('refuses other settings, other data, a smaller T, and a model without resume state', async () => {
     const spec = loop[0];

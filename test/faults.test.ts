@@ -6,14 +6,16 @@
  * use a real tmpfs (`mount -t tmpfs`) and a real PID namespace (`unshare`),
  * and are skipped, with the reason printed, where this machine cannot make them.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rename, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Field, Float64, Schema, Table, tableFromArrays, tableToIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openArrowRows, tableToDataset } from '../src/data/arrow.ts';
+import { openArrowBatches, openArrowRows, tableToDataset } from '../src/data/arrow.ts';
 import { csvRecordStream } from '../src/data/csv.ts';
 import { tempPathFor, writerTag } from '../src/data/atomic.ts';
 import { writeSynthetic } from '../src/data/synthetic.ts';
@@ -22,8 +24,10 @@ import { DataError, ModelError, UsageError } from '../src/errors.ts';
 import { decodeModel, encodeModel, type ModelHeader } from '../src/model/model-file.ts';
 import { load } from '../src/model/model.ts';
 import { runCli } from './support/cli.ts';
+import { main } from '../src/cli/main.ts';
 import { startCli, tempFileAppears } from './support/child-cli.ts';
 import { LEARNER_NAMES } from '../src/index.ts';
+import { learnerSpec } from '../src/learners/registry.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -94,6 +98,52 @@ describe('row 1: an Arrow file that shrinks while it is read', () => {
     expect(err).toBeInstanceOf(DataError);
     expect((err as Error).message).toMatch(new RegExp(`^${path}: the file changed while it was being read \\(at byte \\d+, it shrank from \\d+ to 1500000 bytes\\): another program is writing it`));
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe('row 1 (predictions): describe of a predictions file that shrinks while it is read', () => {
+  it('row 1: openArrowBatches (what describe reads predictions with) ends with a located DataError, not a spin', async () => {
+    const path = join(dir, 'shrinking-predictions.arrow');
+    const n = 40_000;
+    const all = tableFromArrays({ score: Float64Array.from({ length: n }, (_, i) => Math.sin(i)), predicted: Float64Array.from({ length: n }, (_, i) => (i % 3 ? 1 : -1)) });
+    await writeFile(path, tableToIPC(new Table(Array.from({ length: 8 }, (_, b) => all.slice(b * 5000, (b + 1) * 5000).batches[0])), 'file'));
+    const size = (await stat(path)).size;
+    const started = Date.now();
+    const batches = await openArrowBatches(path);
+    expect(batches.names).toEqual(['score', 'predicted']);
+    let seen = 0;
+    const err = await (async () => {
+      for await (const b of batches.batches()) {
+        seen += b.numRows;
+        if (seen === 5000) await truncate(path, Math.floor(size / 2));
+      }
+    })().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DataError);
+    expect((err as Error).message).toMatch(new RegExp(`^${path}: the file changed while it was being read \\(at byte \\d+, it shrank`));
+    expect(seen).toBeLessThan(n);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe('row 1 (passes): an Arrow file replaced between two passes over it (sample on read)', () => {
+  it('row 1: a file replaced by `mv` with one of the same shape between the passes is a located DataError, not rows of two files mixed', async () => {
+    const path = join(dir, 'replaced.arrow');
+    const other = join(dir, 'replacement.arrow');
+    await writeSynthetic(path, { rows: 2000, dim: 3, labeled: 100, batchRows: 500, seed: 1 });
+    await writeSynthetic(other, { rows: 2000, dim: 3, labeled: 100, batchRows: 500, seed: 2 });
+    const rows = await openArrowRows(path);
+    let seen = 0;
+    for await (const b of rows.batches()) seen += b.n;
+    expect(seen).toBe(2000);
+    await rename(other, path);
+    const second = (async () => {
+      for await (const b of rows.batches()) seen += b.n;
+    })();
+    await expect(second).rejects.toThrow(DataError);
+    await expect(second).rejects.toThrow(`${path}: the file changed since it was first read (replaced, rewritten or resized between two passes over it)`);
+    // Unchanged, the file is read again as often as asked.
+    const again = await openArrowRows(path);
+    for (let pass = 0; pass < 2; pass++) for await (const b of again.batches()) expect(b.n).toBe(500);
   });
 });
 
@@ -309,6 +359,25 @@ describe('row 6: destinations that cannot be written', () => {
   });
 });
 
+describe('row 7: continuing a run whose default step depended on T', () => {
+  it('row 7: tsgs3vm --init across T is exit 2 with the reason before any work, and writes nothing; with --step given it continues to the bytes of a run at once', async () => {
+    const data = await smallCsv('row7.csv');
+    const first = await smallModel();
+    const out = join(dir, 'row7-20.dsg');
+    const refused = await runCli(['train', '--init', first, '--data', data, '--iterations', '20', '--out', out, '--quiet']);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(/default for T = 12, and that default depends on T .* --step constant --eta/);
+    await expect(stat(out)).rejects.toThrow();
+    const common = ['--data', data, '--learner', 'tsgs3vm', '--sigma', '1', '--step', 'constant', '--eta', '0.05', '--quiet'];
+    const paths = { first: join(dir, 'row7-s12.dsg'), direct: join(dir, 'row7-s20.dsg'), continued: join(dir, 'row7-c20.dsg') };
+    expect((await runCli(['train', ...common, '--iterations', '12', '--out', paths.first])).code).toBe(0);
+    expect((await runCli(['train', ...common, '--iterations', '20', '--out', paths.direct])).code).toBe(0);
+    const continued = await runCli(['train', '--init', paths.first, '--data', data, '--iterations', '20', '--out', paths.continued, '--quiet']);
+    expect(continued.code, continued.err).toBe(0);
+    expect((await readFile(paths.continued)).equals(await readFile(paths.direct))).toBe(true);
+  });
+});
+
 describe('row 8: a column with an empty name', () => {
   it("row 8: an Arrow column named '' is a DataError naming the file and the column's position, in describe and train", async () => {
     const path = join(dir, 'empty-name.arrow');
@@ -404,6 +473,16 @@ describe('row 12: forged model headers with a valid checksum', () => {
     });
   }
 
+  it("row 12: a model of a learner this dsgkit does not know (another version's) scores, and --init says it is the model's learner, not a --learner typo", async () => {
+    const path = join(dir, 'future-learner.dsg');
+    await writeFile(path, await forged((h) => (h.learner = 'svm-2030')));
+    const data = join(dir, 'model-train.csv');
+    expect((await runCli(['predict', '--model', path, '--data', data, '--out', join(dir, 'fl.csv'), '--quiet'])).code).toBe(0);
+    const t = await runCli(['train', '--init', path, '--data', data, '--iterations', '24', '--out', join(dir, 'fl.dsg'), '--quiet']);
+    expect(t.code).toBe(2);
+    expect(t.err).toContain(`--init ${path}: the model's learner: unknown learner 'svm-2030'`);
+  });
+
   it('row 12: a training record of the wrong shape is described as unreadable, not an internal error', async () => {
     const path = join(dir, 'forged-training.dsg');
     await writeFile(path, await forged((h) => (h.training = { rows: { toString: 'x' }, tune: { folds: 'x', table: 5 } })));
@@ -436,6 +515,147 @@ describe('found by a later probe', () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain(`--out '${dev}' is a device, not a regular file`);
     expect((await stat(dev)).isCharacterDevice()).toBe(true);
+  });
+
+  it("'--out -' is a usage error for every command but predict, and no file named '-' appears", async () => {
+    const data = await smallCsv('dash.csv');
+    const cases = [
+      ['train', '--data', data, '--learner', 'dsg', '--iterations', '3', '--out', '-'],
+      ['generate', '--rows', '10', '--out', '-'],
+      ['split', data, '--labeled', '10', '--out-train', '-'],
+      ['bin', data, '--column', 'a', '--k', '3', '--out', '-'],
+    ];
+    for (const argv of cases) {
+      const r = await runCli(argv);
+      expect(r.code, argv.join(' ')).toBe(2);
+      // generate, split and bin refuse it already for its extension.
+      expect(r.err).toMatch(/ -: this command writes a file, not standard output; give a path|--out(-train)? must name an Arrow file/);
+    }
+    await expect(stat('-')).rejects.toThrow();
+  });
+
+  it('a binary file named as text (an Arrow file or a model as .csv or .libsvm) is a DataError saying what it looks like, its bytes not echoed', async () => {
+    const model = await readFile(await smallModel());
+    const arrow = tableToIPC(tableFromArrays({ label: Float64Array.from([1, -1]), a: Float64Array.from([1, 2]) }), 'file');
+    const cases: Array<[string, Uint8Array, RegExp]> = [
+      ['arrow-as.csv', arrow, /arrow-as\.csv: line 1: the header holds NUL bytes: this is a binary file, not CSV text \(it starts with the Arrow magic: an Arrow IPC file — name it \.arrow\)$/],
+      ['arrow-as.libsvm', arrow, /arrow-as\.libsvm: line 1: the line holds NUL bytes: this is a binary file, not LIBSVM text \(it starts with the Arrow magic/],
+      ['model-as.csv', model, /model-as\.csv: line 1: this is a binary file, not CSV text \(it starts with the dsgkit model magic/],
+    ];
+    for (const [name, bytes, message] of cases) {
+      const path = join(dir, name);
+      await writeFile(path, bytes);
+      const r = await runCli(['describe', path]);
+      expect(r.code, name).toBe(1);
+      expect(r.err.trim()).toMatch(message);
+      expect(r.err).not.toContain('\u0000');
+    }
+  });
+
+  it('control characters from the data (a terminal escape, a NUL) are shown as \\xNN in messages, not sent to the terminal', async () => {
+    const path = join(dir, 'escape.csv');
+    await writeFile(path, 'label,a\n1,\u001b]0;owned\u0007\n-1,0\u0000.3\n');
+    const r = await runCli(['describe', path]);
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(`dsgkit: ${path}: column 'a', row 1: value '\\x1b]0;owned\\x07' is not a number\n`);
+  });
+
+  it('a path with bytes that are not UTF-8 (decoded by Node.js as U+FFFD) says why it is not found', async () => {
+    const r = await runCli(['describe', join(dir, 'caf\uFFFD.csv')]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('the name has bytes that are not UTF-8');
+  });
+
+  it('standard output on a full device (> /dev/full) is exit 1 saying the output is incomplete, not an internal error', async () => {
+    let full: number;
+    try {
+      full = openSync('/dev/full', 'w');
+    } catch (err) {
+      console.log(`skipped: no /dev/full here (${(err as Error).message.split('\n')[0]})`);
+      return;
+    }
+    const data = await smallCsv('full.csv');
+    for (const argv of [['describe', data], ['predict', '--model', await smallModel(), '--data', data, '--out', '-', '--quiet']]) {
+      const child = spawn(process.execPath, ['--import', 'tsx', new URL('../src/cli/main.ts', import.meta.url).pathname, ...argv], { stdio: ['ignore', full, 'pipe'] });
+      let err = '';
+      child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      expect(code, argv[0]).toBe(1);
+      expect(err).toContain('dsgkit: stdout: cannot write to standard output (ENOSPC: no space left on device); the output is incomplete');
+      expect(err).not.toContain('internal error');
+    }
+    closeSync(full);
+  });
+
+  it('generate --spread near the largest double is a usage error (it wrote NaN features, a file dsgkit refuses); the largest spread allowed writes finite ones', async () => {
+    const out = join(dir, 'spread.arrow');
+    const r = await runCli(['generate', '--out', out, '--rows', '50', '--spread', '1e308']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--spread/);
+    await expect(stat(out)).rejects.toThrow();
+    expect((await runCli(['generate', '--out', out, '--rows', '50', '--spread', '1e6'])).code).toBe(0);
+    expect((await runCli(['describe', out])).code).toBe(0);
+  });
+
+  it("tune --grid '' and a grid naming a parameter twice are usage errors (the first searched the default grid, the second kept the last values silently)", async () => {
+    const data = await smallCsv('grid.csv');
+    for (const [grid, message] of [['', /--grid is empty/], [' ; ', /--grid is empty/], ['sigma=1;sigma=2', /--grid names sigma twice/]] as const) {
+      const r = await runCli(['tune', '--learner', 'dsg', '--data', data, '--out', join(dir, 'grid.dsg'), '--grid', grid]);
+      expect(r.code, grid).toBe(2);
+      expect(r.err).toMatch(message);
+    }
+  });
+
+  it('a file with the label column only is a DataError saying there are no feature columns, for every learner (it blamed the median heuristic)', async () => {
+    for (const learner of LEARNER_NAMES) {
+      const path = join(dir, `label-only-${learnerSpec(learner).task}.arrow`);
+      const labels = learnerSpec(learner).task === 'ordinal' ? [0, 1, 2, 0, 1, 2, NaN] : [1, -1, 1, -1, NaN, NaN];
+      await writeFile(path, tableToIPC(tableFromArrays({ label: Float64Array.from(labels) }), 'file'));
+      const r = await runCli(['train', '--learner', learner, '--data', path, '--out', join(dir, 'lo.dsg'), '--quiet']);
+      expect(r.code, learner).toBe(1);
+      expect(r.err, learner).toBe(`dsgkit: ${path}: no feature columns to learn from: the data hold the label column only\n`);
+    }
+  });
+
+  it('an open-file limit too low for Node.js to load dsgkit (ulimit -n 48) is exit 1 with what to raise, not a loader stack', async () => {
+    const bin = new URL('../bin/dsgkit.js', import.meta.url).pathname;
+    if (!(await stat(new URL('../dist/src/cli/main.js', import.meta.url)).catch(() => undefined))) {
+      console.log('skipped: dist/ is not built (npm test builds it)');
+      return;
+    }
+    const child = spawn('sh', ['-c', `ulimit -n 48 && exec "${process.execPath}" "${bin}" describe data/spam.arrow`], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(1);
+    expect(err).toMatch(/^dsgkit: too many open files while starting \(EMFILE\): .* raise it, e\.g\. 'ulimit -n 1024'\n$/);
+  });
+
+  it('a directory given as a data file says it is a directory (with or without a data extension)', async () => {
+    const plain = join(dir, 'a-folder');
+    const named = join(dir, 'folder.arrow');
+    await mkdir(plain, { recursive: true });
+    await mkdir(named, { recursive: true });
+    const a = await runCli(['describe', plain]);
+    expect(a.code).toBe(2);
+    expect(a.err).toContain(`${plain} is a directory; give a data file`);
+    const b = await runCli(['train', '--learner', 'dsg', '--data', named, '--out', join(dir, 'f.dsg')]);
+    expect(b.code).toBe(1);
+    expect(b.err).toContain(`${named}: is a directory, not a regular file`);
+  });
+
+  it('stdin as input with TMPDIR missing is a DataError naming TMPDIR, not an internal error', async () => {
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = join(dir, 'no-such-folder');
+    try {
+      let err = '';
+      const code = await main(['describe', '-'], { stdout: { write: () => true }, stderr: { write: (s: string) => ((err += s), true) }, stdin: Readable.from([Buffer.from('label,a\n1,2\n')]) });
+      expect(code).toBe(1);
+      expect(err).toMatch(/^dsgkit: stdin: cannot copy standard input to a temporary file in '.*no-such-folder' \(ENOENT\): set TMPDIR to a writable folder/);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
   });
 });
 

@@ -8,7 +8,7 @@
 import { pathToFileURL } from 'node:url';
 import { CancelledError, DataError, ModelError, QueueError, UsageError } from '../errors.ts';
 import { COMMANDS, findCommand } from './commands/index.ts';
-import { processIO, type CliIO, type Sink } from './io.ts';
+import { outputIncomplete, processIO, stdoutFailure, type CliIO, type Sink } from './io.ts';
 import { runWithSignals } from './signals.ts';
 import { dsgkitVersion } from '../version.ts';
 import { asStdin, removeStdinCopies } from './stdin.ts';
@@ -96,11 +96,11 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     return await command.run(rest, withStdinNames(io));
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr.write(`dsgkit: ${asStdin(err.message)}\nRun 'dsgkit ${command.name} --help' for usage.\n`);
+      io.stderr.write(`dsgkit: ${shownMessage(err)}\nRun 'dsgkit ${command.name} --help' for usage.\n`);
       return 2;
     }
     if (err instanceof DataError || err instanceof ModelError || err instanceof QueueError) {
-      io.stderr.write(`dsgkit: ${asStdin(err.message)}\n`);
+      io.stderr.write(`dsgkit: ${shownMessage(err)}\n`);
       return 1;
     }
     if (err instanceof CancelledError) {
@@ -117,6 +117,25 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
   } finally {
     removeStdinCopies();
   }
+}
+
+/**
+ * An error's message as printed: stdin's temporary copy named `stdin`, control
+ * characters from the data (a NUL, a terminal escape sequence in a CSV cell)
+ * shown as `\xNN` instead of being sent to the terminal, and the reason a
+ * file whose name is not UTF-8 is "not found" (Node.js decodes command-line
+ * arguments as UTF-8, so such a name reaches the file system changed).
+ *
+ * @example
+ * shownMessage(new DataError("value '0\u0000.3' is not a number", { file: 'a.csv' })); // "a.csv: value '0\\x00.3' is not a number"
+ */
+function shownMessage(err: Error): string {
+  let message = asStdin(err.message).replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  const code = (err.cause as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOENT' && message.includes('\uFFFD')) {
+    message += " — the name has bytes that are not UTF-8 (shown as \uFFFD): Node.js reads command-line arguments as UTF-8, so it cannot name this file; rename it to a UTF-8 name";
+  }
+  return message;
 }
 
 /** Where bugs are reported (package.json's `bugs`). */
@@ -148,11 +167,15 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO()): 
   // A reader that went away (`dsgkit predict … --out - | head`) ends the output
   // quietly: the writer sees it (stdout.ts) and stops; this keeps a late EPIPE from
   // becoming an unhandled 'error' event.
-  const onStdoutError = (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') throw err;
-  };
+  // Other write errors (a full disk behind `> out.txt`) are said by processIO's guard, and make the exit code 1.
+  const onStdoutError = () => undefined;
   process.stdout.on('error', onStdoutError);
-  return runWithSignals(argv[0] ?? 'dsgkit', io.stderr, () => main(argv, io));
+  const code = await runWithSignals(argv[0] ?? 'dsgkit', io.stderr, () => main(argv, io));
+  await new Promise((resolve) => setImmediate(resolve)); // a failed synchronous write (a file, a device) reports on the next tick
+  const failure = stdoutFailure();
+  if (code !== 0 || failure === undefined) return code;
+  io.stderr.write(`dsgkit: ${outputIncomplete(failure).message}\n`);
+  return 1;
 }
 
 // Run when executed directly (e.g. `npx tsx src/cli/main.ts convert …`); bin/dsgkit.js imports instead.

@@ -74,8 +74,12 @@ function sameFile(a: Resolved, b: Resolved): boolean {
  * await checkOutputs({ out: 'model.dsg' }, { data: 'train.arrow', validation: undefined });
  * await checkOutputs({ 'out-train': 'a.arrow', 'out-test': 'b.arrow' }, { 'input file': 'spam.arrow' });
  * await checkOutputs({ out: 'big.arrow' }, {}, { out: 8e9 }); // also needs 8 GB free there
+ * await checkOutputs({ out: '-' }, { data: 'rows.arrow' }, {}, { stdout: true }); // predict --out -: standard output
  */
-export async function checkOutputs(outputs: PathsByOption, inputs: PathsByOption, sizes: Readonly<Record<string, number>> = {}): Promise<void> {
+export async function checkOutputs(outputs: PathsByOption, inputs: PathsByOption, sizes: Readonly<Record<string, number>> = {}, opts: { readonly stdout?: boolean } = {}): Promise<void> {
+  // `-` is standard output only where the command writes there (predict --out -); elsewhere it would be a file named '-'.
+  const dash = Object.entries(outputs).find(([, path]) => path === '-');
+  if (dash && !opts.stdout) throw new UsageError(`${shown(dash[0])} -: this command writes a file, not standard output; give a path (predict --out - writes to stdout)`);
   const outs = await resolveAll(outputs);
   const ins = await resolveAll(inputs);
   for (const o of outs) {

@@ -61,10 +61,21 @@ export async function inputFile(path: string, io: CliIO, option: string): Promis
   const stdin = io.stdin ?? process.stdin;
   if ((stdin as { isTTY?: boolean }).isTTY === true) throw new UsageError(`${shown(option)} - reads stdin, but stdin is a terminal: pipe the data in (cat train.csv | dsgkit …) or give a file`);
   taken = option;
-  const dir = await mkdtemp(join(tmpdir(), 'dsgkit-stdin-'));
+  // stdin is copied to a file (its format is sniffed, and Arrow is read by random access): a temporary folder that
+  // cannot hold it is said with the folder and the way out, not as an internal error.
+  const cannotCopy = (err: unknown) =>
+    new DataError(`cannot copy standard input to a temporary file in '${tmpdir()}' (${(err as NodeJS.ErrnoException).code ?? String(err)}): set TMPDIR to a writable folder with room for the input, or give a file instead of -`, { file: 'stdin' }, { cause: err });
+  const dir = await mkdtemp(join(tmpdir(), 'dsgkit-stdin-')).catch((err: unknown) => {
+    throw cannotCopy(err);
+  });
   copies.add(dir);
   const raw = join(dir, 'stdin');
-  await pipeline(stdin, createWriteStream(raw));
+  const copy = createWriteStream(raw);
+  let writeFailed = false;
+  copy.on('error', () => (writeFailed = true));
+  await pipeline(stdin, copy).catch((err: unknown) => {
+    throw writeFailed ? cannotCopy(err) : new DataError(`cannot read standard input (${(err as NodeJS.ErrnoException).code ?? String(err)})`, { file: 'stdin' }, { cause: err });
+  });
   const fh = await open(raw, 'r');
   let head: Uint8Array;
   try {

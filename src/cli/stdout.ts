@@ -4,7 +4,7 @@
  * that went away — `dsgkit predict … --out - | head` — ends the output
  * quietly instead of failing: the command stops producing and exits 0.
  */
-import type { Sink } from './io.ts';
+import { outputIncomplete, type Sink } from './io.ts';
 
 /** A Node stream's event methods, when the sink has them. */
 interface Emitter {
@@ -20,7 +20,7 @@ const isEmitter = (x: unknown): x is Emitter => x !== null && typeof x === 'obje
  * Writes `chunks` to `sink` in order and resolves to `'done'`, or to
  * `'closed'` as soon as the reader has closed the pipe (EPIPE): then the rest
  * is not produced (the chunk generator is returned, ending its work). Other
- * write errors reject.
+ * write errors (a full disk) reject with a DataError naming stdout.
  *
  * @example
  * if ((await writeChunks(io.stdout, outputChunks(batches, 'csv'))) === 'closed') return 0;
@@ -42,11 +42,11 @@ export async function writeChunks(sink: Sink, chunks: AsyncIterable<string | Uin
   try {
     for await (const chunk of chunks) {
       if (closed || events?.destroyed === true) return 'closed';
-      if (failure) throw failure;
+      if (failure) throw outputIncomplete(failure);
       const ok = target.write(chunk);
       if (ok === false && events) await new Promise<void>((resolve) => (wake = resolve));
       wake = undefined;
-      if (failure) throw failure;
+      if (failure) throw outputIncomplete(failure);
       if (closed) return 'closed';
     }
     return 'done';

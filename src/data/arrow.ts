@@ -18,7 +18,7 @@
  * record batch at a time, so memory peaks at about `X` + `y` + one batch
  * instead of file bytes + Arrow table + `X`.
  */
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { open, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { extname } from 'node:path';
 import {
@@ -217,7 +217,10 @@ export interface ArrowBatches {
  * for await (const batch of f.batches()) console.log(batch.numRows);
  */
 export async function openArrowBatches(path: string): Promise<ArrowBatches> {
-  const fh = await openFile(path);
+  const file = await openFile(path);
+  // Read through the guard, as training data are: a file that shrinks or changes under the read is a DataError, not a spin.
+  const atOpen = await file.stat();
+  const fh = guardReads(file, path, atOpen.size, atOpen);
   let reader: AsyncRecordBatchFileReader | AsyncRecordBatchStreamReader;
   let rows: number[];
   let format: ArrowFormat;
@@ -236,7 +239,7 @@ export async function openArrowBatches(path: string): Promise<ArrowBatches> {
     }
     if (!reader.schema) throw corrupt(path, new Error('no schema message'));
   } catch (err) {
-    await fh.close();
+    await file.close();
     throw err;
   }
   const opened = { reader, rows, format };
@@ -246,10 +249,10 @@ export async function openArrowBatches(path: string): Promise<ArrowBatches> {
       try {
         for await (const { batch } of recordBatches(opened, path)) yield batch;
       } finally {
-        await fh.close();
+        await file.close();
       }
     },
-    close: () => fh.close(),
+    close: () => file.close(),
   };
 }
 
@@ -320,7 +323,9 @@ export interface BatchRange {
 export async function openArrowRows(path: string, opts: ReadOptions = {}): Promise<ArrowRows> {
   const fh = await openFile(path);
   let head: OpenedArrow;
+  let first: Stats;
   try {
+    first = await fh.stat();
     head = await openReader(fh, path, opts);
   } finally {
     await fh.close();
@@ -343,6 +348,12 @@ export async function openArrowRows(path: string, opts: ReadOptions = {}): Promi
       }
       const handle = await openFile(path);
       try {
+        // Each pass opens the path again: it must still be the file the first open planned (not replaced by
+        // `mv`, rewritten or resized in between), or the passes would mix two files' rows and scaler.
+        const now = await handle.stat();
+        if (now.ino !== first.ino || now.dev !== first.dev || now.size !== first.size || now.mtimeMs !== first.mtimeMs || now.ctimeMs !== first.ctimeMs) {
+          throw new DataError('the file changed since it was first read (replaced, rewritten or resized between two passes over it): another program is writing it — run again once it is complete', { file: path });
+        }
         const opened = await openReader(handle, path, opts);
         // Same column plan as the first open, but the label coder of the first open (class names seen so far).
         const again: OpenedArrow = { ...opened, plan: { ...opened.plan, labels: plan.labels } };

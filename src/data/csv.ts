@@ -53,7 +53,13 @@ function csvError(err: unknown, file: string): DataError {
   const where = { file, ...(e.lines !== undefined ? { row: e.lines, line: true } : {}) };
   if (e.code === 'CSV_QUOTE_NOT_CLOSED') return new DataError('a quoted field is never closed (missing ")', where, { cause: err });
   if (e.code === 'CSV_MAX_RECORD_SIZE') return new DataError(`a record is longer than ${MAX_CSV_RECORD_CHARS} characters; is this a CSV file?`, where, { cause: err });
-  if (typeof e.code === 'string' && e.code.startsWith('CSV_')) return new DataError(`not readable as CSV: ${e.message}`, where, { cause: err });
+  if (typeof e.code === 'string' && (e.code.startsWith('CSV_') || e.lines !== undefined)) {
+    // A quote inside a field of a binary file (a model, an Arrow file named .csv) is the usual first complaint.
+    const field = (err as { field?: unknown }).field;
+    const text = typeof field === 'string' ? field : Buffer.isBuffer(field) ? field.toString('latin1') : '';
+    if (text.includes('\u0000')) return new DataError(`this is a binary file, not CSV text${binaryKind(text)}`, where, { cause: err });
+    return new DataError(`not readable as CSV: ${e.message}`, where, { cause: err });
+  }
   return new DataError(`cannot read file: ${e.message}`, { file }, { cause: err });
 }
 
@@ -115,6 +121,14 @@ export async function* csvRecordStream(path: string): AsyncGenerator<CsvRecord> 
   }
 }
 
+/** What a binary file that was named as text looks like it is, from its first bytes (` (an Arrow file: …)`), or ''. */
+export function binaryKind(start: string): string {
+  if (start.startsWith('ARROW1')) return ' (it starts with the Arrow magic: an Arrow IPC file — name it .arrow)';
+  if (start.startsWith('DSGKIT')) return " (it starts with the dsgkit model magic: a model file — 'dsgkit describe' it as .dsg)";
+  if (start.startsWith('\uFFFD\uFFFD\uFFFD\uFFFD') || start.startsWith('\u00FF\u00FF\u00FF\u00FF')) return ' (it starts with 0xFFFFFFFF: an Arrow IPC stream — name it .arrows)';
+  return '';
+}
+
 /**
  * The columns of a CSV file, from its header, and the conversion of each
  * further record into a row of a {@link RowBuffer}.
@@ -135,6 +149,7 @@ class CsvColumns {
   ) {
     if (first === undefined) throw new DataError('file is empty; expected a header row', { file });
     const header = first.fields.map((h) => h.trim());
+    if (header.some((h) => h.includes('\u0000'))) throw new DataError(`the header holds NUL bytes: this is a binary file, not CSV text${binaryKind(first.fields.join(','))}`, { file, row: first.line, line: true });
     const seen = new Set<string>();
     for (const name of header) {
       if (name === '') throw new DataError('the header has an empty column name', { file, row: first.line, line: true });

@@ -3,6 +3,7 @@
  * splits and the synthetic generator. {@link readDataset} picks a reader by
  * file extension.
  */
+import { statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { UsageError } from '../errors.ts';
 import { readArrow, type ReadOptions } from './arrow.ts';
@@ -79,6 +80,7 @@ export function formatOf(path: string): 'arrow' | 'csv' | 'libsvm' {
   const ext = extname(path).toLowerCase();
   const format = FORMAT_BY_EXTENSION[ext];
   if (!format) {
+    if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`${path} is a directory; give a data file (${Object.keys(FORMAT_BY_EXTENSION).join(' ')})`);
     throw new UsageError(
       `${path}: unknown file type '${ext || '(no extension)'}'; expected one of ${Object.keys(FORMAT_BY_EXTENSION).join(' ')}`,
     );

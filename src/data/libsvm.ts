@@ -17,6 +17,7 @@ import { createInterface } from 'node:readline';
 import { openInputStream } from './open-input.ts';
 import { DataError } from '../errors.ts';
 import { LabelCoder, type ClassOptions } from './class-labels.ts';
+import { binaryKind } from './csv.ts';
 import { makeDataset, type Dataset } from './dataset.ts';
 import { parseFiniteNumber, whyNotFinite } from './numbers.ts';
 import { allocateFloat64 } from './row-batches.ts';
@@ -73,6 +74,7 @@ class LibsvmLines {
 
   line(text: string, lineNo: number): void {
     const { file, opts } = this;
+    if (text.includes('\u0000')) throw new DataError(`the line holds NUL bytes: this is a binary file, not LIBSVM text${binaryKind(text)}`, { file, row: lineNo, line: true });
     let line = text;
     const hash = line.indexOf('#');
     if (hash >= 0) line = line.slice(0, hash);

@@ -119,7 +119,7 @@ function resolve(opts: SyntheticOptions): Resolved {
   if (!(p > 0 && p < 1)) throw new RangeError(`synthetic: positiveFraction must be in (0, 1), got ${p}`);
   if (!Number.isInteger(labeled) || labeled < 0 || labeled > rows) throw new RangeError(`synthetic: labeled must be a whole number in [0, rows], got ${labeled}`);
   if (!(labelNoise >= 0 && labelNoise < 0.5)) throw new RangeError(`synthetic: labelNoise must be in [0, 0.5), got ${labelNoise}`);
-  if (!(spread > 0)) throw new RangeError(`synthetic: spread must be > 0, got ${spread}`);
+  if (!(spread > 0 && spread <= MAX_SPREAD)) throw new RangeError(`synthetic: spread must be in (0, ${MAX_SPREAD}], got ${spread}`);
   if (!Number.isInteger(batchRows) || batchRows < 1) throw new RangeError(`synthetic: batchRows must be a whole number ≥ 1, got ${batchRows}`);
   const within = opts.labeledWithin;
   if (within !== undefined && !(Number.isInteger(within) && within >= labeled && within <= rows)) {
@@ -131,6 +131,13 @@ function resolve(opts: SyntheticOptions): Resolved {
 }
 
 /** Reflects `x` into [0, 1] (mirror at 0 and at 1, as often as needed). */
+/**
+ * Largest blob spread: far beyond 1 the reflected coordinates are uniform
+ * noise already, and near 1e308 the blob's offsets overflow to ±∞ (features
+ * NaN after the reflection: a file dsgkit itself refuses).
+ */
+export const MAX_SPREAD = 1e6;
+
 function reflect(x: number): number {
   let v = Math.abs(x) % 2;
   if (v > 1) v = 2 - v;

@@ -176,6 +176,20 @@ export function paperStep(T: number, theta = S3VM_THETA): StepSize {
   return { kind: 'constant', eta: theta / T ** 0.75 };
 }
 
+/**
+ * The T whose {@link paperStep} `step` is (bit for bit), else undefined: how a
+ * continued run tells a default step that depended on T from a given one.
+ *
+ * @example
+ * paperStepHorizon(paperStep(70)); // 70
+ * paperStepHorizon({ kind: 'constant', eta: 0.01 }); // undefined
+ */
+export function paperStepHorizon(step: StepSize, theta = S3VM_THETA): number | undefined {
+  if (step.kind !== 'constant' || !(step.eta > 0)) return undefined;
+  const T = Math.round((theta / step.eta) ** (4 / 3));
+  return T >= 1 && Number.isSafeInteger(T) && theta / T ** 0.75 === step.eta ? T : undefined;
+}
+
 /** Hyperparameters of {@link S3vmObjective}, resolved. */
 export interface S3vmSettings {
   /** Learner id written in model files. */

@@ -180,6 +180,16 @@ export interface LoopLearnerSpec<P extends ParamTable = ParamTable, N extends st
   /** The step schedule when the user gives none. */
   defaultStep(params: ParamsOf<P>): StepSize;
   /**
+   * For a learner whose default step depends on T (TSGS3VM's `θ/T^{3/4}`):
+   * the T whose default `step` is, else undefined. A run continued past that
+   * T cannot give the bytes of a run to the new T at once (whose every step
+   * differs), so `train({ init })` refuses it.
+   *
+   * @example
+   * tsgs3vmSpec.defaultStepHorizon?.(paperStep(70)); // 70
+   */
+  defaultStepHorizon?(step: StepSize): number | undefined;
+  /**
    * The learner on scaled training rows (a Dataset in memory, or
    * {@link TrainingRows} read on demand): sources, sampling and weights. It
    * reads rows only through the rows' `copyRow` and `label` (learners/sources.ts),

@@ -21,7 +21,7 @@
  */
 import { loopLearner } from './loop-fit.ts';
 import { powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
-import { paperStep, S3VM_PARAMS, S3vmObjective, s3vmSettings } from './s3vm.ts';
+import { paperStep, paperStepHorizon, S3VM_PARAMS, S3vmObjective, s3vmSettings } from './s3vm.ts';
 
 /** TSGS3VM in the learner registry. */
 export const tsgs3vmSpec = loopLearner({
@@ -40,6 +40,7 @@ export const tsgs3vmSpec = loopLearner({
   // Accuracy, not AUC: run by `compare` when `--learners` names it.
   compareByDefault: false,
   defaultStep: (params) => paperStep(params.T),
+  defaultStepHorizon: (step) => paperStepHorizon(step),
   create(ds, classes, params, step) {
     if (classes.kind !== 'binary') throw new Error('tsgs3vm needs a binary task');
     return new S3vmObjective(ds, classes.positive, s3vmSettings('tsgs3vm', ds, classes.positive, params, step));

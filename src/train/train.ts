@@ -3,7 +3,7 @@
  * The same five steps for every learner; what a learner can do beyond them
  * (continue, checkpoint, sample on read, profile) is its capabilities'.
  */
-import { UsageError } from '../errors.ts';
+import { DataError, UsageError } from '../errors.ts';
 import { labeledDataset, trainingRows } from '../data/training-rows.ts';
 import type { EvaluatorOptions } from '../engine/evaluator.ts';
 import { EvaluatorPool } from '../engine/pool.ts';
@@ -30,7 +30,8 @@ export async function trainModel(opts: TrainArgs): Promise<Model> {
   if (opts === null || typeof opts !== 'object') throw new UsageError('train: options must be an object with at least learner and data');
   const init = opts.init !== undefined ? await initModel(opts.init) : undefined;
   if (opts.learner === undefined && init === undefined) throw new UsageError('train: learner is required (or init, a model to continue)');
-  const spec = learnerSpec(opts.learner ?? init!.header.learner);
+  // A model's learner this dsgkit does not train (a model from another version) is said as the model's, not as a --learner typo.
+  const spec = learnerSpec(opts.learner ?? init!.header.learner, opts.learner === undefined ? "init: the model's learner" : 'learner');
   const onWarning = opts.onWarning ?? ((m: string) => process.emitWarning(m));
   const given = init ? continuedParams(spec, init, opts) : resolveParams(spec, opts);
   const step = init ? (init.header.hyperparameters.step as StepSize) : resolveStep(spec, given, opts);
@@ -41,6 +42,10 @@ export async function trainModel(opts: TrainArgs): Promise<Model> {
   const initTask = init?.header.task;
   const positive = opts.positive ?? (initTask?.kind === 'binary' ? initTask.positive : undefined);
   const loaded = await loadTrainingRows(opts, { spec, params: given, step, positive, resume: init?.header.resume });
+  if (loaded.rows.d === 0) {
+    const source = typeof opts.data === 'string' ? opts.data : loaded.rows.source;
+    throw new DataError('no feature columns to learn from: the data hold the label column only', source !== undefined ? { file: source } : {});
+  }
   // One pool for the whole call (fit and threshold), started once: its workers start now,
   // while this thread computes the defaults (σ₀), the validation set and the first, small
   // iterations — not after the data are read, which would add their memory to the peak of a large read.
@@ -68,20 +73,27 @@ export async function trainModel(opts: TrainArgs): Promise<Model> {
   }
 }
 
-/** Warnings about the settings: θλ outside the theorems' (1, 2), and a continued run keeping a step that depended on T. */
+/**
+ * Warnings about the settings (θλ outside the theorems' (1, 2)), and the
+ * refusal of a continued run that cannot give the bytes of a run to its T at
+ * once: its step was the default of a learner whose default depends on T
+ * (TSGS3VM's θ/T^{3/4}) for another T, so every step of the run at once differs.
+ */
 function warnAboutSettings(spec: LearnerSpec, given: Params, step: StepSize | undefined, init: Model | undefined, onWarning: (m: string) => void): void {
   // The θλ ∈ (1, 2) condition belongs to the λ-regularised learners' theorems.
   if (step && !init && typeof given.lambda === 'number') {
     const warning = inverseStepWarning(step, given.lambda);
     if (warning) onWarning(warning);
   }
-  if (init && step && 'defaultStep' in spec) {
-    // A default step that depends on T (TSGS3VM's θ/T^{3/4}) is kept from the first run.
-    const same = (a: StepSize, b: StepSize) => JSON.stringify(a) === JSON.stringify(b);
-    const wasT = init.header.hyperparameters.T as number;
-    const atNewT = spec.defaultStep(given);
-    if (same(step, spec.defaultStep({ ...given, T: wasT })) && !same(step, atNewT)) {
-      onWarning(`the step ${JSON.stringify(step)} was ${spec.name}'s default for T = ${wasT}; the continued run keeps it (a run to T = ${String(given.T)} at once would default to ${JSON.stringify(atNewT)})`);
+  if (init && step && 'defaultStepHorizon' in spec && spec.defaultStepHorizon) {
+    const horizon = spec.defaultStepHorizon(step);
+    if (horizon !== undefined && horizon !== given.T) {
+      const atOnce = JSON.stringify(spec.defaultStep({ ...given }));
+      throw new UsageError(
+        `init: the model's step ${JSON.stringify(step)} is ${spec.name}'s default for T = ${horizon}, and that default depends on T ` +
+          `(a run to T = ${String(given.T)} at once steps with ${atOnce} from the first iteration), so continuing it cannot give the model trained to T = ${String(given.T)} at once. ` +
+          `Train to T = ${String(given.T)} at once, or give the step explicitly (e.g. --step constant --eta ${(step as { eta?: number }).eta ?? '<η>'}) to the first run so that it can be continued`,
+      );
     }
   }
 }

@@ -16,7 +16,8 @@
  * `npm run fuzz` (test/fuzz/run.ts) runs the long campaign.
  */
 import { createHash } from 'node:crypto';
-import { appendFile, mkdtemp, open, rm, truncate, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, appendFile, mkdtemp, open, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Table, tableToIPC } from 'apache-arrow';
@@ -41,6 +42,12 @@ export interface FuzzTarget {
   check(result: unknown): void;
   /** Inputs of its own (structure-aware), instead of random bytes and byte mutations of the seeds. */
   readonly arbitrary?: fc.Arbitrary<Uint8Array>;
+  /**
+   * How many cases may run at once (default 1): a target whose cases wait on
+   * the file system and share no file runs several streams of cases, so the
+   * waits overlap and the campaign's wall time is its CPU time.
+   */
+  readonly streams?: number;
 }
 
 /** What a fuzz case found: the input and what went wrong. */
@@ -161,9 +168,14 @@ export function inputs(target: FuzzTarget): fc.Arbitrary<Uint8Array> {
 const text = new TextEncoder();
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
 
-/** A scratch folder for the targets that read from disk; `cleanup` removes it. */
+/**
+ * A scratch folder for the targets that read from disk, in memory (/dev/shm)
+ * where the system has it: a case writes, changes and reads a file, and on a
+ * disk file system those writes cost more than the read under test. `cleanup` removes it.
+ */
 export async function scratch(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'dsgkit-fuzz-'));
+  const inMemory = await access('/dev/shm', constants.W_OK).then(() => true, () => false);
+  const dir = await mkdtemp(join(inMemory ? '/dev/shm' : tmpdir(), 'dsgkit-fuzz-'));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
@@ -357,40 +369,16 @@ async function fileChangedWhileReadTarget(dir: string): Promise<FuzzTarget> {
     name: 'arrow (file changed while read)',
     seeds,
     arbitrary: change.map((c) => text.encode(JSON.stringify(c))),
+    streams: 8,
     async read(input, file) {
       const c = JSON.parse(decode(input)) as { seed: number; after: number; kind: string; at: number; bytes: number[] };
-      const path = join(dir, `${k++ % 4}-changing.arrow`);
-      const seed = seeds[c.seed];
-      await writeFile(path, seed);
-      const rename = (err: unknown) => {
-        if (err instanceof Error) err.message = err.message.split(path).join(file);
-        throw err;
-      };
-      const rows = await openArrowRows(path).catch(rename);
-      let seen = 0;
-      let b = 0;
-      const X: number[] = [];
+      // A file of its own per case (removed after it), so that cases can run at once.
+      const path = join(dir, `${k++}-changing.arrow`);
       try {
-        for await (const batch of rows.batches()) {
-          if (b++ === c.after) {
-            const at = Math.floor(c.at * seed.length);
-            if (c.kind === 'truncate') await truncate(path, at);
-            else if (c.kind === 'empty') await truncate(path, 0);
-            else if (c.kind === 'append') await appendFile(path, Uint8Array.from(c.bytes));
-            else if (c.kind === 'replace') await writeFile(path, seeds[1 - c.seed]);
-            else {
-              const fh = await open(path, 'r+');
-              await fh.write(Uint8Array.from(c.bytes), 0, c.bytes.length, at);
-              await fh.close();
-            }
-          }
-          seen += batch.n;
-          for (const v of batch.X) X.push(v);
-        }
-      } catch (err) {
-        rename(err);
+        return await readWhileChanging(path, c, file);
+      } finally {
+        await rm(path, { force: true });
       }
-      return { seen, X, n: rows.n };
     },
     check(result) {
       const { seen, X, n } = result as { seen: number; X: number[]; n: number };
@@ -398,6 +386,41 @@ async function fileChangedWhileReadTarget(dir: string): Promise<FuzzTarget> {
       for (const v of X) if (!Number.isFinite(v)) throw new Error(`non-finite feature ${v}`);
     },
   };
+
+  /** One case: `path` written from its seed, read batch by batch, and changed as `c` says after batch `c.after`. */
+  async function readWhileChanging(path: string, c: { seed: number; after: number; kind: string; at: number; bytes: number[] }, file: string): Promise<{ seen: number; X: number[]; n: number }> {
+    const seed = seeds[c.seed];
+    await writeFile(path, seed);
+    const rename = (err: unknown) => {
+      if (err instanceof Error) err.message = err.message.split(path).join(file);
+      throw err;
+    };
+    const rows = await openArrowRows(path).catch(rename);
+    let seen = 0;
+    let b = 0;
+    const X: number[] = [];
+    try {
+      for await (const batch of rows.batches()) {
+        if (b++ === c.after) {
+          const at = Math.floor(c.at * seed.length);
+          if (c.kind === 'truncate') await truncate(path, at);
+          else if (c.kind === 'empty') await truncate(path, 0);
+          else if (c.kind === 'append') await appendFile(path, Uint8Array.from(c.bytes));
+          else if (c.kind === 'replace') await writeFile(path, seeds[1 - c.seed]);
+          else {
+            const fh = await open(path, 'r+');
+            await fh.write(Uint8Array.from(c.bytes), 0, c.bytes.length, at);
+            await fh.close();
+          }
+        }
+        seen += batch.n;
+        for (const v of batch.X) X.push(v);
+      }
+    } catch (err) {
+      rename(err);
+    }
+    return { seen, X, n: rows.n };
+  }
 }
 
 /** The file name a target's inputs are read as (its extension picks nothing here; it is only named in errors). */
@@ -423,8 +446,10 @@ export interface FuzzReport {
 }
 
 /**
- * Runs `numRuns` cases of `target` with fast-check; reports the count, the
- * slowest case and the shrunk failing input if there is one.
+ * Runs `numRuns` cases of `target` with fast-check — in `target.streams`
+ * streams of cases at once (seeds `seed`, `seed + 1`, …), for a target whose
+ * cases wait on the file system — and reports the count, the slowest case
+ * and the shrunk failing input if there is one.
  *
  * @example
  * const r = await fuzz(target, 200);
@@ -432,23 +457,30 @@ export interface FuzzReport {
  */
 export async function fuzz(target: FuzzTarget, numRuns: number, seed?: number): Promise<FuzzReport> {
   const file = fileNameFor(target);
+  const streams = Math.max(1, Math.min(target.streams ?? 1, numRuns));
   let slowestMs = 0;
-  let runs = 0;
   let typedErrors = 0;
   const t0 = performance.now();
-  const details = await fc.check(
-    fc.asyncProperty(inputs(target), async (bytes) => {
-      const start = performance.now();
-      runs++;
-      if ((await holds(target, bytes, file)) === 'typed error') typedErrors++;
-      slowestMs = Math.max(slowestMs, performance.now() - start);
-    }),
-    { numRuns, ...(seed !== undefined ? { seed } : {}), timeout: 10_000 },
-  );
-  const report: FuzzReport = { target: target.name, runs: Math.min(runs, numRuns), typedErrors, slowestMs, wallMs: performance.now() - t0 };
-  if (details.failed && details.counterexample) {
-    const err = details.errorInstance;
-    report.failure = { input: details.counterexample[0], problem: err instanceof Error ? err.message : String(err) };
+  const stream = async (i: number) => {
+    const runs = Math.floor(numRuns / streams) + (i < numRuns % streams ? 1 : 0);
+    let ran = 0;
+    const details = await fc.check(
+      fc.asyncProperty(inputs(target), async (bytes) => {
+        const start = performance.now();
+        ran++;
+        if ((await holds(target, bytes, file)) === 'typed error') typedErrors++;
+        slowestMs = Math.max(slowestMs, performance.now() - start);
+      }),
+      { numRuns: runs, ...(seed !== undefined ? { seed: (seed + i) | 0 } : {}), timeout: 10_000 },
+    );
+    return { ran: Math.min(ran, runs), details };
+  };
+  const done = await Promise.all(Array.from({ length: streams }, (_, i) => stream(i)));
+  const report: FuzzReport = { target: target.name, runs: done.reduce((a, d) => a + d.ran, 0), typedErrors, slowestMs, wallMs: performance.now() - t0 };
+  const failed = done.find((d) => d.details.failed && d.details.counterexample);
+  if (failed) {
+    const err = failed.details.errorInstance;
+    report.failure = { input: failed.details.counterexample![0], problem: err instanceof Error ? err.message : String(err) };
   }
   return report;
 }

@@ -2,6 +2,7 @@
 import { statfsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { writeSynthetic } from '../../data/index.ts';
+import { MAX_SPREAD } from '../../data/synthetic.ts';
 import { intOption, numberOption, parseCommandArgs, requireArrowOutput, requireString } from '../args.ts';
 import { UsageError } from '../../errors.ts';
 import { MAX_COLUMNS } from '../../data/validate.ts';
@@ -46,7 +47,7 @@ Options:
   --positive <p>        fraction of +1 rows, in (0,1) (default: 0.5)
   --labeled <L>         rows that keep their label (default: min(N, 1000))
   --label-noise <e>     probability of a flipped label, in [0,0.5) (default: 0.05)
-  --spread <s>          standard deviation of the blobs (default: 0.12)
+  --spread <s>          standard deviation of the blobs, in (0, 1e6] (default: 0.12)
   --seed <S>            seed (default: 0)
   --batch-rows <B>      rows per Arrow record batch (default: 65536)
   --labeled-within <W>  prefix-stable layout, labeled rows among the first W
@@ -86,7 +87,7 @@ export const generate: Command = {
     if (labeled > rows) throw new UsageError(`--labeled (${labeled}) cannot exceed --rows (${rows})`);
     const positiveFraction = numberOption(values, 'positive', { min: 0, max: 1, openMin: true, openMax: true, fallback: 0.5 })!;
     const labelNoise = numberOption(values, 'label-noise', { min: 0, max: 0.5, openMax: true, fallback: 0.05 })!;
-    const spread = numberOption(values, 'spread', { min: 0, openMin: true, fallback: 0.12 })!;
+    const spread = numberOption(values, 'spread', { min: 0, openMin: true, max: MAX_SPREAD, fallback: 0.12 })!;
     const batchRows = intOption(values, 'batch-rows', { min: 1, fallback: 65536 })!;
     const labeledWithin = intOption(values, 'labeled-within', { min: 0 });
     if (labeledWithin !== undefined && (labeledWithin < labeled || labeledWithin > rows)) {

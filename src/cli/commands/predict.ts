@@ -144,7 +144,7 @@ export const predict: Command = {
     const out = requireString(values, 'out');
     const format = outputFormatFor(out, choiceOption(values, 'format', FORMAT_NAMES));
     const toStdout = out === '-';
-    await checkOutputs({ out }, { model: modelPath, data: requireString(values, 'data') });
+    await checkOutputs({ out }, { model: modelPath, data: requireString(values, 'data') }, {}, { stdout: true });
     const dataPath = await inputFile(requireString(values, 'data'), io, 'data');
     const threads = intOption(values, 'threads', { min: 1 });
     const queue = typeof values.queue === 'string' ? parseQueueUrl(values.queue) : undefined;

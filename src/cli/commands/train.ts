@@ -49,7 +49,9 @@ Options:
   --init <model.dsg>      continue a saved (or checkpointed) run of a learner on
                           the stochastic loop to --iterations T', on the same
                           data and settings: the same model, bit for bit, as
-                          training to T' at once
+                          training to T' at once (tsgs3vm's default step
+                          θ/T^(3/4) depends on T: its run is continued only
+                          when it was trained with an explicit --step)
   --checkpoint-every <K>  every K iterations write a resumable model (atomically)
                           to --checkpoint; after a crash, continue it with --init
   --checkpoint <file>     where checkpoints go (default: the --out file)
@@ -191,7 +193,7 @@ export const trainCommand: Command = {
     const initPath = typeof values.init === 'string' ? values.init : undefined;
     const init = initPath !== undefined ? await load(initPath, { onWarning: (m) => io.stderr.write(`dsgkit: warning: ${m}\n`) }) : undefined;
     if (init && values.learner !== undefined && values.learner !== init.learner) throw new UsageError(`--learner ${String(values.learner)} differs from the --init model's learner ${init.learner}`);
-    const spec = cliLearnerSpec(init ? init.learner : requireString(values, 'learner'), '--learner');
+    const spec = cliLearnerSpec(init ? init.learner : requireString(values, 'learner'), init ? `--init ${initPath}: the model's learner` : '--learner');
     if (init && values.iterations === undefined) throw new UsageError(`--init needs --iterations T', the iteration count to continue to (the model is at t = ${init.header.resume?.t ?? '?'})`);
     const every = intOption(values, 'checkpoint-every', { min: 1 });
     if (values.checkpoint !== undefined && every === undefined) throw new UsageError('--checkpoint needs --checkpoint-every <K>');
