@@ -205,6 +205,42 @@ describe.each(LEARNERS.map((spec) => [spec.name, spec] as const))('learner %s co
     expect(Buffer.from(other.toBytes()).equals(Buffer.from(direct.toBytes()))).toBe(false);
   });
 
+  it.runIf(spec.kind === 'loop' && 'average' in spec.params)('averages: the suffix model is the mean of the iterates of the last half, and continues to the bytes of a run at once', async () => {
+    const { train: tr, test } = await split(spec);
+    const opts = { learner: spec.name, data: tr, ...small(spec), threads: 1, onWarning: () => {} };
+    const T = small(spec).T;
+    // Every iterate f_t (t = 1…T) of one run, each without its bias, at the test rows.
+    const iterates: Float64Array[] = [];
+    const withoutBias = async (m: Model) => {
+      const f = await m.decisionFunction(test, { threads: 1 });
+      const b = m.header.predictor.kind === 'random-features' ? (m.header.predictor.bias ?? 0) : 0;
+      return f.map((v) => v - b);
+    };
+    const last = await train({ ...opts, average: 'none', checkpointEvery: 1, onCheckpoint: async (m: Model) => void iterates.push(await withoutBias(m)) });
+    iterates.push(await withoutBias(last));
+    expect(iterates).toHaveLength(T);
+    const averaged = await train({ ...opts, average: 'suffix' });
+    expect(averaged.header.predictor).toMatchObject({ average: { from: T / 2 + 1 } });
+    const fAvg = await withoutBias(averaged);
+    const suffix = iterates.slice(T / 2);
+    let gap = 0;
+    let spread = 0;
+    for (let p = 0; p < test.n; p++) {
+      const mean = suffix.reduce((a, f) => a + f[p], 0) / suffix.length;
+      gap = Math.max(gap, Math.abs(fAvg[p] - mean));
+      spread = Math.max(spread, Math.abs(iterates[T - 1][p] - mean));
+    }
+    expect(gap, 'averaged f against the mean of iterates T/2+1…T').toBeLessThan(1e-9 * (1 + spread));
+    expect(spread, 'the mean differs from the last iterate (so the comparison can fail)').toBeGreaterThan(1e-6);
+    // Continued 0 → 25 → 60 through a file: the same bytes as the averaged run to 60 at once.
+    const first = await train({ ...opts, average: 'suffix', T: 25 });
+    const direct = await train({ ...opts, average: 'suffix', step: first.header.hyperparameters.step as StepSize });
+    const path = join(dir, `${spec.name}-avg-25.dsg`);
+    await first.save(path);
+    const continued = await train({ init: path, data: tr, T, threads: 2, parallelMinWork: 0, onWarning: () => {} });
+    expect(Buffer.from(continued.toBytes()).equals(Buffer.from(direct.toBytes()))).toBe(true);
+  }, 120_000);
+
   it('round-trips through its model file bit for bit and scores the same after loading', async () => {
     const { train: tr, test } = await split(spec);
     const model = await train({ learner: spec.name, data: tr, ...small(spec), threads: 1, onWarning: () => {} });

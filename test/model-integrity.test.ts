@@ -79,6 +79,24 @@ describe('model integrity', () => {
     expect(() => Model.fromBytes(forge(names, payload), 'names.dsg')).toThrow(/names\.dsg: corrupt model header \(featureNames\)/);
   });
 
+  it('an averaged model (block weights after the coefficients) refuses a bad first iteration and weights the file does not hold', async () => {
+    const averaged = await train({ learner: 'qsg-s2auc', data: tr, T: 40, m: 16, batchSize: 16, threads: 1, average: 'suffix' });
+    const b = averaged.toBytes();
+    const { json, dataStart } = parts(b);
+    expect(json.predictor.average).toEqual({ from: 21 });
+    const payload = b.subarray(dataStart, b.length - 32);
+    expect(payload.length).toBe(8 * 40 * (2 * 16 + 1));
+    expect(Array.from(await Model.fromBytes(forge(json, payload)).decisionFunction(test, { threads: 1 }))).toEqual(Array.from(await averaged.decisionFunction(test, { threads: 1 })));
+    for (const from of [0, 41, 2.5, '21']) {
+      const bad = { ...json, predictor: { ...json.predictor, average: { from } } };
+      expect(() => Model.fromBytes(forge(bad, payload), 'avg.dsg'), `from = ${JSON.stringify(from)}`).toThrow(/avg\.dsg: corrupt model header \(average: from must be an iteration in 1…40\)/);
+    }
+    // The weights cut off: the header's count exceeds the payload.
+    expect(() => Model.fromBytes(forge(json, payload.subarray(0, 8 * 40 * 2 * 16)), 'cut.dsg')).toThrow(/cut\.dsg: truncated model file/);
+    // Not the last iterate's scores (so the comparison above can fail).
+    expect(Array.from(await averaged.decisionFunction(test, { threads: 1 }))).not.toEqual(Array.from(await model.decisionFunction(test, { threads: 1 })));
+  });
+
   it('a format-1 file (no checksum) still loads, with a warning, and scores the same', async () => {
     const { json, dataStart } = parts(bytes);
     const { predictor, metric, ...rest } = json;

@@ -6,6 +6,7 @@
  * scaled to [0, 1], with 200 labeled rows; these defaults sit inside those
  * ranges and were checked on the bundled datasets (README § Defaults).
  */
+import { AVERAGINGS, type Averaging } from '../coordinator/averaging.ts';
 import { defaultStepSize, type StepSize } from '../coordinator/step-size.ts';
 import { checkRandomFeatures, type RandomFeatures } from '../engine/random-features.ts';
 import { UsageError } from '../errors.ts';
@@ -67,6 +68,9 @@ export const RANDOM_FEATURE_PARAMS = {
   T: { kind: 'number', default: 400, min: 1, max: 10_000_000, integer: true, cli: 'iterations', doc: 'iterations T; training time grows as T²' },
   seed: { kind: 'number', default: 1, min: 0, max: MAX_SEED, integer: true, doc: 'model seed: random features and sampling' },
   batchSize: { kind: 'number', default: 64, min: 1, max: 1_000_000, integer: true, symbol: 'B', doc: 'points drawn per source per iteration' },
+  // The mean of the last half of the iterates (docs/learners.md § Averaging), derived from the run's history at no
+  // training cost. Default none: at equal T it did not beat the last iterate on the benchmark (bench/results/averaging.jsonl).
+  average: { kind: 'choice', choices: AVERAGINGS, default: 'none', omitDefault: true, doc: 'the model: none = the last iterate; suffix = the mean of the iterates of the last half of the run (Polyak–Ruppert), from the same run at no training cost' },
   ...FEATURES_PARAM,
 } as const satisfies ParamTable;
 
@@ -96,6 +100,7 @@ export interface RandomFeatureParamValues {
   readonly seed: number;
   readonly m: number;
   readonly features?: (typeof FEATURE_FAMILIES)[number];
+  readonly average?: Averaging;
 }
 
 /**

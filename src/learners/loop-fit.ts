@@ -7,11 +7,15 @@
  * are the same for every loop learner.
  */
 import { UsageError } from '../errors.ts';
+import { suffixStart, suffixWeights } from '../coordinator/averaging.ts';
+import type { DsgLearner, LearnerBias } from '../coordinator/learner.ts';
 import { modelBias, resolveEvaluation, runLoop, samplingRng, type LoopOptions } from '../coordinator/loop.ts';
+import type { EvaluatorOptions } from '../engine/evaluator.ts';
+import type { History } from '../engine/history.ts';
 import { TRAINING_CHUNK_SIZE } from '../engine/chunks.ts';
 import type { RandomFeatures } from '../engine/random-features.ts';
 import { randomFeaturesFor, type RandomFeatureParamValues } from './common.ts';
-import { RandomFeaturePredictor } from '../model/predictor.ts';
+import { RandomFeaturePredictor, type PredictOptions } from '../model/predictor.ts';
 import type { ParamsOf, ParamTable } from './params.ts';
 import type { Capabilities, FitHooks, FitRun, Fitted, LoopLearnerSpec } from './spec.ts';
 
@@ -81,11 +85,11 @@ async function fitOnLoop<P extends ParamTable, N extends string>(spec: LoopLearn
     ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
     ...(hooks.signal ? { signal: hooks.signal } : {}),
     ...(hooks.validation ? { validation: hooks.validation } : {}),
-    ...(hooks.checkpoint ? { onIteration: checkpointer(hooks.checkpoint, features, T, evaluation) } : {}),
+    ...(hooks.checkpoint ? { onIteration: checkpointer(hooks.checkpoint, features, T, evaluation, learner, params.average, run.engine) } : {}),
   });
   if (result.profile) hooks.onProfile?.(result.profile);
   return {
-    predictor: new RandomFeaturePredictor(result.history, features, TRAINING_CHUNK_SIZE, result.bias),
+    predictor: await loopPredictor(result.history, features, learner, params.average, learner.bias, result.bias, run.engine),
     trace: result.trace,
     state: { history: result.history, rng: result.rng, ...(result.runningBias !== undefined ? { bias: result.runningBias } : {}) },
     evaluation: result.evaluation,
@@ -93,12 +97,48 @@ async function fitOnLoop<P extends ParamTable, N extends string>(spec: LoopLearn
 }
 
 /** The loop's per-iteration hook that hands a snapshot to `checkpoint.save` every `every` iterations before T. */
-function checkpointer(checkpoint: NonNullable<FitHooks['checkpoint']>, features: RandomFeatures, T: number, evaluation: 'history' | 'rows'): NonNullable<LoopOptions['onIteration']> {
+function checkpointer(checkpoint: NonNullable<FitHooks['checkpoint']>, features: RandomFeatures, T: number, evaluation: 'history' | 'rows', learner: DsgLearner, average: LoopParams['average'], engine: EvaluatorOptions): NonNullable<LoopOptions['onIteration']> {
   return async (t, history, evaluator, rng, bias) => {
     if (t % checkpoint.every !== 0 || t >= T) return;
     // A copy of the blocks so far (not of the run's capacity): the run goes on appending to its history after the callback.
     const snapshot = history.copy();
-    const predictor = new RandomFeaturePredictor(snapshot, features, TRAINING_CHUNK_SIZE, await modelBias(bias, evaluator));
+    const predictor = await loopPredictor(snapshot, features, learner, average, bias, average === 'none' ? await modelBias(bias, evaluator) : undefined, engine);
     await checkpoint.save({ predictor, state: { history: snapshot, rng, ...(bias ? { bias: bias.value } : {}) }, evaluation });
   };
+}
+
+/**
+ * The model of a run whose history stands at t = history.t: the last iterate
+ * (`average` none), or the mean of the iterates of the last half (suffix,
+ * coordinator/averaging.ts) — the same history with a weight per block, so a
+ * run continued from it is the run to t at once. A bias with a `final` rule
+ * (e.g. TSGS3VM's class balance) is taken on the averaged f; a running bias
+ * is its value after iteration t (`lastBias`).
+ *
+ * @example
+ * const predictor = await loopPredictor(result.history, features, learner, 'suffix', learner.bias, result.bias);
+ */
+async function loopPredictor(history: History, features: RandomFeatures, learner: DsgLearner, average: LoopParams['average'], bias: LearnerBias | undefined, lastBias: number | undefined, engine: EvaluatorOptions): Promise<RandomFeaturePredictor> {
+  if (average === 'none' || average === undefined) return new RandomFeaturePredictor(history, features, TRAINING_CHUNK_SIZE, lastBias);
+  const from = suffixStart(history.t);
+  let weights: Float64Array;
+  try {
+    weights = suffixWeights(learner.step, learner.lambda, history.t, from);
+  } catch (err) {
+    throw new UsageError(`average suffix: ${(err as Error).message}`);
+  }
+  const averaged = new RandomFeaturePredictor(history, features, TRAINING_CHUNK_SIZE, undefined, { from, weights });
+  if (bias === undefined) return averaged;
+  let b = bias.value;
+  if (bias.final !== undefined) {
+    const { X, nPoints } = bias.final;
+    b = bias.final.bias(await averaged.evaluate(X, nPoints, new Float64Array(nPoints), predictOptions(engine)));
+  } else if (lastBias !== undefined) b = lastBias;
+  return new RandomFeaturePredictor(history, features, TRAINING_CHUNK_SIZE, b, { from, weights });
+}
+
+/** The engine options a prediction takes of a run's. */
+function predictOptions(engine: EvaluatorOptions): PredictOptions {
+  const { threads, cacheBytes, parallelMinWork, pool } = engine;
+  return { ...(threads !== undefined ? { threads } : {}), ...(cacheBytes !== undefined ? { cacheBytes } : {}), ...(parallelMinWork !== undefined ? { parallelMinWork } : {}), ...(pool !== undefined ? { pool } : {}) };
 }

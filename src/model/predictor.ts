@@ -40,6 +40,13 @@ export type PredictorHeader =
       readonly history: { readonly t: number; readonly firstLive: number; readonly scale: number };
       /** The bias `b` of `f(x) + b`; absent for models without one. */
       readonly bias?: number;
+      /**
+       * Models that are the mean of the iterates from iteration `from` to t
+       * (suffix averaging, coordinator/averaging.ts): the payload then ends with
+       * one weight per stored block, and block i of f is its stored block times
+       * its weight. Absent: f is the history itself (the last iterate).
+       */
+      readonly average?: { readonly from: number };
     }
   | { readonly kind: 'kernel-expansion'; readonly kernel: KernelSpec; readonly d: number; readonly n: number };
 
@@ -61,12 +68,26 @@ export interface Predictor {
 }
 
 /**
- * A random-feature history as a predictor.
+ * A suffix average of a run's iterates (coordinator/averaging.ts): the first
+ * iteration averaged and the weight of every block of the history.
+ */
+export interface BlockAverage {
+  readonly from: number;
+  /** One weight per block 0…t−1 of the history. */
+  readonly weights: Float64Array;
+}
+
+/**
+ * A random-feature history as a predictor. With `average`, f is the history
+ * with each block times its weight (the mean of the run's iterates from
+ * `average.from` on); the history itself stays the run's last iterate, which
+ * is what continuing the run needs.
  *
  * @example
  * const p = new RandomFeaturePredictor(history, features, chunkSize);
  * const f = await p.evaluate(X, n, new Float64Array(n));
  * const withBias = new RandomFeaturePredictor(history, features, chunkSize, -0.2); // f(x) − 0.2
+ * const averaged = new RandomFeaturePredictor(history, features, chunkSize, undefined, { from: 201, weights }); // mean of iterates 201…400
  */
 export class RandomFeaturePredictor implements Predictor {
   readonly history: History;
@@ -74,12 +95,17 @@ export class RandomFeaturePredictor implements Predictor {
   readonly chunkSize: number;
   /** The bias `b` added to every value; undefined: no bias (and none in the header). */
   readonly bias: number | undefined;
+  /** The suffix average f is, when it is one. */
+  readonly average: BlockAverage | undefined;
+  private weighted: History | undefined;
 
-  constructor(history: History, features: RandomFeatures, chunkSize: number, bias?: number) {
+  constructor(history: History, features: RandomFeatures, chunkSize: number, bias?: number, average?: BlockAverage) {
+    if (average !== undefined && average.weights.length !== history.t) throw new RangeError(`average: ${average.weights.length} block weights for a history of ${history.t} blocks`);
     this.history = history;
     this.features = features;
     this.chunkSize = chunkSize;
     this.bias = bias;
+    this.average = average;
   }
 
   get d(): number {
@@ -88,18 +114,49 @@ export class RandomFeaturePredictor implements Predictor {
 
   describe(): PredictorHeader {
     const { t, firstLive, scale } = this.history;
-    return { kind: 'random-features', features: this.features, chunkSize: this.chunkSize, history: { t, firstLive, scale }, ...(this.bias !== undefined ? { bias: this.bias } : {}) };
+    return {
+      kind: 'random-features',
+      features: this.features,
+      chunkSize: this.chunkSize,
+      history: { t, firstLive, scale },
+      ...(this.bias !== undefined ? { bias: this.bias } : {}),
+      ...(this.average !== undefined ? { average: { from: this.average.from } } : {}),
+    };
   }
 
+  /** The stored blocks from the first live one; then, for an averaged model, their weights. */
   payload(): Float64Array {
     const { t, firstLive, m } = this.history;
-    return this.history.stored.subarray(firstLive * 2 * m, t * 2 * m);
+    const blocks = this.history.stored.subarray(firstLive * 2 * m, t * 2 * m);
+    if (this.average === undefined) return blocks;
+    const out = new Float64Array(blocks.length + t - firstLive);
+    out.set(blocks, 0);
+    out.set(this.average.weights.subarray(firstLive, t), blocks.length);
+    return out;
+  }
+
+  /**
+   * The history f is evaluated on: the run's own, or for an averaged model a
+   * copy with every block times its weight (same scale, same first live block).
+   */
+  evaluatedHistory(): History {
+    if (this.average === undefined) return this.history;
+    if (this.weighted === undefined) {
+      const { t, m, firstLive, scale, stored } = this.history;
+      const w2 = 2 * m;
+      const out = new Float64Array(t * w2);
+      const W = this.average.weights;
+      for (let i = firstLive; i < t; i++) for (let j = i * w2; j < (i + 1) * w2; j++) out[j] = stored[j] * W[i];
+      this.weighted = History.restore({ m, t, scale, firstLive, stored: out });
+    }
+    return this.weighted;
   }
 
   async evaluate(X: Float64Array, nPoints: number, out: Float64Array, opts: PredictOptions = {}): Promise<Float64Array> {
     const { d } = this.features;
-    const evaluator = new Evaluator(this.history, this.features, { ...opts, chunkSize: this.chunkSize });
-    const { c0, c1 } = chunkSpan(this.history.firstLive, this.history.t, this.chunkSize);
+    const history = this.evaluatedHistory();
+    const evaluator = new Evaluator(history, this.features, { ...opts, chunkSize: this.chunkSize });
+    const { c0, c1 } = chunkSpan(history.firstLive, history.t, this.chunkSize);
     const batch = rowsPerCall(c1 - c0, PREDICT_BATCH);
     try {
       for (let start = 0; start < nPoints; start += batch) {
@@ -204,7 +261,9 @@ export function payloadLength(h: PredictorHeader, file: string): number {
     const live = (hist.t - hist.firstLive) * 2 * h.features.m;
     const dead = hist.firstLive * 2 * h.features.m;
     if (live + dead > MAX_PAYLOAD || dead * 8 > Math.max(MAX_DEAD_BYTES, 8 * live * 8)) throw bad(`history claims ${hist.t} blocks of which only ${hist.t - hist.firstLive} are stored`);
-    return live;
+    if (h.average === undefined) return live;
+    if (h.average === null || typeof h.average !== 'object' || !Number.isSafeInteger(h.average.from) || h.average.from < 1 || h.average.from > hist.t) throw bad(`average: from must be an iteration in 1…${hist.t}`);
+    return live + hist.t - hist.firstLive;
   }
   if (h.kind === 'kernel-expansion') {
     try {
@@ -230,9 +289,15 @@ export function restorePredictor(h: PredictorHeader, payload: Float64Array): Pre
   if (h.kind === 'random-features') {
     const { t, firstLive, scale } = h.history;
     const { m } = h.features;
+    const live = (t - firstLive) * 2 * m;
     const stored = new Float64Array(t * 2 * m);
-    stored.set(payload, firstLive * 2 * m);
-    return new RandomFeaturePredictor(History.restore({ m, t, scale, firstLive, stored }), h.features, h.chunkSize, h.bias);
+    stored.set(payload.subarray(0, live), firstLive * 2 * m);
+    const history = History.restore({ m, t, scale, firstLive, stored });
+    if (h.average === undefined) return new RandomFeaturePredictor(history, h.features, h.chunkSize, h.bias);
+    // Dropped blocks are zeros whatever their weight: theirs are stored as 0 too.
+    const weights = new Float64Array(t);
+    weights.set(payload.subarray(live), firstLive);
+    return new RandomFeaturePredictor(history, h.features, h.chunkSize, h.bias, { from: h.average.from, weights });
   }
   const centers = payload.slice(0, h.n * h.d);
   const c = payload.slice(h.n * h.d);

@@ -185,7 +185,7 @@ export function formatModel(model: Model, file: string): string {
     `learner:     ${h.learner}`,
     `metric:      ${h.metric}`,
     `task:        ${h.task.kind}${h.task.kind === 'binary' ? ` (positive ${h.task.classNames?.[h.task.positive] ?? h.task.positive}, threshold ${num(h.task.threshold)})` : ` (${h.task.classes.length} classes)`}`,
-    `predictor:   ${h.predictor.kind}${h.predictor.kind === 'random-features' ? `, ${h.predictor.history.t} blocks of m = ${h.predictor.features.m}` : `, ${h.predictor.n} centres`}`,
+    `predictor:   ${h.predictor.kind}${h.predictor.kind === 'random-features' ? `, ${h.predictor.history.t} blocks of m = ${h.predictor.features.m}${h.predictor.average ? `, the mean of iterates ${h.predictor.average.from}…${h.predictor.history.t}` : ''}` : `, ${h.predictor.n} centres`}`,
     `features:    ${h.featureNames.length}; label column '${h.labelName}'`,
     `training:    ${shownNumber(training.rows)} rows (${shownNumber(training.labeledRows)} labeled)${typeof training.data === 'string' ? ` from ${training.data}` : ''}`,
     ...(h.resume ? [`resume:      at t = ${h.resume.t} (continue with --init ${file} --iterations T')`] : []),
