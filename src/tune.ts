@@ -92,6 +92,12 @@ export interface TuneRunOptions {
   eta?: number;
   /** Iterations of the first round (default: T/η^r with r = the rounds needed to reach one candidate, at least 10). */
   t0?: number;
+  /**
+   * No halving: every candidate runs its full budget on every fold (default
+   * false). For loop learners the same as `t0: T`; learners halved over their
+   * budget (GKM, LapSVM, FRS3VM: `spec.tuneBudget`) then fit every setting in full.
+   */
+  fullGrid?: boolean;
   threads?: number;
   cacheBytes?: number;
   parallelMinWork?: number;
@@ -125,6 +131,12 @@ export interface TuneResult {
   /** The winner refit on all training rows (its header's `training.tune` holds the table). */
   readonly model: Model;
   readonly sigma0: number;
+  /**
+   * The chosen σ over σ₀ (learners with a kernel scale): how far the median
+   * heuristic was from the σ cross-validation chose, e.g. 16 when the winner
+   * has σ = 16σ₀.
+   */
+  readonly sigmaRatio?: number;
   readonly metric: string;
   /** The selection rule the rounds ranked by. */
   readonly select: TuneSelection;
@@ -147,7 +159,7 @@ export interface TuneResult {
 }
 
 /** Keys of {@link TuneOptions} that are not learner parameters. */
-const TUNE_KEYS = new Set(['learner', 'data', 'read', 'positive', 'folds', 'repeats', 'metric', 'select', 'grid', 'eta', 't0', 'threads', 'cacheBytes', 'parallelMinWork', 'onProgress', 'onWarning', 'signal', 'queue', 'stateDir']);
+const TUNE_KEYS = new Set(['learner', 'data', 'read', 'positive', 'folds', 'repeats', 'metric', 'select', 'grid', 'eta', 't0', 'fullGrid', 'threads', 'cacheBytes', 'parallelMinWork', 'onProgress', 'onWarning', 'signal', 'queue', 'stateDir']);
 
 /**
  * The candidates of a search space: every combination, the last parameter varying fastest.
@@ -188,11 +200,35 @@ function checkGridValues(spec: LearnerSpec, key: string, values: readonly unknow
   return values.map((v) => checkParam(`${prefix}${key}`, decl, v));
 }
 
-/** The first round's iterations: T/η^r, r = the rounds halving needs to reach one candidate, at least 10 (and at most T). */
-function defaultT0(n: number, eta: number, T: number): number {
+/** The rounds halving needs to take n candidates down to one, keeping 1/η each round. */
+function roundsToOne(n: number, eta: number): number {
   let rounds = 0;
   for (let c = n; c > 1; c = Math.floor(c / eta)) rounds++;
-  return Math.min(T, Math.max(10, Math.floor(T / eta ** rounds)));
+  return rounds;
+}
+
+/** The first round's iterations: T/η^r, r = the rounds halving needs to reach one candidate, at least 10 (and at most T). */
+function defaultT0(n: number, eta: number, T: number): number {
+  return Math.min(T, Math.max(10, Math.floor(T / eta ** roundsToOne(n, eta))));
+}
+
+/**
+ * Folds the early rounds of a budget halving score on (the first of the first
+ * draw): a cheap fit on 2 of 5 folds ranks a setting well enough to drop the
+ * worst 2/3; the last round, which picks the winner, scores on every fold.
+ */
+export const EARLY_FOLDS = 2;
+
+/**
+ * The folds (indices into `plan.folds`) a round to `t` scores on: every fold,
+ * or for a learner halved over its budget the first {@link EARLY_FOLDS} until t = T.
+ *
+ * @example
+ * roundFolds({ budgeted: true, T: 27, k: 5, folds }, 3); // [0, 1]
+ */
+export function roundFolds(plan: Pick<TunePlan, 'budgeted' | 'T' | 'k' | 'folds'>, t: number): number[] {
+  const count = plan.budgeted && t < plan.T ? Math.min(plan.k, EARLY_FOLDS) : plan.folds.length;
+  return Array.from({ length: count }, (_, j) => j);
 }
 
 /** Everything a search is: the learner, the data and its folds, the candidates, the halving plan and its cost. */
@@ -219,8 +255,18 @@ export interface TunePlan {
   readonly select: TuneSelection;
   readonly eta: number;
   readonly t0: number;
-  /** The target iterations (learners that continue), else 1. */
+  /**
+   * The target iterations (learners that continue); for learners halved over
+   * their budget ({@link TunePlan.budgeted}) η^r, a round at t fitting t/T of
+   * the budget; else 1.
+   */
   readonly T: number;
+  /**
+   * Whether the learner does not continue but is halved over its budget with
+   * restarts (`spec.tuneBudget`): round t fits every candidate on t/T of its
+   * budget, on the first {@link EARLY_FOLDS} folds only until the last round.
+   */
+  readonly budgeted: boolean;
   readonly halving: HalvingOptions;
   /** Rounds of the halving plan. */
   readonly roundCount: number;
@@ -298,14 +344,16 @@ export async function tuneModel(opts: TuneArgs): Promise<TuneResult> {
   const best = plan.candidates[outcome.winner];
   const supervised = plan.spec.supervisedCase;
   const usesUnlabeled = supervised ? !Object.entries(supervised).every(([k, v]) => best[k] === v) : undefined;
+  const sigmaRatio = typeof best.sigma === 'number' ? best.sigma / plan.sigma0 : undefined;
   const record: TuneRecord = {
     folds: plan.k,
     repeats: plan.repeats,
     metric: plan.metric,
     select: plan.select,
     sigma0: plan.sigma0,
+    ...(sigmaRatio !== undefined ? { sigmaRatio } : {}),
     space: plan.space,
-    ...(plan.spec.capabilities.continues ? { halving: { eta: plan.eta, t0: plan.t0, T: plan.T } } : {}),
+    ...(plan.spec.capabilities.continues || plan.budgeted ? { halving: { eta: plan.eta, t0: plan.t0, T: plan.T, ...(plan.budgeted ? { budget: true as const, earlyFolds: roundFolds(plan, 0).length } : {}) } } : {}),
     table,
     rounds: outcome.rounds,
     blockEvaluations: cost,
@@ -313,7 +361,7 @@ export async function tuneModel(opts: TuneArgs): Promise<TuneResult> {
   };
   const withTable = new Model({ ...model.header, training: { ...model.header.training, tune: record } }, model.predictor);
   const { metric, select, k: folds, repeats, sigma0 } = plan;
-  return { best, table, rounds: outcome.rounds, model: withTable, sigma0, metric: METRICS[metric].title, select, folds, repeats, cost, defaultsId: plan.defaultsId, ...(usesUnlabeled !== undefined ? { usesUnlabeled } : {}) };
+  return { best, table, rounds: outcome.rounds, model: withTable, sigma0, ...(sigmaRatio !== undefined ? { sigmaRatio } : {}), metric: METRICS[metric].title, select, folds, repeats, cost, defaultsId: plan.defaultsId, ...(usesUnlabeled !== undefined ? { usesUnlabeled } : {}) };
 }
 
 /** Validates the options, reads and scales the data, and lays out the candidates, folds and halving rounds. */
@@ -355,19 +403,24 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   const splits = repeatedLabeledFolds(ds, { k, seed: typeof fixed.seed === 'number' ? fixed.seed : 1, repeats });
   const folds = splits.flat();
   const continues = spec.capabilities.continues;
-  const T = continues ? (fixed.T as number) : 1;
-  const t0 = continues ? (opts.t0 ?? defaultT0(grid.length, eta, T)) : 1;
+  if (opts.fullGrid !== undefined && typeof opts.fullGrid !== 'boolean') throw new UsageError(`fullGrid must be true or false, got ${String(opts.fullGrid)}`);
+  const fullGrid = opts.fullGrid === true;
+  if (fullGrid && opts.t0 !== undefined) throw new UsageError('t0 and fullGrid exclude each other (a full grid runs every setting to T)');
+  const budgeted = !continues && !fullGrid && spec.tuneBudget !== undefined && grid.length > 1;
+  const T = continues ? (fixed.T as number) : budgeted ? eta ** roundsToOne(grid.length, eta) : 1;
+  const t0 = fullGrid ? T : continues ? (opts.t0 ?? defaultT0(grid.length, eta, T)) : budgeted ? (opts.t0 ?? 1) : 1;
   if (!Number.isSafeInteger(t0) || t0 < 1 || t0 > T) throw new UsageError(`t0 must be a whole number in [1, T = ${T}], got ${String(opts.t0)}`);
   const halving: HalvingOptions = { t0, eta, T };
   const rounds = halvingPlan(grid.length, halving);
   const planned = rounds.reduce((sum, r, i) => sum + r.count * continuationCost(i === 0 ? 0 : rounds[i - 1].t, r.t), 0) * folds.length;
   const refitCost = continues ? continuationCost(0, T) : 0;
-  const total = continues ? planned + refitCost : grid.length * folds.length + 1;
+  const fits = rounds.reduce((sum, r) => sum + r.count * roundFolds({ budgeted, T, k, folds }, r.t).length, 0);
+  const total = continues ? planned + refitCost : fits + 1;
   const steps = candidates.map((c) => resolveStep(spec, c, {}));
   const pooled = splits.map((split) => ({ y: Float64Array.from(split.flatMap((f) => Array.from(f.validation.y))), sizes: split.map((f) => f.validation.n) }));
   return {
     spec, opts, raw, classes, sigma0, space, candidates, gridCount: grid.length, defaultsId, steps, k, repeats, pooled, folds, metric, select,
-    eta, t0, T, halving, roundCount: rounds.length, threads, onWarning, planned, refitCost, total,
+    eta, t0, T, budgeted, halving, roundCount: rounds.length, threads, onWarning, planned, refitCost, total,
   };
 }
 
@@ -414,10 +467,11 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter): Promise<Searc
       const current: HalvingStep = step;
       meter.round = current.round;
       const { scores, outOfFold } = await fitRound(current);
-      const pooled = scores.map((fs, i) => roundScore(plan, fs, outOfFold[i]));
+      const used = roundFolds(plan, current.t);
+      const pooled = scores.map((fs, i) => roundScore(plan, fs, outOfFold[i], used));
       const neighbourhood = plan.select === 'neighbourhood' ? neighbourhoodScores(plan.space, candidates, current.run, pooled) : undefined;
       current.run.forEach((c, i) => {
-        out.lastScores[c] = scores[i];
+        out.lastScores[c] = used.map((j) => scores[i][j]);
         out.lastPooled[c] = pooled[i];
         if (neighbourhood) out.lastNeighbourhood[c] = neighbourhood[i];
         out.reached[c] = current.t;
@@ -451,23 +505,24 @@ async function scoreDefaultsAtT(plan: TunePlan, out: SearchOutcome, meter: TuneM
   const d = plan.defaultsId;
   const from = out.reached[d];
   if (from >= plan.T) return false;
-  const step: HalvingStep = { round: out.rounds.length, from, t: plan.T, run: [d] };
+  // Learners halved over their budget restart: the reference is a fit at the full budget.
+  const step: HalvingStep = { round: out.rounds.length, from: plan.budgeted ? 0 : from, t: plan.T, run: [d] };
   meter.total += plan.spec.capabilities.continues ? plan.folds.length * continuationCost(from, plan.T) : plan.folds.length;
   meter.round = step.round;
   const { scores, outOfFold } = await fitRound(step);
-  const pooled = roundScore(plan, scores[0], outOfFold[0]);
+  const pooled = roundScore(plan, scores[0], outOfFold[0], roundFolds(plan, plan.T));
   out.lastScores[d] = scores[0];
   out.lastPooled[d] = pooled;
   out.reached[d] = plan.T;
   out.droppedAfter.delete(d);
-  out.rounds.push({ round: step.round, from, t: plan.T, candidates: [d], scores: [pooled], reference: true });
+  out.rounds.push({ round: step.round, from: step.from, t: plan.T, candidates: [d], scores: [pooled], reference: true });
   return true;
 }
 
 /** One round: every (candidate, fold) fit, as many at a time as threads; each candidate's fold scores and out-of-fold values. */
 async function runRound(plan: TunePlan, current: HalvingStep, engine: EvaluatorOptions, states: Array<Array<FitState | undefined>>, meter: TuneMeter): Promise<{ scores: number[][]; outOfFold: Float64Array[][] }> {
   const { folds, opts, spec } = plan;
-  const jobs = current.run.flatMap((c) => folds.map((_, j) => [c, j] as const));
+  const jobs = current.run.flatMap((c) => roundFolds(plan, current.t).map((j) => [c, j] as const));
   const scores = current.run.map(() => new Array<number>(folds.length).fill(NaN));
   const outOfFold = current.run.map(() => folds.map((): Float64Array => new Float64Array(0)));
   let next = 0;
@@ -487,24 +542,34 @@ async function runRound(plan: TunePlan, current: HalvingStep, engine: EvaluatorO
   return { scores, outOfFold };
 }
 
-/** A candidate's score in a round: its pooled out-of-fold score, averaged over the repeated draws of the folds. */
-function roundScore(plan: TunePlan, foldScores: readonly number[], outOfFold: readonly Float64Array[]): number {
+/**
+ * A candidate's score in a round: its pooled out-of-fold score, averaged over
+ * the repeated draws of the folds; on the folds `used` alone (the first ones
+ * of the first draw) in a budget halving's early rounds.
+ */
+function roundScore(plan: TunePlan, foldScores: readonly number[], outOfFold: readonly Float64Array[], used: readonly number[]): number {
   const { k } = plan;
+  if (used.length < plan.folds.length) {
+    const y = Float64Array.from(used.flatMap((j) => Array.from(plan.folds[j].validation.y)));
+    const sizes = used.map((j) => plan.folds[j].validation.n);
+    return pooledScore(plan.metric, plan.classes, sizes, used.map((j) => foldScores[j]), y, used.map((j) => outOfFold[j]));
+  }
   return mean(plan.pooled.map(({ y, sizes }, r) => pooledScore(plan.metric, plan.classes, sizes, foldScores.slice(r * k, (r + 1) * k), y, outOfFold.slice(r * k, (r + 1) * k))));
 }
 
 /** What one fold fit reads of a {@link TunePlan} (all a `dsgkit worker` rebuilds: src/distributed/tune.ts). */
-export type FitPlan = Pick<TunePlan, 'spec' | 'classes' | 'metric' | 'candidates' | 'steps' | 'folds'> & { readonly opts: Pick<TuneArgs, 'signal'> };
+export type FitPlan = Pick<TunePlan, 'spec' | 'classes' | 'metric' | 'candidates' | 'steps' | 'folds' | 'T' | 'budgeted'> & { readonly opts: Pick<TuneArgs, 'signal'> };
 
 /**
  * Runs (or continues) candidate `c` on fold `j` to iteration `to` — one
  * `spec.fit` — and scores it on the fold's validation rows with the metric
  * ranked by; `f` is its scores there (pooled over the folds by {@link pooledScore}).
+ * A learner halved over its budget fits `to/T` of its budget (`spec.tuneBudget`), the setting itself at T.
  */
 export async function runFold(plan: FitPlan, c: number, j: number, to: number, engine: EvaluatorOptions, states: Array<FitState | undefined>, meter: Pick<TuneMeter, 'done' | 'report'>): Promise<{ score: number; f: Float64Array }> {
   const { spec, classes, metric, opts } = plan;
-  const params = plan.candidates[c];
   const { train: ds, validation: va } = plan.folds[j];
+  const params = plan.budgeted && to < plan.T && spec.tuneBudget ? spec.tuneBudget(plan.candidates[c], to / plan.T, labeledCount(ds)) : plan.candidates[c];
   const continues = spec.capabilities.continues;
   const start = states[j];
   const fitted = await spec.fit({
@@ -524,6 +589,12 @@ export async function runFold(plan: FitPlan, c: number, j: number, to: number, e
   const rows = datasetRows(ds);
   const task = await fittedTask(fitted.predictor, rows, labeledDataset(rows), classes, spec.threshold, engine, params.seed as number);
   return { score: metricValue('accuracy', task, va.y, f), f };
+}
+
+function labeledCount(ds: Dataset): number {
+  let n = 0;
+  for (let i = 0; i < ds.n; i++) n += ds.labeled[i];
+  return n;
 }
 
 /**
@@ -553,7 +624,7 @@ function cvTable(plan: TunePlan, out: SearchOutcome): TuneRow[] {
     mean: mean(out.lastScores[c]),
     sd: sampleSd(out.lastScores[c]),
     folds: out.lastScores[c],
-    ...(plan.spec.capabilities.continues ? { t: out.reached[c] } : {}),
+    ...(plan.spec.capabilities.continues || plan.budgeted ? { t: out.reached[c] } : {}),
     status: c === out.winner ? 'best' : c === plan.defaultsId && out.reference ? 'reference' : out.droppedAfter.get(c) === rounds - 1 ? 'kept' : (`dropped after round ${out.droppedAfter.get(c)!}` as const),
   }));
 }

@@ -185,7 +185,8 @@ describe('tune (script API)', () => {
   }, 60_000);
 
   it('GKM ranks by the grid neighbourhood by default: the winner has the best mean over its neighbours, not necessarily the best own score', async () => {
-    const small = { data: await trainSet(), folds: 3, seed: 2, threads: 1, T: 200, grid: { sigma: [0.05, 0.2, 0.8], C: [1, 16, 256], Cprime: [1] }, metric: 'accuracy' } as const;
+    // A full grid, so every setting's final score is in the table (halving ranks by each round's neighbourhoods).
+    const small = { data: await trainSet(), folds: 3, seed: 2, threads: 1, T: 200, grid: { sigma: [0.05, 0.2, 0.8], C: [1, 16, 256], Cprime: [1] }, metric: 'accuracy', fullGrid: true } as const;
     const byRegion = await tune({ learner: 'gkm', ...small });
     const byOwn = await tune({ learner: 'gkm', ...small, select: 'best' });
     expect(byRegion.select).toBe('neighbourhood');
@@ -212,6 +213,27 @@ describe('tune (script API)', () => {
     expect(byOwn.table[0].neighbourhood).toBeUndefined();
     expect((byRegion.model.header.training.tune as { select: string }).select).toBe('neighbourhood');
     await expect(tune({ learner: 'gkm', ...small, select: 'nope' as never })).rejects.toThrow(/select must be one of best, neighbourhood/);
+  }, 60_000);
+
+  it('GKM is halved over its budget with restarts: cheap early fits on 2 folds, the last round the settings themselves on every fold, at a fraction of a full grid\'s fits', async () => {
+    const small = { data: await trainSet(), folds: 3, seed: 2, threads: 1, T: 200, grid: { sigma: [0.05, 0.2, 0.8], C: [1, 16, 256], Cprime: [1] }, metric: 'accuracy', select: 'best' } as const;
+    const halved = await tune({ learner: 'gkm', ...small });
+    const full = await tune({ learner: 'gkm', ...small, fullGrid: true });
+    const rounds = halved.rounds.filter((r) => !r.reference);
+    // 9 settings, η = 3: all 9 at T/9 of the budget, the best 3 at T/3, the best one in full.
+    expect(rounds.map((r) => [r.t, r.candidates.length])).toEqual([[1, 9], [3, 3], [9, 1]]);
+    expect(halved.model.header.training.tune!.halving).toEqual({ eta: 3, t0: 1, T: 9, budget: true, earlyFolds: 2 });
+    const winner = halved.table.find((r) => r.status === 'best')!;
+    for (const row of halved.table) expect(row.folds).toHaveLength(row.t === 9 ? 3 : 2);
+    // The winner's last round is its own setting at the full budget (T = 200) on every fold: the full grid's fold scores, bit for bit.
+    if (winner.id < 9) expect(winner.folds).toEqual(full.table[winner.id].folds);
+    // The defaults (σ₀, C = 64: not a grid point) are scored at their full budget on every fold, as in the full grid.
+    expect(halved.table[halved.defaultsId].folds).toEqual(full.table[full.defaultsId].folds);
+    expect(halved.table[halved.defaultsId].score).toBeLessThanOrEqual(halved.table[winner.id].score);
+    // Fits weighted by the fraction of the budget they ran: 9·2/9 + 3·2/3 + 1·3 + the defaults' 3 = 10 full fits, against 10·3.
+    const spent = halved.rounds.reduce((n, r) => n + (r.candidates.length * (r.t === 9 ? 3 : 2) * r.t) / 9, 0);
+    expect(spent).toBe(10);
+    expect(full.rounds.reduce((n, r) => n + r.candidates.length * 3, 0)).toBe(30);
   }, 60_000);
 
   it('refuses a bad grid with a UsageError naming it', () => {

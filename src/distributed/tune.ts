@@ -28,7 +28,7 @@ import { QueueError, UsageError } from '../errors.ts';
 import { learnerSpec } from '../learners/registry.ts';
 import type { FitState, Params } from '../learners/spec.ts';
 import type { MetricName, TaskClasses } from '../model/task.ts';
-import { runFold, type FitPlan, type TuneMeter, type TunePlan } from '../tune.ts';
+import { roundFolds, runFold, type FitPlan, type TuneMeter, type TunePlan } from '../tune.ts';
 import { runJobs } from './coordinator.ts';
 import { checkFields, checkUnderRoots, PayloadError } from './payload.ts';
 import { newRunId } from './queue.ts';
@@ -42,6 +42,8 @@ export interface TuneSetup {
   readonly folds: ReadonlyArray<{ readonly train: Dataset; readonly validation: Dataset }>;
   readonly candidates: readonly Params[];
   readonly steps: TunePlan['steps'];
+  readonly T: number;
+  readonly budgeted: boolean;
 }
 
 /** A `tune-unit` job's payload. */
@@ -100,6 +102,8 @@ export class TuneOnQueue {
       folds: plan.folds.map((f) => ({ train: f.train, validation: f.validation })),
       candidates: plan.candidates,
       steps: plan.steps,
+      T: plan.T,
+      budgeted: plan.budgeted,
     };
     const url = parseQueueUrl(opts.queue);
     if (opts.stateDir === undefined) throw new UsageError('tune with a queue needs stateDir: a folder every worker sees at the same path');
@@ -116,7 +120,7 @@ export class TuneOnQueue {
 
   /** Runs one halving round's (candidate, fold) fits as jobs; each candidate's fold scores and out-of-fold values, as the local round gives them. */
   async round(plan: TunePlan, current: HalvingStep, meter: Pick<TuneMeter, 'done' | 'report'>): Promise<{ scores: number[][]; outOfFold: Float64Array[][] }> {
-    const units = current.run.flatMap((c) => plan.folds.map((_, j) => [c, j] as const));
+    const units = current.run.flatMap((c) => roundFolds(plan, current.t).map((j) => [c, j] as const));
     const payloads: TuneUnitPayload[] = units.map(([c, j]) => ({ run: this.run, dir: this.dir, c, j, from: current.from, to: current.t }));
     const results = await runJobs<UnitResult>(payloads.map((data) => ({ name: 'tune-unit', data })), {
       url: this.url,
@@ -190,7 +194,7 @@ export async function runTuneUnit(p: TuneUnitPayload, ctx: UnitContext): Promise
   const fold = setup.folds[p.j];
   const params = setup.candidates[p.c];
   if (!fold || !params) throw new PayloadError(`tune-unit: no candidate ${p.c} or fold ${p.j} in ${p.dir}`);
-  const plan: FitPlan = { spec: learnerSpec(setup.learner), classes: setup.classes, metric: setup.metric, candidates: setup.candidates, steps: setup.steps as FitPlan['steps'], folds: setup.folds as FitPlan['folds'], opts: { signal: ctx.signal } };
+  const plan: FitPlan = { spec: learnerSpec(setup.learner), classes: setup.classes, metric: setup.metric, candidates: setup.candidates, steps: setup.steps as FitPlan['steps'], folds: setup.folds as FitPlan['folds'], T: setup.T, budgeted: setup.budgeted, opts: { signal: ctx.signal } };
   const states = new Array<FitState | undefined>(setup.folds.length).fill(undefined);
   if (p.from > 0) {
     let s: StoredState;

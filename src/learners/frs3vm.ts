@@ -28,7 +28,7 @@ import { samplingRng } from '../coordinator/loop.ts';
 import { RunShell } from '../coordinator/run-shell.ts';
 import { stepAt } from '../coordinator/step-size.ts';
 import { RandomFeaturePredictor } from '../model/predictor.ts';
-import { inMemory, KERNEL_PARAMS, powersOfTwoAround, RANDOM_FEATURE_PARAMS, randomFeaturesFor } from './common.ts';
+import { inMemory, KERNEL_PARAMS, sigmaLadder, RANDOM_FEATURE_PARAMS, randomFeaturesFor } from './common.ts';
 import { marginLoss, marginLossDerivative } from './margin-losses.ts';
 import { paperStep, S3VM_PARAMS, S3vmObjective, s3vmSettings, unlabeledLoss, unlabeledLossDerivative, type UnlabeledLoss } from './s3vm.ts';
 import { binarySources } from './sources.ts';
@@ -209,5 +209,7 @@ export const frs3vmSpec = {
     return out;
   },
   supervisedCase: { Cstar: 0 },
-  searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), C: [1, 10, 100], Cstar: [0, 0.1, 1, 10] }),
+  // Fewer epochs (at least one): tune's first rounds are cheap fits of every setting.
+  tuneBudget: (params, fraction) => ({ ...params, epochs: Math.max(1, Math.round((params.epochs as number) * fraction)) }),
+  searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0), C: [1, 10, 100], Cstar: [0, 0.1, 1, 10] }),
 } as const satisfies DirectLearnerSpec<typeof FRS3VM_PARAMS, 'frs3vm'>;

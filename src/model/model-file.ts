@@ -92,8 +92,15 @@ export interface TuneRecord {
   readonly metric: string;
   readonly select?: string;
   readonly sigma0: number;
+  /** The chosen σ over σ₀ (learners with a kernel scale). */
+  readonly sigmaRatio?: number;
   readonly space: Readonly<Record<string, readonly ParamValue[]>>;
-  readonly halving?: { readonly eta: number; readonly t0: number; readonly T: number };
+  /**
+   * The successive halving: over iterations, continued (loop learners), or with
+   * `budget` over the fraction t/T of the budget, restarted, the rounds before
+   * the last on the first `earlyFolds` folds (learners with `tuneBudget`).
+   */
+  readonly halving?: { readonly eta: number; readonly t0: number; readonly T: number; readonly budget?: true; readonly earlyFolds?: number };
   readonly table: readonly TuneTableRow[];
   readonly rounds: readonly TuneRoundRecord[];
   readonly blockEvaluations?: { readonly halving: number; readonly fullGrid: number; readonly fraction: number; readonly refit: number };

@@ -63,6 +63,9 @@ Options:
                        parameters named: 'sigma=0.5,1,2;lambda=0.001,0.01'
   --eta <η>            halving factor (default 3)
   --t0 <t>             iterations of the first round (default T/η^rounds, ≥ 10)
+  --full-grid          no halving: every setting runs its full budget on every
+                       fold (GKM, LapSVM and FRS3VM are otherwise halved over
+                       their budget: cheap early fits on 2 folds, restarted)
   --json               print the result (best, table, rounds, cost) as JSON
   --report <r>         also write <r>.html (a page to open in a browser: the
                        rounds drawn with the winner marked, the CV table, the
@@ -209,6 +212,7 @@ export const tuneCommand: Command = {
       grid: { type: 'string' },
       eta: { type: 'string' },
       t0: { type: 'string' },
+      'full-grid': { type: 'boolean' },
       json: { type: 'boolean' },
       report: { type: 'string' },
       queue: { type: 'string' },
@@ -258,6 +262,7 @@ export const tuneCommand: Command = {
           ...(select !== undefined ? { select } : {}),
           ...(eta !== undefined ? { eta } : {}),
           ...(t0 !== undefined ? { t0 } : {}),
+          ...(values['full-grid'] === true ? { fullGrid: true } : {}),
           ...(queue !== undefined ? { queue, stateDir } : {}),
           threads: settings.threads,
           signal,
@@ -285,7 +290,7 @@ export const tuneCommand: Command = {
       [
         '',
         `best        ${searched.map((k) => `${k} = ${fmt(result.best[k])}`).join(', ')}`,
-        `σ₀          ${fmt(result.sigma0)} (median heuristic)`,
+        `σ₀          ${fmt(result.sigma0)} (median heuristic)${result.sigmaRatio !== undefined ? `; chosen σ = ${fmt(result.sigmaRatio)}σ₀` : ''}`,
         ...(result.select === 'neighbourhood' ? ['selection   neighbourhood: ranked by the mean out-of-fold score of each setting and its grid neighbours'] : []),
         ...unlabeledLines(result.usesUnlabeled, result.table.some((row) => row.status === 'reference')),
         ...(cost.fullGrid > 0 ? [`cost        ${cost.halving.toLocaleString('en')} block evaluations per batch point over ${result.repeats > 1 ? `${result.repeats} × ` : ''}${result.folds} folds, ${(100 * cost.fraction).toFixed(1)}% of a full grid at T (${cost.fullGrid.toLocaleString('en')}); refit ${cost.refit.toLocaleString('en')}`] : []),
