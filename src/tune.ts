@@ -88,6 +88,14 @@ export interface TuneRunOptions {
    * the mean of that score over its grid neighbours (grid-neighbourhood.ts).
    */
   select?: TuneSelection;
+  /**
+   * What the search's pick must do against the learner's defaults (scored on
+   * every fold at T in any case): `cv` (default) score at least as well in CV,
+   * else the defaults are returned; `one-se` beat them by more than one
+   * standard error of the fold-by-fold differences — with few labeled rows a
+   * setting that wins CV by less than its noise is no safer bet than the defaults.
+   */
+  guard?: TuneGuard;
   /** Halving factor η ≥ 2 (default 3): each round keeps the best 1/η and runs η times longer. */
   eta?: number;
   /** Iterations of the first round (default: T/η^r with r = the rounds needed to reach one candidate, at least 10). */
@@ -150,6 +158,10 @@ export interface TuneResult {
   readonly cost: { readonly halving: number; readonly fullGrid: number; readonly fraction: number; readonly refit: number };
   /** The table row of the learner's defaults (a grid point, or one row more): the winner's CV score is never below its. */
   readonly defaultsId: number;
+  /** The guard applied ({@link TuneRunOptions.guard}). */
+  readonly guard: TuneGuard;
+  /** The search's pick (before the `one-se` guard) against the defaults: its CV gain and the gain's standard error. */
+  readonly overDefaults: OverDefaults;
   /**
    * Semi-supervised learners: whether the chosen setting uses the unlabeled
    * rows — false when it is the learner's supervised special case (e.g. γ = 1),
@@ -159,7 +171,7 @@ export interface TuneResult {
 }
 
 /** Keys of {@link TuneOptions} that are not learner parameters. */
-const TUNE_KEYS = new Set(['learner', 'data', 'read', 'positive', 'folds', 'repeats', 'metric', 'select', 'grid', 'eta', 't0', 'fullGrid', 'threads', 'cacheBytes', 'parallelMinWork', 'onProgress', 'onWarning', 'signal', 'queue', 'stateDir']);
+const TUNE_KEYS = new Set(['learner', 'data', 'read', 'positive', 'folds', 'repeats', 'metric', 'select', 'grid', 'eta', 't0', 'fullGrid', 'guard', 'threads', 'cacheBytes', 'parallelMinWork', 'onProgress', 'onWarning', 'signal', 'queue', 'stateDir']);
 
 /**
  * The candidates of a search space: every combination, the last parameter varying fastest.
@@ -213,21 +225,28 @@ function defaultT0(n: number, eta: number, T: number): number {
 }
 
 /**
- * Folds the early rounds of a budget halving score on (the first of the first
- * draw): a cheap fit on 2 of 5 folds ranks a setting well enough to drop the
- * worst 2/3; the last round, which picks the winner, scores on every fold.
+ * Validation rows the early rounds of a budget halving score on, at least:
+ * the noise of a fold score depends on how many rows it counts, not on the
+ * share of the folds, so a large set drops its worst settings on a fold or
+ * two while a small one (where fits are cheap anyway) uses every fold; the
+ * last round, which picks the winner, scores on every fold.
  */
-export const EARLY_FOLDS = 2;
+export const EARLY_VALIDATION_ROWS = 200;
 
 /**
  * The folds (indices into `plan.folds`) a round to `t` scores on: every fold,
- * or for a learner halved over its budget the first {@link EARLY_FOLDS} until t = T.
+ * or for a learner halved over its budget, until t = T, the first folds of
+ * the first draw that hold {@link EARLY_VALIDATION_ROWS} validation rows.
  *
  * @example
- * roundFolds({ budgeted: true, T: 27, k: 5, folds }, 3); // [0, 1]
+ * roundFolds(plan, 3); // [0, 1] with 5 folds of 147 validation rows each, T = 81
  */
 export function roundFolds(plan: Pick<TunePlan, 'budgeted' | 'T' | 'k' | 'folds'>, t: number): number[] {
-  const count = plan.budgeted && t < plan.T ? Math.min(plan.k, EARLY_FOLDS) : plan.folds.length;
+  let count = plan.folds.length;
+  if (plan.budgeted && t < plan.T) {
+    let rows = 0;
+    for (count = 0; count < plan.k && rows < EARLY_VALIDATION_ROWS; count++) rows += plan.folds[count].validation.n;
+  }
   return Array.from({ length: count }, (_, j) => j);
 }
 
@@ -253,6 +272,7 @@ export interface TunePlan {
   readonly folds: readonly LabeledFold[];
   readonly metric: MetricName;
   readonly select: TuneSelection;
+  readonly guard: TuneGuard;
   readonly eta: number;
   readonly t0: number;
   /**
@@ -264,7 +284,7 @@ export interface TunePlan {
   /**
    * Whether the learner does not continue but is halved over its budget with
    * restarts (`spec.tuneBudget`): round t fits every candidate on t/T of its
-   * budget, on the first {@link EARLY_FOLDS} folds only until the last round.
+   * budget, on the first folds only ({@link roundFolds}) until the last round.
    */
   readonly budgeted: boolean;
   readonly halving: HalvingOptions;
@@ -290,7 +310,22 @@ interface SearchOutcome {
   readonly winner: number;
   /** Whether the defaults ran a reference round of their own (they were dropped, or are not a grid point). */
   readonly reference: boolean;
+  /** The search's pick against the defaults (see {@link TuneResult.overDefaults}). */
+  readonly overDefaults: OverDefaults;
 }
+
+/** A pick's cross-validated gain over the learner's defaults, and its standard error. */
+export interface OverDefaults {
+  /** Its score minus the defaults' (the score ranked by, on every fold at T); 0 when the pick is the defaults. */
+  readonly gain: number;
+  /** The standard error of the gain: the sample sd of the fold-by-fold differences over √(folds). */
+  readonly se: number;
+}
+
+/** The guards `tune` puts between the search's pick and the defaults. */
+export const TUNE_GUARDS = ['cv', 'one-se'] as const;
+/** One of {@link TUNE_GUARDS} (see {@link TuneRunOptions.guard}). */
+export type TuneGuard = (typeof TUNE_GUARDS)[number];
 
 /** The progress a tune run reports, in units of {@link TunePlan.total}. */
 export class TuneMeter {
@@ -357,11 +392,13 @@ export async function tuneModel(opts: TuneArgs): Promise<TuneResult> {
     table,
     rounds: outcome.rounds,
     blockEvaluations: cost,
+    guard: plan.guard,
+    overDefaults: outcome.overDefaults,
     ...(usesUnlabeled !== undefined ? { usesUnlabeled } : {}),
   };
   const withTable = new Model({ ...model.header, training: { ...model.header.training, tune: record } }, model.predictor);
   const { metric, select, k: folds, repeats, sigma0 } = plan;
-  return { best, table, rounds: outcome.rounds, model: withTable, sigma0, ...(sigmaRatio !== undefined ? { sigmaRatio } : {}), metric: METRICS[metric].title, select, folds, repeats, cost, defaultsId: plan.defaultsId, ...(usesUnlabeled !== undefined ? { usesUnlabeled } : {}) };
+  return { best, table, rounds: outcome.rounds, model: withTable, sigma0, ...(sigmaRatio !== undefined ? { sigmaRatio } : {}), metric: METRICS[metric].title, select, folds, repeats, cost, defaultsId: plan.defaultsId, guard: plan.guard, overDefaults: outcome.overDefaults, ...(usesUnlabeled !== undefined ? { usesUnlabeled } : {}) };
 }
 
 /** Validates the options, reads and scales the data, and lays out the candidates, folds and halving rounds. */
@@ -379,6 +416,8 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   const eta = whole(opts.eta, 3, 2, 'eta');
   const select = opts.select ?? spec.tuneSelection ?? 'best';
   if (!TUNE_SELECTIONS.includes(select)) throw new UsageError(`select must be one of ${TUNE_SELECTIONS.join(', ')}, got ${String(opts.select)}`);
+  const guard = opts.guard ?? 'cv';
+  if (!TUNE_GUARDS.includes(guard)) throw new UsageError(`guard must be one of ${TUNE_GUARDS.join(', ')}, got ${String(opts.guard)}`);
   const fixedGiven: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(opts)) if (!TUNE_KEYS.has(key)) fixedGiven[key] = value;
   const fixed = resolveParams(spec, fixedGiven);
@@ -419,7 +458,7 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   const steps = candidates.map((c) => resolveStep(spec, c, {}));
   const pooled = splits.map((split) => ({ y: Float64Array.from(split.flatMap((f) => Array.from(f.validation.y))), sizes: split.map((f) => f.validation.n) }));
   return {
-    spec, opts, raw, classes, sigma0, space, candidates, gridCount: grid.length, defaultsId, steps, k, repeats, pooled, folds, metric, select,
+    spec, opts, raw, classes, sigma0, space, candidates, gridCount: grid.length, defaultsId, steps, k, repeats, pooled, folds, metric, select, guard,
     eta, t0, T, budgeted, halving, roundCount: rounds.length, threads, onWarning, planned, refitCost, total,
   };
 }
@@ -453,7 +492,7 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter): Promise<Searc
   const states: Array<Array<FitState | undefined>> = candidates.map(() => folds.map(() => undefined));
   const out: SearchOutcome = {
     lastScores: candidates.map(() => []), lastPooled: candidates.map(() => NaN), lastNeighbourhood: candidates.map(() => NaN),
-    reached: candidates.map(() => 0), droppedAfter: new Map(), rounds: [], winner: 0, reference: false,
+    reached: candidates.map(() => 0), droppedAfter: new Map(), rounds: [], winner: 0, reference: false, overDefaults: { gain: 0, se: 0 },
   };
   let winner = 0;
   let reference = false;
@@ -490,10 +529,25 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter): Promise<Searc
     await pool?.close();
     await remote?.close();
   }
-  // Never a winner worse in CV than the learner's defaults.
+  // Never a winner worse in CV than the learner's defaults; with `one-se`, none less than a standard error better.
   const d = plan.defaultsId;
   if (d !== winner && out.lastPooled[d] >= out.lastPooled[winner]) winner = d;
-  return { ...out, winner, reference };
+  const overDefaults = gainOverDefaults(out.lastPooled, out.lastScores, winner, d);
+  if (plan.guard === 'one-se' && winner !== d && overDefaults.gain <= overDefaults.se) winner = d;
+  return { ...out, winner, reference, overDefaults };
+}
+
+/**
+ * The pick's CV gain over the defaults and its standard error from the
+ * fold-by-fold differences (both scored on every fold at T).
+ *
+ * @example
+ * gainOverDefaults([0.9, 0.8], [[0.9, 0.95, 0.85], [0.8, 0.85, 0.75]], 0, 1); // { gain: 0.1, se: 0 }
+ */
+export function gainOverDefaults(pooled: readonly number[], foldScores: readonly (readonly number[])[], pick: number, defaults: number): OverDefaults {
+  if (pick === defaults) return { gain: 0, se: 0 };
+  const diffs = foldScores[pick].map((v, j) => v - foldScores[defaults][j]);
+  return { gain: pooled[pick] - pooled[defaults], se: diffs.length > 1 ? sampleSd(diffs) / Math.sqrt(diffs.length) : 0 };
 }
 
 /**

@@ -61,6 +61,27 @@ describe('tune: safe selection', () => {
     expect(ref.length).toBeLessThanOrEqual(1);
     if (ref.length === 1) expect(ref[0].candidates).toEqual([r.defaultsId]);
   }, 120_000);
+
+  it('reports the pick\'s CV gain over the defaults with its standard error; guard one-se returns the defaults unless the gain exceeds it', async () => {
+    const run = { learner: 'tsgs3vm', data: await trainSet(), T: 20, m: 8, batchSize: 8, seed: 3, folds: 3, grid: { C: [1, 10, 100], Cstar: [0, 1] }, threads: 1 } as const;
+    const plain = await tune(run);
+    const guarded = await tune({ ...run, guard: 'one-se' });
+    expect(plain.guard).toBe('cv');
+    expect(guarded.guard).toBe('one-se');
+    // The same search either way; the gain is the pick's score minus the defaults', its se from the fold-by-fold differences.
+    expect(guarded.overDefaults).toEqual(plain.overDefaults);
+    const pick = plain.table.find((row) => row.status === 'best')!;
+    const d = plain.table[plain.defaultsId];
+    expect(plain.overDefaults.gain).toBeCloseTo(pick.score - d.score, 12);
+    const diffs = pick.folds.map((v, j) => v - d.folds[j]);
+    const m = diffs.reduce((a, b) => a + b, 0) / diffs.length;
+    const se = pick.id === d.id ? 0 : Math.sqrt(diffs.reduce((a, v) => a + (v - m) ** 2, 0) / (diffs.length - 1) / diffs.length);
+    expect(plain.overDefaults.se).toBeCloseTo(se, 12);
+    const chosen = guarded.table.find((row) => row.status === 'best')!.id;
+    expect(chosen).toBe(plain.overDefaults.gain > plain.overDefaults.se ? pick.id : plain.defaultsId);
+    expect(guarded.model.header.training.tune!.overDefaults).toEqual(plain.overDefaults);
+    await expect(tune({ ...run, guard: 'nope' as never })).rejects.toThrow(/guard must be one of cv, one-se/);
+  }, 120_000);
 });
 
 describe('tune (script API)', () => {
@@ -215,8 +236,10 @@ describe('tune (script API)', () => {
     await expect(tune({ learner: 'gkm', ...small, select: 'nope' as never })).rejects.toThrow(/select must be one of best, neighbourhood/);
   }, 60_000);
 
-  it('GKM is halved over its budget with restarts: cheap early fits on 2 folds, the last round the settings themselves on every fold, at a fraction of a full grid\'s fits', async () => {
-    const small = { data: await trainSet(), folds: 3, seed: 2, threads: 1, T: 200, grid: { sigma: [0.05, 0.2, 0.8], C: [1, 16, 256], Cprime: [1] }, metric: 'accuracy', select: 'best' } as const;
+  it('GKM is halved over its budget with restarts: cheap early fits on the first folds, the last round the settings themselves on every fold, at a fraction of a full grid\'s fits', async () => {
+    // 450 labeled rows in 3 folds of 150: the early rounds score on the first 2 folds (≥ EARLY_VALIDATION_ROWS = 200 rows).
+    const data = splitDataset(await readDataset('data/breast_cancer.arrow'), { labeled: 450, seed: 4 }).train;
+    const small = { data, folds: 3, seed: 2, threads: 1, T: 200, grid: { sigma: [0.05, 0.2, 0.8], C: [1, 16, 256], Cprime: [1] }, metric: 'accuracy', select: 'best' } as const;
     const halved = await tune({ learner: 'gkm', ...small });
     const full = await tune({ learner: 'gkm', ...small, fullGrid: true });
     const rounds = halved.rounds.filter((r) => !r.reference);

@@ -104,6 +104,10 @@ export interface TuneRecord {
   readonly table: readonly TuneTableRow[];
   readonly rounds: readonly TuneRoundRecord[];
   readonly blockEvaluations?: { readonly halving: number; readonly fullGrid: number; readonly fraction: number; readonly refit: number };
+  /** The guard between the search's pick and the defaults (tune.ts: TuneRunOptions.guard). */
+  readonly guard?: string;
+  /** The search's pick against the defaults: CV gain and its standard error. */
+  readonly overDefaults?: { readonly gain: number; readonly se: number };
   /** Semi-supervised learners: false when the chosen setting is the learner's supervised special case (CV judged the unlabeled rows not to help). */
   readonly usesUnlabeled?: boolean;
 }

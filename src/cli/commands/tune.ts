@@ -2,7 +2,7 @@
 import cliProgress from 'cli-progress';
 import { CancelledError, UsageError } from '../../errors.ts';
 import { LEARNER_NAMES, LEARNERS } from '../../api.ts';
-import { parseGrid, tuneModel, type TuneProgress, type TuneResult, type TuneRow, type TuneSelection } from '../../tune.ts';
+import { parseGrid, tuneModel, type TuneProgress, type TuneResult, type TuneRow, type TuneSelection, type TuneGuard } from '../../tune.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { checkOutputs } from '../outputs.ts';
 import { parseQueueUrl } from '../../distributed/redis-url.ts';
@@ -63,6 +63,9 @@ Options:
                        parameters named: 'sigma=0.5,1,2;lambda=0.001,0.01'
   --eta <η>            halving factor (default 3)
   --t0 <t>             iterations of the first round (default T/η^rounds, ≥ 10)
+  --guard <rule>       what the pick must do against the defaults: cv (score at
+                       least as well in CV; default) or one-se (beat them by
+                       more than one standard error of the fold differences)
   --full-grid          no halving: every setting runs its full budget on every
                        fold (GKM, LapSVM and FRS3VM are otherwise halved over
                        their budget: cheap early fits on 2 folds, restarted)
@@ -213,6 +216,7 @@ export const tuneCommand: Command = {
       eta: { type: 'string' },
       t0: { type: 'string' },
       'full-grid': { type: 'boolean' },
+      guard: { type: 'string' },
       json: { type: 'boolean' },
       report: { type: 'string' },
       queue: { type: 'string' },
@@ -263,6 +267,8 @@ export const tuneCommand: Command = {
           ...(eta !== undefined ? { eta } : {}),
           ...(t0 !== undefined ? { t0 } : {}),
           ...(values['full-grid'] === true ? { fullGrid: true } : {}),
+          // tune() checks it (one of TUNE_GUARDS).
+          ...(typeof values.guard === 'string' ? { guard: values.guard as TuneGuard } : {}),
           ...(queue !== undefined ? { queue, stateDir } : {}),
           threads: settings.threads,
           signal,
