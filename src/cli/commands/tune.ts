@@ -299,6 +299,7 @@ export const tuneCommand: Command = {
         `σ₀          ${fmt(result.sigma0)} (median heuristic)${result.sigmaRatio !== undefined ? `; chosen σ = ${fmt(result.sigmaRatio)}σ₀` : ''}`,
         ...(result.select === 'neighbourhood' ? ['selection   neighbourhood: ranked by the mean out-of-fold score of each setting and its grid neighbours'] : []),
         ...unlabeledLines(result.usesUnlabeled, result.table.some((row) => row.status === 'reference')),
+        `defaults    the search's pick gains ${result.overDefaults.gain >= 0 ? '+' : '−'}${fmt(Math.abs(result.overDefaults.gain))} ± ${fmt(result.overDefaults.se)} (one se) over them in CV${result.guard === 'one-se' ? ' (guard one-se: kept only above one se)' : ''}`,
         ...(cost.fullGrid > 0 ? [`cost        ${cost.halving.toLocaleString('en')} block evaluations per batch point over ${result.repeats > 1 ? `${result.repeats} × ` : ''}${result.folds} folds, ${(100 * cost.fraction).toFixed(1)}% of a full grid at T (${cost.fullGrid.toLocaleString('en')}); refit ${cost.refit.toLocaleString('en')}`] : []),
         `wall time   ${formatDuration(wallMs)}`,
         `model       ${out}`,
