@@ -225,6 +225,23 @@ function defaultT0(n: number, eta: number, T: number): number {
 }
 
 /**
+ * The rounds of a budget halving before the last: budgets 1/η³, 1/η², 1/η of
+ * the full one (η = 3: 1/27, 1/9, 1/3), then the full budget. Much less than
+ * 1/27 and a fit of a few steps says little of the setting (FRS3VM at 1/81 of
+ * its 10 epochs on 81 unlabeled rows is 2 SGD steps; GKM at 1/81 of T =
+ * 1,000, 12 iterations). The field is cut by the smallest whole c ≥ η with
+ * c³ ≥ n per round, so one setting is left for the full budget whatever n.
+ */
+export const BUDGET_RUNGS = 3;
+
+/** The cut per round of a budget halving of n settings: the smallest whole c ≥ η with c^{@link BUDGET_RUNGS} ≥ n. */
+function budgetCut(n: number, eta: number): number {
+  let c = eta;
+  while (c ** BUDGET_RUNGS < n) c++;
+  return c;
+}
+
+/**
  * Validation rows the early rounds of a budget halving score on, at least:
  * the noise of a fold score depends on how many rows it counts, not on the
  * share of the folds, so a large set drops its worst settings on a fold or
@@ -277,8 +294,8 @@ export interface TunePlan {
   readonly t0: number;
   /**
    * The target iterations (learners that continue); for learners halved over
-   * their budget ({@link TunePlan.budgeted}) η^r, a round at t fitting t/T of
-   * the budget; else 1.
+   * their budget ({@link TunePlan.budgeted}) η^{@link BUDGET_RUNGS}, a round at t
+   * fitting t/T of the budget; else 1.
    */
   readonly T: number;
   /**
@@ -388,7 +405,7 @@ export async function tuneModel(opts: TuneArgs): Promise<TuneResult> {
     sigma0: plan.sigma0,
     ...(sigmaRatio !== undefined ? { sigmaRatio } : {}),
     space: plan.space,
-    ...(plan.spec.capabilities.continues || plan.budgeted ? { halving: { eta: plan.eta, t0: plan.t0, T: plan.T, ...(plan.budgeted ? { budget: true as const, earlyFolds: roundFolds(plan, 0).length } : {}) } } : {}),
+    ...(plan.spec.capabilities.continues || plan.budgeted ? { halving: { eta: plan.eta, t0: plan.t0, T: plan.T, ...(plan.budgeted ? { budget: true as const, cut: plan.halving.cut!, earlyFolds: roundFolds(plan, 0).length } : {}) } } : {}),
     table,
     rounds: outcome.rounds,
     blockEvaluations: cost,
@@ -446,10 +463,10 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   const fullGrid = opts.fullGrid === true;
   if (fullGrid && opts.t0 !== undefined) throw new UsageError('t0 and fullGrid exclude each other (a full grid runs every setting to T)');
   const budgeted = !continues && !fullGrid && spec.tuneBudget !== undefined && grid.length > 1;
-  const T = continues ? (fixed.T as number) : budgeted ? eta ** roundsToOne(grid.length, eta) : 1;
+  const T = continues ? (fixed.T as number) : budgeted ? eta ** BUDGET_RUNGS : 1;
   const t0 = fullGrid ? T : continues ? (opts.t0 ?? defaultT0(grid.length, eta, T)) : budgeted ? (opts.t0 ?? 1) : 1;
   if (!Number.isSafeInteger(t0) || t0 < 1 || t0 > T) throw new UsageError(`t0 must be a whole number in [1, T = ${T}], got ${String(opts.t0)}`);
-  const halving: HalvingOptions = { t0, eta, T };
+  const halving: HalvingOptions = { t0, eta, T, ...(budgeted ? { cut: budgetCut(grid.length, eta) } : {}) };
   const rounds = halvingPlan(grid.length, halving);
   const planned = rounds.reduce((sum, r, i) => sum + r.count * continuationCost(i === 0 ? 0 : rounds[i - 1].t, r.t), 0) * folds.length;
   const refitCost = continues ? continuationCost(0, T) : 0;

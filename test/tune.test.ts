@@ -243,19 +243,19 @@ describe('tune (script API)', () => {
     const halved = await tune({ learner: 'gkm', ...small });
     const full = await tune({ learner: 'gkm', ...small, fullGrid: true });
     const rounds = halved.rounds.filter((r) => !r.reference);
-    // 9 settings, η = 3: all 9 at T/9 of the budget, the best 3 at T/3, the best one in full.
-    expect(rounds.map((r) => [r.t, r.candidates.length])).toEqual([[1, 9], [3, 3], [9, 1]]);
-    expect(halved.model.header.training.tune!.halving).toEqual({ eta: 3, t0: 1, T: 9, budget: true, earlyFolds: 2 });
+    // 9 settings, η = 3: all 9 at 1/27 of the budget, the best 3 at 3/27, the best one in full (T = 27).
+    expect(rounds.map((r) => [r.t, r.candidates.length])).toEqual([[1, 9], [3, 3], [27, 1]]);
+    expect(halved.model.header.training.tune!.halving).toEqual({ eta: 3, t0: 1, T: 27, budget: true, cut: 3, earlyFolds: 2 });
     const winner = halved.table.find((r) => r.status === 'best')!;
-    for (const row of halved.table) expect(row.folds).toHaveLength(row.t === 9 ? 3 : 2);
+    for (const row of halved.table) expect(row.folds).toHaveLength(row.t === 27 ? 3 : 2);
     // The winner's last round is its own setting at the full budget (T = 200) on every fold: the full grid's fold scores, bit for bit.
     if (winner.id < 9) expect(winner.folds).toEqual(full.table[winner.id].folds);
     // The defaults (σ₀, C = 64: not a grid point) are scored at their full budget on every fold, as in the full grid.
     expect(halved.table[halved.defaultsId].folds).toEqual(full.table[full.defaultsId].folds);
     expect(halved.table[halved.defaultsId].score).toBeLessThanOrEqual(halved.table[winner.id].score);
-    // Fits weighted by the fraction of the budget they ran: 9·2/9 + 3·2/3 + 1·3 + the defaults' 3 = 10 full fits, against 10·3.
-    const spent = halved.rounds.reduce((n, r) => n + (r.candidates.length * (r.t === 9 ? 3 : 2) * r.t) / 9, 0);
-    expect(spent).toBe(10);
+    // Fits weighted by the fraction of the budget they ran: 9·2/27 + 3·2·3/27 + 1·3 + the defaults' 3 = 6.67 full fits, against 10·3.
+    const spent = halved.rounds.reduce((n, r) => n + (r.candidates.length * (r.t === 27 ? 3 : 2) * r.t) / 27, 0);
+    expect(spent).toBeCloseTo(20 / 3, 12);
     expect(full.rounds.reduce((n, r) => n + r.candidates.length * 3, 0)).toBe(30);
   }, 60_000);
 

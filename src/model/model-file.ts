@@ -97,10 +97,11 @@ export interface TuneRecord {
   readonly space: Readonly<Record<string, readonly ParamValue[]>>;
   /**
    * The successive halving: over iterations, continued (loop learners), or with
-   * `budget` over the fraction t/T of the budget, restarted, the rounds before
-   * the last on the first `earlyFolds` folds (learners with `tuneBudget`).
+   * `budget` over the fraction t/T of the budget, restarted, the field cut by
+   * `cut` per round, the rounds before the last on the first `earlyFolds` folds
+   * (learners with `tuneBudget`).
    */
-  readonly halving?: { readonly eta: number; readonly t0: number; readonly T: number; readonly budget?: true; readonly earlyFolds?: number };
+  readonly halving?: { readonly eta: number; readonly t0: number; readonly T: number; readonly budget?: true; readonly cut?: number; readonly earlyFolds?: number };
   readonly table: readonly TuneTableRow[];
   readonly rounds: readonly TuneRoundRecord[];
   readonly blockEvaluations?: { readonly halving: number; readonly fullGrid: number; readonly fraction: number; readonly refit: number };
