@@ -209,7 +209,8 @@ async function runDsgkit(m: DsgkitMethod, task: Task, trainSet: Dataset, testSet
   if (m.mode === 'tune') {
     const r = await tune({ learner: m.learner, data: trainSet, ...run, onProgress: () => undefined });
     model = r.model;
-    params = { ...r.best };
+    // The chosen σ/σ₀ and the pick's CV gain over the defaults (± se): what docs/tuning.md reports per set.
+    params = { ...r.best, ...(r.sigmaRatio !== undefined ? { sigmaRatio: r.sigmaRatio } : {}), overDefaults: r.overDefaults };
   } else {
     model = await train({ learner: m.learner, data: trainSet, ...run });
   }

@@ -52,7 +52,7 @@ export {
   type TrainingRecord,
   type TuneRecord,
 } from './api.ts';
-export { tune, type TuneOptions, type TuneRunOptions, type TuneResult, type TuneRow, type TuneRound, type TuneProgress, type TuneSelection, TUNE_SELECTIONS } from './tune.ts';
+export { tune, type TuneOptions, type TuneRunOptions, type TuneResult, type TuneRow, type TuneRound, type TuneProgress, type TuneSelection, TUNE_SELECTIONS, type TuneGuard, TUNE_GUARDS, type OverDefaults } from './tune.ts';
 export { scaling, scalingChart, scalingTable, type ScalingOptions, type ScalingResult, type ScalingRow } from './scaling.ts';
 export { startTraining, type TrainingHandle, type TrainingHooks } from './trainer-handle.ts';
 export { readDataset, formatOf, type ReadDatasetOptions } from './data/index.ts';

@@ -91,10 +91,24 @@ export interface TuneRunOptions {
    * the mean of that score over its grid neighbours (grid-neighbourhood.ts).
    */
   select?: TuneSelection;
+  /**
+   * What the search's pick must do against the learner's defaults (scored on
+   * every fold at T in any case): `cv` (default) score at least as well in CV,
+   * else the defaults are returned; `one-se` beat them by more than one
+   * standard error of the fold-by-fold differences — with few labeled rows a
+   * setting that wins CV by less than its noise is no safer bet than the defaults.
+   */
+  guard?: TuneGuard;
   /** Halving factor η ≥ 2 (default 3): each round keeps the best 1/η and runs η times longer. */
   eta?: number;
   /** Iterations of the first round (default: T/η^r with r = the rounds needed to reach one candidate, at least 10). */
   t0?: number;
+  /**
+   * No halving: every candidate runs its full budget on every fold (default
+   * false). For loop learners the same as `t0: T`; learners halved over their
+   * budget (GKM, LapSVM, FRS3VM: `spec.tuneBudget`) then fit every setting in full.
+   */
+  fullGrid?: boolean;
   threads?: number;
   cacheBytes?: number;
   parallelMinWork?: number;
@@ -132,6 +146,12 @@ export interface TuneResult {
   /** The winner refit on all training rows (its header's `training.tune` holds the table). */
   readonly model: Model;
   readonly sigma0: number;
+  /**
+   * The chosen σ over σ₀ (learners with a kernel scale): how far the median
+   * heuristic was from the σ cross-validation chose, e.g. 16 when the winner
+   * has σ = 16σ₀.
+   */
+  readonly sigmaRatio?: number;
   readonly metric: string;
   /** The selection rule the rounds ranked by. */
   readonly select: TuneSelection;
@@ -145,6 +165,10 @@ export interface TuneResult {
   readonly cost: { readonly halving: number; readonly fullGrid: number; readonly fraction: number; readonly refit: number };
   /** The table row of the learner's defaults (a grid point, or one row more): the winner's CV score is never below its. */
   readonly defaultsId: number;
+  /** The guard applied ({@link TuneRunOptions.guard}). */
+  readonly guard: TuneGuard;
+  /** The search's pick (before the `one-se` guard) against the defaults: its CV gain and the gain's standard error. */
+  readonly overDefaults: OverDefaults;
   /**
    * Semi-supervised learners: whether the chosen setting uses the unlabeled
    * rows — false when it is the learner's supervised special case (e.g. γ = 1),
@@ -154,7 +178,7 @@ export interface TuneResult {
 }
 
 /** Keys of {@link TuneOptions} that are not learner parameters. */
-const TUNE_KEYS = new Set(['learner', 'data', 'read', 'positive', 'folds', 'repeats', 'metric', 'select', 'grid', 'eta', 't0', 'threads', 'cacheBytes', 'parallelMinWork', 'onProgress', 'onWarning', 'signal', 'queue', 'stateDir', 'stateInlineBytes', 'refit']);
+const TUNE_KEYS = new Set(['learner', 'data', 'read', 'positive', 'folds', 'repeats', 'metric', 'select', 'grid', 'eta', 't0', 'fullGrid', 'guard', 'threads', 'cacheBytes', 'parallelMinWork', 'onProgress', 'onWarning', 'signal', 'queue', 'stateDir', 'stateInlineBytes', 'refit']);
 
 /**
  * The candidates of a search space: every combination, the last parameter varying fastest.
@@ -198,11 +222,59 @@ function checkGridValues(spec: LearnerSpec, key: string, values: readonly unknow
   return values.map((v) => checkParam(`${prefix}${key}`, decl, v));
 }
 
-/** The first round's iterations: T/η^r, r = the rounds halving needs to reach one candidate, at least 10 (and at most T). */
-function defaultT0(n: number, eta: number, T: number): number {
+/** The rounds halving needs to take n candidates down to one, keeping 1/η each round. */
+function roundsToOne(n: number, eta: number): number {
   let rounds = 0;
   for (let c = n; c > 1; c = Math.floor(c / eta)) rounds++;
-  return Math.min(T, Math.max(10, Math.floor(T / eta ** rounds)));
+  return rounds;
+}
+
+/** The first round's iterations: T/η^r, r = the rounds halving needs to reach one candidate, at least 10 (and at most T). */
+function defaultT0(n: number, eta: number, T: number): number {
+  return Math.min(T, Math.max(10, Math.floor(T / eta ** roundsToOne(n, eta))));
+}
+
+/**
+ * The rounds of a budget halving before the last: budgets 1/η³, 1/η², 1/η of
+ * the full one (η = 3: 1/27, 1/9, 1/3), then the full budget. Much less than
+ * 1/27 and a fit of a few steps says little of the setting (FRS3VM at 1/81 of
+ * its 10 epochs on 81 unlabeled rows is 2 SGD steps; GKM at 1/81 of T =
+ * 1,000, 12 iterations). The field is cut by the smallest whole c ≥ η with
+ * c³ ≥ n per round, so one setting is left for the full budget whatever n.
+ */
+export const BUDGET_RUNGS = 3;
+
+/** The cut per round of a budget halving of n settings: the smallest whole c ≥ η with c^{@link BUDGET_RUNGS} ≥ n. */
+function budgetCut(n: number, eta: number): number {
+  let c = eta;
+  while (c ** BUDGET_RUNGS < n) c++;
+  return c;
+}
+
+/**
+ * Validation rows the early rounds of a budget halving score on, at least:
+ * the noise of a fold score depends on how many rows it counts, not on the
+ * share of the folds, so a large set drops its worst settings on a fold or
+ * two while a small one (where fits are cheap anyway) uses every fold; the
+ * last round, which picks the winner, scores on every fold.
+ */
+export const EARLY_VALIDATION_ROWS = 200;
+
+/**
+ * The folds (indices into `plan.folds`) a round to `t` scores on: every fold,
+ * or for a learner halved over its budget, until t = T, the first folds of
+ * the first draw that hold {@link EARLY_VALIDATION_ROWS} validation rows.
+ *
+ * @example
+ * roundFolds(plan, 3); // [0, 1] with 5 folds of 147 validation rows each, T = 81
+ */
+export function roundFolds(plan: Pick<TunePlan, 'budgeted' | 'T' | 'k' | 'folds'>, t: number): number[] {
+  let count = plan.folds.length;
+  if (plan.budgeted && t < plan.T) {
+    let rows = 0;
+    for (count = 0; count < plan.k && rows < EARLY_VALIDATION_ROWS; count++) rows += plan.folds[count].validation.n;
+  }
+  return Array.from({ length: count }, (_, j) => j);
 }
 
 /** Everything a search is: the learner, the data and its folds, the candidates, the halving plan and its cost. */
@@ -227,10 +299,21 @@ export interface TunePlan {
   readonly folds: readonly LabeledFold[];
   readonly metric: MetricName;
   readonly select: TuneSelection;
+  readonly guard: TuneGuard;
   readonly eta: number;
   readonly t0: number;
-  /** The target iterations (learners that continue), else 1. */
+  /**
+   * The target iterations (learners that continue); for learners halved over
+   * their budget ({@link TunePlan.budgeted}) η^{@link BUDGET_RUNGS}, a round at t
+   * fitting t/T of the budget; else 1.
+   */
   readonly T: number;
+  /**
+   * Whether the learner does not continue but is halved over its budget with
+   * restarts (`spec.tuneBudget`): round t fits every candidate on t/T of its
+   * budget, on the first folds only ({@link roundFolds}) until the last round.
+   */
+  readonly budgeted: boolean;
   readonly halving: HalvingOptions;
   /** Rounds of the halving plan. */
   readonly roundCount: number;
@@ -254,7 +337,22 @@ interface SearchOutcome {
   readonly winner: number;
   /** Whether the defaults ran a reference round of their own (they were dropped, or are not a grid point). */
   readonly reference: boolean;
+  /** The search's pick against the defaults (see {@link TuneResult.overDefaults}). */
+  readonly overDefaults: OverDefaults;
 }
+
+/** A pick's cross-validated gain over the learner's defaults, and its standard error. */
+export interface OverDefaults {
+  /** Its score minus the defaults' (the score ranked by, on every fold at T); 0 when the pick is the defaults. */
+  readonly gain: number;
+  /** The standard error of the gain: the sample sd of the fold-by-fold differences over √(folds). */
+  readonly se: number;
+}
+
+/** The guards `tune` puts between the search's pick and the defaults. */
+export const TUNE_GUARDS = ['cv', 'one-se'] as const;
+/** One of {@link TUNE_GUARDS} (see {@link TuneRunOptions.guard}). */
+export type TuneGuard = (typeof TUNE_GUARDS)[number];
 
 /** The progress a tune run reports, in units of {@link TunePlan.total}. */
 export class TuneMeter {
@@ -332,22 +430,26 @@ export async function tuneModel(opts: TuneArgs): Promise<TuneResult> {
   const best = plan.candidates[outcome.winner];
   const supervised = plan.spec.supervisedCase;
   const usesUnlabeled = supervised ? !Object.entries(supervised).every(([k, v]) => best[k] === v) : undefined;
+  const sigmaRatio = typeof best.sigma === 'number' ? best.sigma / plan.sigma0 : undefined;
   const record: TuneRecord = {
     folds: plan.k,
     repeats: plan.repeats,
     metric: plan.metric,
     select: plan.select,
     sigma0: plan.sigma0,
+    ...(sigmaRatio !== undefined ? { sigmaRatio } : {}),
     space: plan.space,
-    ...(plan.spec.capabilities.continues ? { halving: { eta: plan.eta, t0: plan.t0, T: plan.T } } : {}),
+    ...(plan.spec.capabilities.continues || plan.budgeted ? { halving: { eta: plan.eta, t0: plan.t0, T: plan.T, ...(plan.budgeted ? { budget: true as const, cut: plan.halving.cut!, earlyFolds: roundFolds(plan, 0).length } : {}) } } : {}),
     table,
     rounds: outcome.rounds,
     blockEvaluations: cost,
+    guard: plan.guard,
+    overDefaults: outcome.overDefaults,
     ...(usesUnlabeled !== undefined ? { usesUnlabeled } : {}),
   };
   const withTable = new Model({ ...model.header, training: { ...model.header.training, tune: record } }, model.predictor);
   const { metric, select, k: folds, repeats, sigma0 } = plan;
-  return { best, table, rounds: outcome.rounds, model: withTable, sigma0, metric: METRICS[metric].title, select, folds, repeats, cost, defaultsId: plan.defaultsId, ...(usesUnlabeled !== undefined ? { usesUnlabeled } : {}) };
+  return { best, table, rounds: outcome.rounds, model: withTable, sigma0, ...(sigmaRatio !== undefined ? { sigmaRatio } : {}), metric: METRICS[metric].title, select, folds, repeats, cost, defaultsId: plan.defaultsId, guard: plan.guard, overDefaults: outcome.overDefaults, ...(usesUnlabeled !== undefined ? { usesUnlabeled } : {}) };
 }
 
 /** Validates the options, reads and scales the data, and lays out the candidates, folds and halving rounds. */
@@ -365,6 +467,8 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   const eta = whole(opts.eta, 3, 2, 'eta');
   const select = opts.select ?? spec.tuneSelection ?? 'best';
   if (!TUNE_SELECTIONS.includes(select)) throw new UsageError(`select must be one of ${TUNE_SELECTIONS.join(', ')}, got ${String(opts.select)}`);
+  const guard = opts.guard ?? 'cv';
+  if (!TUNE_GUARDS.includes(guard)) throw new UsageError(`guard must be one of ${TUNE_GUARDS.join(', ')}, got ${String(opts.guard)}`);
   const fixedGiven: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(opts)) if (!TUNE_KEYS.has(key)) fixedGiven[key] = value;
   const fixed = resolveParams(spec, fixedGiven);
@@ -389,19 +493,24 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   const splits = repeatedLabeledFolds(ds, { k, seed: typeof fixed.seed === 'number' ? fixed.seed : 1, repeats });
   const folds = splits.flat();
   const continues = spec.capabilities.continues;
-  const T = continues ? (fixed.T as number) : 1;
-  const t0 = continues ? (opts.t0 ?? defaultT0(grid.length, eta, T)) : 1;
+  if (opts.fullGrid !== undefined && typeof opts.fullGrid !== 'boolean') throw new UsageError(`fullGrid must be true or false, got ${String(opts.fullGrid)}`);
+  const fullGrid = opts.fullGrid === true;
+  if (fullGrid && opts.t0 !== undefined) throw new UsageError('t0 and fullGrid exclude each other (a full grid runs every setting to T)');
+  const budgeted = !continues && !fullGrid && spec.tuneBudget !== undefined && grid.length > 1;
+  const T = continues ? (fixed.T as number) : budgeted ? eta ** BUDGET_RUNGS : 1;
+  const t0 = fullGrid ? T : continues ? (opts.t0 ?? defaultT0(grid.length, eta, T)) : budgeted ? (opts.t0 ?? 1) : 1;
   if (!Number.isSafeInteger(t0) || t0 < 1 || t0 > T) throw new UsageError(`t0 must be a whole number in [1, T = ${T}], got ${String(opts.t0)}`);
-  const halving: HalvingOptions = { t0, eta, T };
+  const halving: HalvingOptions = { t0, eta, T, ...(budgeted ? { cut: budgetCut(grid.length, eta) } : {}) };
   const rounds = halvingPlan(grid.length, halving);
   const planned = rounds.reduce((sum, r, i) => sum + r.count * continuationCost(i === 0 ? 0 : rounds[i - 1].t, r.t), 0) * folds.length;
   const refitCost = continues ? continuationCost(0, T) : 0;
-  const total = continues ? planned + refitCost : grid.length * folds.length + 1;
+  const fits = rounds.reduce((sum, r) => sum + r.count * roundFolds({ budgeted, T, k, folds }, r.t).length, 0);
+  const total = continues ? planned + refitCost : fits + 1;
   const steps = candidates.map((c) => resolveStep(spec, c, {}));
   const pooled = splits.map((split) => ({ y: Float64Array.from(split.flatMap((f) => Array.from(f.validation.y))), sizes: split.map((f) => f.validation.n) }));
   return {
-    spec, opts, raw, classes, sigma0, space, candidates, gridCount: grid.length, defaultsId, steps, k, repeats, pooled, folds, metric, select,
-    eta, t0, T, halving, roundCount: rounds.length, threads, onWarning, planned, refitCost, total,
+    spec, opts, raw, classes, sigma0, space, candidates, gridCount: grid.length, defaultsId, steps, k, repeats, pooled, folds, metric, select, guard,
+    eta, t0, T, budgeted, halving, roundCount: rounds.length, threads, onWarning, planned, refitCost, total,
   };
 }
 
@@ -434,7 +543,7 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter, remote: TuneOn
   const states: Array<Array<FitState | undefined>> = candidates.map(() => folds.map(() => undefined));
   const out: SearchOutcome = {
     lastScores: candidates.map(() => []), lastPooled: candidates.map(() => NaN), lastNeighbourhood: candidates.map(() => NaN),
-    reached: candidates.map(() => 0), droppedAfter: new Map(), rounds: [], winner: 0, reference: false,
+    reached: candidates.map(() => 0), droppedAfter: new Map(), rounds: [], winner: 0, reference: false, overDefaults: { gain: 0, se: 0 },
   };
   let winner = 0;
   let reference = false;
@@ -445,10 +554,11 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter, remote: TuneOn
       const current: HalvingStep = step;
       meter.round = current.round;
       const { scores, outOfFold } = await fitRound(current);
-      const pooled = scores.map((fs, i) => roundScore(plan, fs, outOfFold[i]));
+      const used = roundFolds(plan, current.t);
+      const pooled = scores.map((fs, i) => roundScore(plan, fs, outOfFold[i], used));
       const neighbourhood = plan.select === 'neighbourhood' ? neighbourhoodScores(plan.space, candidates, current.run, pooled) : undefined;
       current.run.forEach((c, i) => {
-        out.lastScores[c] = scores[i];
+        out.lastScores[c] = used.map((j) => scores[i][j]);
         out.lastPooled[c] = pooled[i];
         if (neighbourhood) out.lastNeighbourhood[c] = neighbourhood[i];
         out.reached[c] = current.t;
@@ -466,10 +576,25 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter, remote: TuneOn
   } finally {
     await pool?.close();
   }
-  // Never a winner worse in CV than the learner's defaults.
+  // Never a winner worse in CV than the learner's defaults; with `one-se`, none less than a standard error better.
   const d = plan.defaultsId;
   if (d !== winner && out.lastPooled[d] >= out.lastPooled[winner]) winner = d;
-  return { ...out, winner, reference };
+  const overDefaults = gainOverDefaults(out.lastPooled, out.lastScores, winner, d);
+  if (plan.guard === 'one-se' && winner !== d && overDefaults.gain <= overDefaults.se) winner = d;
+  return { ...out, winner, reference, overDefaults };
+}
+
+/**
+ * The pick's CV gain over the defaults and its standard error from the
+ * fold-by-fold differences (both scored on every fold at T).
+ *
+ * @example
+ * gainOverDefaults([0.9, 0.8], [[0.9, 0.95, 0.85], [0.8, 0.85, 0.75]], 0, 1); // { gain: 0.1, se: 0 }
+ */
+export function gainOverDefaults(pooled: readonly number[], foldScores: readonly (readonly number[])[], pick: number, defaults: number): OverDefaults {
+  if (pick === defaults) return { gain: 0, se: 0 };
+  const diffs = foldScores[pick].map((v, j) => v - foldScores[defaults][j]);
+  return { gain: pooled[pick] - pooled[defaults], se: diffs.length > 1 ? sampleSd(diffs) / Math.sqrt(diffs.length) : 0 };
 }
 
 /**
@@ -481,23 +606,24 @@ async function scoreDefaultsAtT(plan: TunePlan, out: SearchOutcome, meter: TuneM
   const d = plan.defaultsId;
   const from = out.reached[d];
   if (from >= plan.T) return false;
-  const step: HalvingStep = { round: out.rounds.length, from, t: plan.T, run: [d] };
+  // Learners halved over their budget restart: the reference is a fit at the full budget.
+  const step: HalvingStep = { round: out.rounds.length, from: plan.budgeted ? 0 : from, t: plan.T, run: [d] };
   meter.total += plan.spec.capabilities.continues ? plan.folds.length * continuationCost(from, plan.T) : plan.folds.length;
   meter.round = step.round;
   const { scores, outOfFold } = await fitRound(step);
-  const pooled = roundScore(plan, scores[0], outOfFold[0]);
+  const pooled = roundScore(plan, scores[0], outOfFold[0], roundFolds(plan, plan.T));
   out.lastScores[d] = scores[0];
   out.lastPooled[d] = pooled;
   out.reached[d] = plan.T;
   out.droppedAfter.delete(d);
-  out.rounds.push({ round: step.round, from, t: plan.T, candidates: [d], scores: [pooled], reference: true });
+  out.rounds.push({ round: step.round, from: step.from, t: plan.T, candidates: [d], scores: [pooled], reference: true });
   return true;
 }
 
 /** One round: every (candidate, fold) fit, as many at a time as threads; each candidate's fold scores and out-of-fold values. */
 async function runRound(plan: TunePlan, current: HalvingStep, engine: EvaluatorOptions, states: Array<Array<FitState | undefined>>, meter: TuneMeter): Promise<{ scores: number[][]; outOfFold: Float64Array[][] }> {
   const { folds, opts, spec } = plan;
-  const jobs = current.run.flatMap((c) => folds.map((_, j) => [c, j] as const));
+  const jobs = current.run.flatMap((c) => roundFolds(plan, current.t).map((j) => [c, j] as const));
   const scores = current.run.map(() => new Array<number>(folds.length).fill(NaN));
   const outOfFold = current.run.map(() => folds.map((): Float64Array => new Float64Array(0)));
   let next = 0;
@@ -517,24 +643,34 @@ async function runRound(plan: TunePlan, current: HalvingStep, engine: EvaluatorO
   return { scores, outOfFold };
 }
 
-/** A candidate's score in a round: its pooled out-of-fold score, averaged over the repeated draws of the folds. */
-export function roundScore(plan: TunePlan, foldScores: readonly number[], outOfFold: readonly Float64Array[]): number {
+/**
+ * A candidate's score in a round: its pooled out-of-fold score, averaged over
+ * the repeated draws of the folds; on the folds `used` alone (the first ones
+ * of the first draw) in a budget halving's early rounds.
+ */
+export function roundScore(plan: TunePlan, foldScores: readonly number[], outOfFold: readonly Float64Array[], used: readonly number[]): number {
   const { k } = plan;
+  if (used.length < plan.folds.length) {
+    const y = Float64Array.from(used.flatMap((j) => Array.from(plan.folds[j].validation.y)));
+    const sizes = used.map((j) => plan.folds[j].validation.n);
+    return pooledScore(plan.metric, plan.classes, sizes, used.map((j) => foldScores[j]), y, used.map((j) => outOfFold[j]));
+  }
   return mean(plan.pooled.map(({ y, sizes }, r) => pooledScore(plan.metric, plan.classes, sizes, foldScores.slice(r * k, (r + 1) * k), y, outOfFold.slice(r * k, (r + 1) * k))));
 }
 
 /** What one fold fit reads of a {@link TunePlan} (all a `dsgkit worker` rebuilds: src/distributed/tune.ts). */
-export type FitPlan = Pick<TunePlan, 'spec' | 'classes' | 'metric' | 'candidates' | 'steps' | 'folds'> & { readonly opts: Pick<TuneArgs, 'signal'> };
+export type FitPlan = Pick<TunePlan, 'spec' | 'classes' | 'metric' | 'candidates' | 'steps' | 'folds' | 'T' | 'budgeted'> & { readonly opts: Pick<TuneArgs, 'signal'> };
 
 /**
  * Runs (or continues) candidate `c` on fold `j` to iteration `to` — one
  * `spec.fit` — and scores it on the fold's validation rows with the metric
  * ranked by; `f` is its scores there (pooled over the folds by {@link pooledScore}).
+ * A learner halved over its budget fits `to/T` of its budget (`spec.tuneBudget`), the setting itself at T.
  */
 export async function runFold(plan: FitPlan, c: number, j: number, to: number, engine: EvaluatorOptions, states: Array<FitState | undefined>, meter: Pick<TuneMeter, 'done' | 'report'>): Promise<{ score: number; f: Float64Array }> {
   const { spec, classes, metric, opts } = plan;
-  const params = plan.candidates[c];
   const { train: ds, validation: va } = plan.folds[j];
+  const params = plan.budgeted && to < plan.T && spec.tuneBudget ? spec.tuneBudget(plan.candidates[c], to / plan.T, labeledCount(ds)) : plan.candidates[c];
   const continues = spec.capabilities.continues;
   const start = states[j];
   const fitted = await spec.fit({
@@ -554,6 +690,12 @@ export async function runFold(plan: FitPlan, c: number, j: number, to: number, e
   const rows = datasetRows(ds);
   const task = await fittedTask(fitted.predictor, rows, labeledDataset(rows), classes, spec.threshold, engine, params.seed as number);
   return { score: metricValue('accuracy', task, va.y, f), f };
+}
+
+function labeledCount(ds: Dataset): number {
+  let n = 0;
+  for (let i = 0; i < ds.n; i++) n += ds.labeled[i];
+  return n;
 }
 
 /**
@@ -583,7 +725,7 @@ function cvTable(plan: TunePlan, out: SearchOutcome): TuneRow[] {
     mean: mean(out.lastScores[c]),
     sd: sampleSd(out.lastScores[c]),
     folds: out.lastScores[c],
-    ...(plan.spec.capabilities.continues ? { t: out.reached[c] } : {}),
+    ...(plan.spec.capabilities.continues || plan.budgeted ? { t: out.reached[c] } : {}),
     status: c === out.winner ? 'best' : c === plan.defaultsId && out.reference ? 'reference' : out.droppedAfter.get(c) === rounds - 1 ? 'kept' : (`dropped after round ${out.droppedAfter.get(c)!}` as const),
   }));
 }

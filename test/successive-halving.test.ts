@@ -61,6 +61,12 @@ describe('halvingPlan', () => {
     expect(halvingPlan(1, { t0: 10, eta: 2, T: 400 }).map((r) => r.t)).toEqual([10, 400]);
   });
 
+  it('with a cut, shrinks the field by the cut while the budget still grows by η (tune\'s budget halving: 72 settings over 1/27, 1/9, 1/3 of the budget)', () => {
+    expect(halvingPlan(72, { t0: 1, eta: 3, T: 27, cut: 5 }).map((r) => [r.t, r.count])).toEqual([[1, 72], [3, 14], [9, 2], [27, 1]]);
+    expect(halvingPlan(72, { t0: 1, eta: 3, T: 27, cut: 3 }).map((r) => [r.t, r.count])).toEqual([[1, 72], [3, 24], [9, 8], [27, 2]]);
+    expect(() => halvingPlan(4, { t0: 1, eta: 3, T: 27, cut: 1 })).toThrow(/cut/);
+  });
+
   it('always ends at T with at least one candidate, budgets non-decreasing, fields non-increasing', () => {
     for (const n of [1, 2, 3, 7, 16, 50]) for (const eta of [2, 3, 4]) for (const t0 of [1, 13, 100]) {
       const plan = halvingPlan(n, { t0, eta, T: 400 });

@@ -61,6 +61,27 @@ describe('tune: safe selection', () => {
     expect(ref.length).toBeLessThanOrEqual(1);
     if (ref.length === 1) expect(ref[0].candidates).toEqual([r.defaultsId]);
   }, 120_000);
+
+  it('reports the pick\'s CV gain over the defaults with its standard error; guard one-se returns the defaults unless the gain exceeds it', async () => {
+    const run = { learner: 'tsgs3vm', data: await trainSet(), T: 20, m: 8, batchSize: 8, seed: 3, folds: 3, grid: { C: [1, 10, 100], Cstar: [0, 1] }, threads: 1 } as const;
+    const plain = await tune(run);
+    const guarded = await tune({ ...run, guard: 'one-se' });
+    expect(plain.guard).toBe('cv');
+    expect(guarded.guard).toBe('one-se');
+    // The same search either way; the gain is the pick's score minus the defaults', its se from the fold-by-fold differences.
+    expect(guarded.overDefaults).toEqual(plain.overDefaults);
+    const pick = plain.table.find((row) => row.status === 'best')!;
+    const d = plain.table[plain.defaultsId];
+    expect(plain.overDefaults.gain).toBeCloseTo(pick.score - d.score, 12);
+    const diffs = pick.folds.map((v, j) => v - d.folds[j]);
+    const m = diffs.reduce((a, b) => a + b, 0) / diffs.length;
+    const se = pick.id === d.id ? 0 : Math.sqrt(diffs.reduce((a, v) => a + (v - m) ** 2, 0) / (diffs.length - 1) / diffs.length);
+    expect(plain.overDefaults.se).toBeCloseTo(se, 12);
+    const chosen = guarded.table.find((row) => row.status === 'best')!.id;
+    expect(chosen).toBe(plain.overDefaults.gain > plain.overDefaults.se ? pick.id : plain.defaultsId);
+    expect(guarded.model.header.training.tune!.overDefaults).toEqual(plain.overDefaults);
+    await expect(tune({ ...run, guard: 'nope' as never })).rejects.toThrow(/guard must be one of cv, one-se/);
+  }, 120_000);
 });
 
 describe('tune (script API)', () => {
@@ -185,7 +206,8 @@ describe('tune (script API)', () => {
   }, 60_000);
 
   it('GKM ranks by the grid neighbourhood by default: the winner has the best mean over its neighbours, not necessarily the best own score', async () => {
-    const small = { data: await trainSet(), folds: 3, seed: 2, threads: 1, T: 200, grid: { sigma: [0.05, 0.2, 0.8], C: [1, 16, 256], Cprime: [1] }, metric: 'accuracy' } as const;
+    // A full grid, so every setting's final score is in the table (halving ranks by each round's neighbourhoods).
+    const small = { data: await trainSet(), folds: 3, seed: 2, threads: 1, T: 200, grid: { sigma: [0.05, 0.2, 0.8], C: [1, 16, 256], Cprime: [1] }, metric: 'accuracy', fullGrid: true } as const;
     const byRegion = await tune({ learner: 'gkm', ...small });
     const byOwn = await tune({ learner: 'gkm', ...small, select: 'best' });
     expect(byRegion.select).toBe('neighbourhood');
@@ -212,6 +234,29 @@ describe('tune (script API)', () => {
     expect(byOwn.table[0].neighbourhood).toBeUndefined();
     expect((byRegion.model.header.training.tune as { select: string }).select).toBe('neighbourhood');
     await expect(tune({ learner: 'gkm', ...small, select: 'nope' as never })).rejects.toThrow(/select must be one of best, neighbourhood/);
+  }, 60_000);
+
+  it('GKM is halved over its budget with restarts: cheap early fits on the first folds, the last round the settings themselves on every fold, at a fraction of a full grid\'s fits', async () => {
+    // 450 labeled rows in 3 folds of 150: the early rounds score on the first 2 folds (≥ EARLY_VALIDATION_ROWS = 200 rows).
+    const data = splitDataset(await readDataset('data/breast_cancer.arrow'), { labeled: 450, seed: 4 }).train;
+    const small = { data, folds: 3, seed: 2, threads: 1, T: 200, grid: { sigma: [0.05, 0.2, 0.8], C: [1, 16, 256], Cprime: [1] }, metric: 'accuracy', select: 'best' } as const;
+    const halved = await tune({ learner: 'gkm', ...small });
+    const full = await tune({ learner: 'gkm', ...small, fullGrid: true });
+    const rounds = halved.rounds.filter((r) => !r.reference);
+    // 9 settings, η = 3: all 9 at 1/27 of the budget, the best 3 at 3/27, the best one in full (T = 27).
+    expect(rounds.map((r) => [r.t, r.candidates.length])).toEqual([[1, 9], [3, 3], [27, 1]]);
+    expect(halved.model.header.training.tune!.halving).toEqual({ eta: 3, t0: 1, T: 27, budget: true, cut: 3, earlyFolds: 2 });
+    const winner = halved.table.find((r) => r.status === 'best')!;
+    for (const row of halved.table) expect(row.folds).toHaveLength(row.t === 27 ? 3 : 2);
+    // The winner's last round is its own setting at the full budget (T = 200) on every fold: the full grid's fold scores, bit for bit.
+    if (winner.id < 9) expect(winner.folds).toEqual(full.table[winner.id].folds);
+    // The defaults (σ₀, C = 64: not a grid point) are scored at their full budget on every fold, as in the full grid.
+    expect(halved.table[halved.defaultsId].folds).toEqual(full.table[full.defaultsId].folds);
+    expect(halved.table[halved.defaultsId].score).toBeLessThanOrEqual(halved.table[winner.id].score);
+    // Fits weighted by the fraction of the budget they ran: 9·2/27 + 3·2·3/27 + 1·3 + the defaults' 3 = 7.33 full fits, against 10·3.
+    const spent = halved.rounds.reduce((n, r) => n + (r.candidates.length * (r.t === 27 ? 3 : 2) * r.t) / 27, 0);
+    expect(spent).toBeCloseTo(22 / 3, 12);
+    expect(full.rounds.reduce((n, r) => n + r.candidates.length * 3, 0)).toBe(30);
   }, 60_000);
 
   it('refuses a bad grid with a UsageError naming it', () => {

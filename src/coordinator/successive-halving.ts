@@ -26,6 +26,13 @@ export interface HalvingOptions {
   eta: number;
   /** Final iteration count T ≥ t₀ that the survivors reach. */
   T: number;
+  /**
+   * How much the field shrinks per round (whole number ≥ 2; default η): the
+   * best ⌊n_r/cut⌋ continue. A cut above η reaches one candidate in fewer
+   * rounds than the budget's growth alone would take (tune's budget halving:
+   * budgets 1/27, 1/9, 1/3, 1 of the full one, whatever the grid's size).
+   */
+  cut?: number;
 }
 
 /** One round of the plan: how many candidates run, to which iteration. */
@@ -65,13 +72,14 @@ function checkOptions(nCandidates: number, opts: HalvingOptions): void {
   if (!Number.isInteger(t0) || t0 < 1) throw new RangeError(`successive halving: t0 must be a whole number ≥ 1, got ${t0}`);
   if (!Number.isInteger(eta) || eta < 2) throw new RangeError(`successive halving: eta must be a whole number ≥ 2, got ${eta}`);
   if (!Number.isInteger(T) || T < t0) throw new RangeError(`successive halving: T must be a whole number ≥ t0 = ${t0}, got ${T}`);
+  if (opts.cut !== undefined && (!Number.isInteger(opts.cut) || opts.cut < 2)) throw new RangeError(`successive halving: cut must be a whole number ≥ 2, got ${opts.cut}`);
 }
 
 /**
  * The shape of the schedule: per round, the iteration reached and the number of
  * live candidates. Round 0 runs all n to t₀; then count ← max(1, ⌊count/η⌋)
  * and t ← min(η·t, T), or t ← T as soon as count is 1; the last round has t = T.
- * With t₀ = T it is one round: the full grid.
+ * With t₀ = T it is one round: the full grid. With `cut`, count ← ⌊count/cut⌋.
  *
  * @example
  * halvingPlan(27, { t0: 50, eta: 3, T: 450 });
@@ -80,10 +88,11 @@ function checkOptions(nCandidates: number, opts: HalvingOptions): void {
 export function halvingPlan(nCandidates: number, opts: HalvingOptions): HalvingRoundPlan[] {
   checkOptions(nCandidates, opts);
   const { t0, eta, T } = opts;
+  const cut = opts.cut ?? eta;
   const plan: HalvingRoundPlan[] = [{ round: 0, t: t0, count: nCandidates }];
   while (plan[plan.length - 1].t < T) {
     const last = plan[plan.length - 1];
-    const count = Math.max(1, Math.floor(last.count / eta));
+    const count = Math.max(1, Math.floor(last.count / cut));
     const t = count === 1 ? T : Math.min(T, last.t * eta);
     plan.push({ round: last.round + 1, t, count });
   }

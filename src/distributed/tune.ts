@@ -50,7 +50,7 @@ import type { FitState, Params } from '../learners/spec.ts';
 import { Model } from '../model/model.ts';
 import type { MetricName, TaskClasses } from '../model/task.ts';
 import { trainModel } from '../train/train.ts';
-import { roundScore, runFold, type FitPlan, type TuneMeter, type TunePlan } from '../tune.ts';
+import { roundFolds, roundScore, runFold, type FitPlan, type TuneMeter, type TunePlan } from '../tune.ts';
 import { runJobs } from './coordinator.ts';
 import { checkFields, checkUnderRoots, PayloadError } from './payload.ts';
 import { newRunId } from './queue.ts';
@@ -80,6 +80,8 @@ export interface TuneSetup {
   readonly candidates: readonly Params[];
   readonly steps: TunePlan['steps'];
   readonly refit?: RefitSetup;
+  readonly T: number;
+  readonly budgeted: boolean;
 }
 
 /** A `tune-unit` job's payload. */
@@ -196,6 +198,8 @@ export class TuneOnQueue {
       ...(opts.refitOnQueue
         ? { refit: { raw: plan.raw, ...(o.positive !== undefined ? { positive: o.positive } : {}), ...(o.cacheBytes !== undefined ? { cacheBytes: o.cacheBytes } : {}), ...(o.parallelMinWork !== undefined ? { parallelMinWork: o.parallelMinWork } : {}) } }
         : {}),
+      T: plan.T,
+      budgeted: plan.budgeted,
     };
     const url = parseQueueUrl(opts.queue);
     if (opts.stateDir === undefined) throw new UsageError('tune with a queue needs stateDir: a folder every worker sees at the same path');
@@ -215,7 +219,7 @@ export class TuneOnQueue {
       const d = plan.defaultsId;
       remote.reference = remote.units(plan.folds.map((_, j) => [d, j] as const), 0, plan.T, `${run}d`, remote.stop.signal);
       remote.reference.then(
-        (rs) => (remote.referenceScore = roundScore(plan, rs.map((r) => r.score), rs.map((r) => float64(r.f)))),
+        (rs) => (remote.referenceScore = roundScore(plan, rs.map((r) => r.score), rs.map((r) => float64(r.f)), roundFolds(plan, plan.T))),
         () => {}, // its error surfaces where its round awaits it
       );
     }
@@ -239,7 +243,7 @@ export class TuneOnQueue {
 
   /** Runs one halving round's (candidate, fold) fits as jobs; each candidate's fold scores and out-of-fold values, as the local round gives them. */
   async round(plan: TunePlan, current: HalvingStep, meter: Pick<TuneMeter, 'done' | 'report' | 'jobs'>): Promise<{ scores: number[][]; outOfFold: Float64Array[][] }> {
-    const units = current.run.flatMap((c) => plan.folds.map((_, j) => [c, j] as const));
+    const units = current.run.flatMap((c) => roundFolds(plan, current.t).map((j) => [c, j] as const));
     const base = meter.done;
     const per = plan.spec.capabilities.continues ? continuationCost(current.from, current.t) : 1;
     const progress = (done: number, total: number) => {
@@ -272,7 +276,7 @@ export class TuneOnQueue {
       if (r.state !== undefined) this.states.set(`${c}-${j}`, { t: current.t, state: r.state });
       else this.states.delete(`${c}-${j}`);
     });
-    current.run.forEach((c, i) => this.lastPooled.set(c, roundScore(plan, scores[i], outOfFold[i])));
+    current.run.forEach((c, i) => this.lastPooled.set(c, roundScore(plan, scores[i], outOfFold[i], roundFolds(plan, current.t))));
     progress(units.length, units.length);
     return { scores, outOfFold };
   }
@@ -393,7 +397,7 @@ export async function runTuneUnit(p: TuneUnitPayload, ctx: UnitContext): Promise
   const fold = setup.folds[p.j];
   const params = setup.candidates[p.c];
   if (!fold || !params) throw new PayloadError(`tune-unit: no candidate ${p.c} or fold ${p.j} in ${p.dir}`);
-  const plan: FitPlan = { spec: learnerSpec(setup.learner), classes: setup.classes, metric: setup.metric, candidates: setup.candidates, steps: setup.steps as FitPlan['steps'], folds: setup.folds as FitPlan['folds'], opts: { signal: ctx.signal } };
+  const plan: FitPlan = { spec: learnerSpec(setup.learner), classes: setup.classes, metric: setup.metric, candidates: setup.candidates, steps: setup.steps as FitPlan['steps'], folds: setup.folds as FitPlan['folds'], T: setup.T, budgeted: setup.budgeted, opts: { signal: ctx.signal } };
   const states = new Array<FitState | undefined>(setup.folds.length).fill(undefined);
   if (p.state !== undefined) {
     states[p.j] = restoreState(Buffer.from(p.state, 'base64'), `tune-unit: the state of candidate ${p.c}, fold ${p.j}`);

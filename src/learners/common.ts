@@ -115,14 +115,23 @@ export function lambdaDefaultStep(params: { readonly lambda: number }): StepSize
 }
 
 /**
- * Powers of two around a centre value: `centre·2^k` for k in `[-span, span]`.
+ * The kernel scales `tune` searches: σ₀·4^k for k = −2 … 3, i.e. σ₀/16 …
+ * 64σ₀ — three decades (2¹⁰ ≈ 10³) log-spaced around the median heuristic
+ * σ₀, reaching further towards larger σ (narrower kernels): on a held-back
+ * 12,000-row set GKM was best at 16–64σ₀ (issue 33). One ladder for every
+ * learner with a σ, so the tuned σ/σ₀ (`TuneResult.sigmaRatio`) reads the
+ * same across them.
  *
  * @example
- * powersOfTwoAround(1, 2); // [0.25, 0.5, 1, 2, 4]
+ * sigmaLadder(1); // [0.0625, 0.25, 1, 4, 16, 64]
  */
-export function powersOfTwoAround(centre: number, span: number): number[] {
-  return Array.from({ length: 2 * span + 1 }, (_, i) => centre * 2 ** (i - span));
+export function sigmaLadder(sigma0: number): number[] {
+  // Capped where random features stop being accurate (MAX_SIGMA): a huge σ₀ keeps the rungs below it.
+  return [...new Set(SIGMA_LADDER_EXPONENTS.map((k) => Math.min(MAX_SIGMA, sigma0 * 2 ** k)))];
 }
+
+/** The powers of two of {@link sigmaLadder}: σ₀·2^k. */
+export const SIGMA_LADDER_EXPONENTS: readonly number[] = [-4, -2, 0, 2, 4, 6];
 
 /**
  * The rows of a fit as a Dataset in memory: what learners that cannot sample

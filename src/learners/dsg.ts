@@ -11,7 +11,7 @@ import { BatchBuffers, binarySources, drawRows, type Source } from './sources.ts
 import { sampledRows } from './sampled-rows.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import { marginLoss, marginLossDerivative, type MarginLoss } from './margin-losses.ts';
-import { LAMBDA_PARAM, lambdaDefaultStep, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
+import { LAMBDA_PARAM, lambdaDefaultStep, sigmaLadder, RANDOM_FEATURE_PARAMS } from './common.ts';
 
 /** Margin losses `l(z)`, `z = y f(x)`, of the supervised baseline (see margin-losses.ts). */
 export const MARGIN_LOSSES = ['hinge', 'logistic', 'square'] as const satisfies readonly MarginLoss[];
@@ -123,5 +123,5 @@ export const dsgSpec = loopLearner({
     if (classes.kind !== 'binary') throw new Error('dsg needs a binary task');
     return new SupervisedDsg(ds, classes.positive, { lambda: params.lambda, loss: params.loss, batchSize: params.batchSize, step });
   },
-  searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), lambda: [1e-3, 1e-2, 1e-1], loss: MARGIN_LOSSES }),
+  searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0), lambda: [1e-3, 1e-2, 1e-1], loss: MARGIN_LOSSES }),
 });

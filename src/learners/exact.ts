@@ -19,7 +19,7 @@ import type { Dataset } from '../data/dataset.ts';
 import { kernelMatrix, type KernelSpec } from '../features/kernel-spec.ts';
 import type { KernelExpansion } from '../features/kernel-expansion.ts';
 import { KernelExpansionPredictor } from '../model/predictor.ts';
-import { inMemory, KERNEL_PARAMS, LAMBDA_PARAM, powersOfTwoAround } from './common.ts';
+import { inMemory, KERNEL_PARAMS, LAMBDA_PARAM, sigmaLadder } from './common.ts';
 import { aucRisk, aucWeights, GAMMA_PARAM } from './auc-risk.ts';
 import { binarySources } from './sources.ts';
 import type { ParamTable } from './params.ts';
@@ -206,5 +206,5 @@ export const exactS2aucSpec = {
     };
   },
   coefficients: (predictor) => (predictor as KernelExpansionPredictor).expansion.c,
-  searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), lambda: [1e-3, 1e-2, 1e-1], gamma: [0.25, 0.5, 0.75, 1] }),
+  searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0), lambda: [1e-3, 1e-2, 1e-1], gamma: [0.25, 0.5, 0.75, 1] }),
 } as const satisfies DirectLearnerSpec<typeof EXACT_PARAMS, 'exact-s2auc'>;

@@ -28,7 +28,7 @@ import { samplingRng } from '../coordinator/loop.ts';
 import { RunShell } from '../coordinator/run-shell.ts';
 import { stepAt } from '../coordinator/step-size.ts';
 import { RandomFeaturePredictor } from '../model/predictor.ts';
-import { inMemory, KERNEL_PARAMS, powersOfTwoAround, RANDOM_FEATURE_PARAMS, randomFeaturesFor } from './common.ts';
+import { inMemory, KERNEL_PARAMS, sigmaLadder, RANDOM_FEATURE_PARAMS, randomFeaturesFor } from './common.ts';
 import { marginLoss, marginLossDerivative } from './margin-losses.ts';
 import { paperStep, S3VM_PARAMS, S3vmObjective, s3vmSettings, unlabeledLoss, unlabeledLossDerivative, type UnlabeledLoss } from './s3vm.ts';
 import { binarySources } from './sources.ts';
@@ -114,7 +114,7 @@ const FRS3VM_PARAMS = {
   ...KERNEL_PARAMS,
   m: { ...RANDOM_FEATURE_PARAMS.m, doc: 'random frequencies per block m; the model has D = 2·blocks·m fixed features' },
   blocks: { kind: 'number', default: 16, min: 1, max: 100_000, integer: true, symbol: 'K', doc: 'blocks K of fixed random features (blocks 0 … K−1 of the seed)' },
-  epochs: { kind: 'number', default: 10, min: 1, max: 1_000_000, integer: true, doc: "passes over the unlabeled rows (⌈n_u/B⌉ SGD steps each); the paper's experiments use 10" },
+  epochs: { kind: 'number', default: 10, min: 0.01, max: 1_000_000, doc: "passes over the unlabeled rows (⌈n_u/B⌉ SGD steps each, ⌈epochs·⌈n_u/B⌉⌉ in all: a fraction is part of a pass); the paper's experiments use 10" },
   seed: RANDOM_FEATURE_PARAMS.seed,
   features: RANDOM_FEATURE_PARAMS.features,
   batchSize: RANDOM_FEATURE_PARAMS.batchSize,
@@ -133,7 +133,7 @@ async function fitFrs3vm({ rows, classes, params, engine, hooks = {} }: FitRun<F
   const ds = inMemory(rows, 'frs3vm');
   const { U } = binarySources(ds, classes.positive);
   const B = params.batchSize;
-  const T = params.epochs * Math.max(1, Math.ceil(U.size / B));
+  const T = Math.ceil(params.epochs * Math.max(1, Math.ceil(U.size / B)));
   const step = paperStep(T);
   const objective = new S3vmObjective(ds, classes.positive, s3vmSettings('frs3vm', ds, classes.positive, params, step));
   const features = fixedFeatures(ds.d, params);
@@ -209,5 +209,7 @@ export const frs3vmSpec = {
     return out;
   },
   supervisedCase: { Cstar: 0 },
-  searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), C: [1, 10, 100], Cstar: [0, 0.1, 1, 10] }),
+  // A fraction of the epochs (a part of a pass at the first rounds): tune's first rounds are cheap fits of every setting.
+  tuneBudget: (params, fraction) => ({ ...params, epochs: Math.max(0.01, (params.epochs as number) * fraction) }),
+  searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0), C: [1, 10, 100], Cstar: [0, 0.1, 1, 10] }),
 } as const satisfies DirectLearnerSpec<typeof FRS3VM_PARAMS, 'frs3vm'>;

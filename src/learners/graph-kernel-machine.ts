@@ -49,7 +49,7 @@ import { exactKernel, kernelMatrix, type KernelSpec } from '../features/kernel-s
 import type { KernelExpansion } from '../features/kernel-expansion.ts';
 import { KernelExpansionPredictor, type Predictor } from '../model/predictor.ts';
 import type { MetricName, TaskClasses } from '../model/task.ts';
-import { inMemory, KERNEL_PARAMS, MAX_SEED, MAX_SIGMA, powersOfTwoAround } from './common.ts';
+import { inMemory, KERNEL_PARAMS, MAX_SEED, MAX_SIGMA, sigmaLadder } from './common.ts';
 import { marginLoss, marginLossDerivative, MARGIN_LOSS_DOCS, type MarginLoss } from './margin-losses.ts';
 import type { ParamInput, ParamsOf, ParamTable } from './params.ts';
 import { DIRECT_CAPABILITIES, type DirectLearnerSpec, type ObjectiveContext } from './spec.ts';
@@ -875,10 +875,15 @@ export function graphMachineSpec<N extends string, P extends ParamTable>(preset:
     searchSpace: ({ sigma0, fixed: given }) => {
       const p = fixed.p ?? (given.p as number | undefined) ?? GRAPH_PARAMS.p.default;
       return {
-        sigma: powersOfTwoAround(sigma0, 2),
+        sigma: sigmaLadder(sigma0),
         C: [1, 4, 16, 64, 256],
         ...(p === 2 ? { Cprime: [0, 0.01, 0.05, 0.12] } : p < 2 ? { Cprime: [0, DEFAULT_CPRIME_BELOW_2] } : {}),
       };
+    },
+    // The budget T (at the default B) scaled down: tune's first rounds are cheap fits of every setting.
+    tuneBudget: (params, fraction, labeledRows) => {
+      const { T, batchSize } = graphBudget(labeledRows, { T: params.T as number | undefined, batchSize: params.batchSize as number | undefined });
+      return { ...params, T: Math.max(1, Math.round(T * fraction)), batchSize };
     },
     // With few labeled rows the CV argmax over the grid is mostly noise: a setting is ranked by the mean over its grid neighbours (docs/tuning.md).
     tuneSelection: 'neighbourhood',

@@ -58,13 +58,34 @@ function squaredDistance(X: Float64Array, a: number, b: number, d: number): numb
 }
 
 /**
- * The approximate k-NN graph of the n rows of `X` (row-major, n × d).
+ * Graphs already built, per feature array: a Dataset's rows are never written
+ * after it is made, and `tune`'s fold fits (every candidate × fold) share the
+ * rows of the data they split, so each graph is built once per search instead
+ * of once per fit. Weak: a graph goes with its rows.
+ */
+const built = new WeakMap<Float64Array, Map<string, KnnGraph>>();
+
+/**
+ * The approximate k-NN graph of the n rows of `X` (row-major, n × d): a
+ * function of the rows and options alone, so a second call with the same
+ * (unwritten) `X` returns the graph already built.
  *
  * @example
  * knnGraph(X, n, d, { k: 5, trees: 2, leafSize: 16 }).neighbours;
  */
 export function knnGraph(X: Float64Array, n: number, d: number, options: Partial<KnnGraphOptions> = {}): KnnGraph {
   const { k, trees, leafSize } = { ...KNN_GRAPH_DEFAULTS, ...options };
+  const key = `${n}×${d}:${k},${trees},${leafSize}`;
+  let byOptions = built.get(X);
+  if (!byOptions) built.set(X, (byOptions = new Map()));
+  const known = byOptions.get(key);
+  if (known) return known;
+  const graph = buildKnnGraph(X, n, d, { k, trees, leafSize });
+  byOptions.set(key, graph);
+  return graph;
+}
+
+function buildKnnGraph(X: Float64Array, n: number, d: number, { k, trees, leafSize }: KnnGraphOptions): KnnGraph {
   if (!(k >= 1) || !(trees >= 1) || !(leafSize >= 2)) throw new RangeError(`knnGraph: k ≥ 1, trees ≥ 1 and leafSize ≥ 2, got ${k}, ${trees}, ${leafSize}`);
   const neighbours = new Int32Array(n * k).fill(-1);
   const distances = new Float64Array(n * k).fill(Infinity);

@@ -33,7 +33,7 @@ import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import type { Batch, DsgLearner, Rng, SampledRows } from '../coordinator/learner.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import type { TaskClasses } from '../model/task.ts';
-import { LAMBDA_PARAM, lambdaDefaultStep, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
+import { LAMBDA_PARAM, lambdaDefaultStep, sigmaLadder, RANDOM_FEATURE_PARAMS } from './common.ts';
 import type { ParamTable, ParamValue } from './params.ts';
 import { aucRisk, aucWeights, type PairMasses } from './auc-risk.ts';
 import { BatchBuffers, classSources, drawRows, type ClassSources } from './sources.ts';
@@ -243,7 +243,7 @@ export const qs3oraoSpec = loopLearner({
     return new Qs3orao(ds, c, { name: 'qs3orao', ...loopParams(params), gamma: gammaPerThreshold(params.gamma, c.length), step });
   },
   supervisedCase: { gamma: 1 },
-  searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), lambda: [1e-3, 1e-2, 1e-1], gamma: [0.25, 0.5, 0.75, 1] }),
+  searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0), lambda: [1e-3, 1e-2, 1e-1], gamma: [0.25, 0.5, 0.75, 1] }),
 });
 
 /** The supervised baseline of QS3ORAO (every γ_j = 1: labeled rows only) in the learner registry. */
@@ -261,5 +261,5 @@ export const soraoSpec = loopLearner({
     const c = ordinalClasses('sorao', classes);
     return new Qs3orao(ds, c, { name: 'sorao', ...loopParams(params), gamma: new Array<number>(c.length - 1).fill(1), step });
   },
-  searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), lambda: [1e-3, 1e-2, 1e-1] }),
+  searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0), lambda: [1e-3, 1e-2, 1e-1] }),
 });

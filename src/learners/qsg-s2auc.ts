@@ -16,7 +16,7 @@ import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import type { Batch, DsgLearner, Rng, SampledRows } from '../coordinator/learner.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import { aucRisk, aucWeights, GAMMA_PARAM } from './auc-risk.ts';
-import { LAMBDA_PARAM, lambdaDefaultStep, powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
+import { LAMBDA_PARAM, lambdaDefaultStep, sigmaLadder, RANDOM_FEATURE_PARAMS } from './common.ts';
 import { BatchBuffers, binarySources, drawRows, type BinarySources } from './sources.ts';
 import { sampledRows } from './sampled-rows.ts';
 
@@ -139,5 +139,5 @@ export const qsgS2aucSpec = loopLearner({
   // λ from 10⁻⁴ (at the default step η_t stays near 0.5 through a T = 400 run: little shrink, the run is
   // stopped by T) to 10⁻²; 10⁻¹ does not win selections (docs/tuning.md has the measurements).
   supervisedCase: { gamma: 1 },
-  searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), lambda: [1e-4, 1e-3, 1e-2], gamma: [0.25, 0.5, 0.75, 1] }),
+  searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0), lambda: [1e-4, 1e-3, 1e-2], gamma: [0.25, 0.5, 0.75, 1] }),
 });

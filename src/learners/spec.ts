@@ -141,6 +141,18 @@ export interface LearnerBase<P extends ParamTable = ParamTable, N extends string
   /** The grid `tune` searches, per parameter (parameters not listed keep their value). */
   searchSpace(ctx: SearchContext): Readonly<Record<string, readonly ParamValue[]>>;
   /**
+   * Learners that do not continue but whose cost grows with a budget
+   * (iterations, epochs): the parameters of the same setting on `fraction`
+   * (0 < fraction < 1) of the budget it would run on `labeledRows` labeled
+   * rows. `tune` then halves over the budget WITH restarts: every candidate
+   * is first fitted on a small fraction, the best 1/η refitted on η times
+   * more, and the last round runs the setting itself (tune.ts).
+   *
+   * @example
+   * spec.tuneBudget({ sigma: 1, C: 64, seed: 1 }, 1 / 9, 500); // GKM: { sigma: 1, C: 64, seed: 1, T: 333, batchSize: 1 }
+   */
+  tuneBudget?(params: Params, fraction: number, labeledRows: number): Params;
+  /**
    * How `tune` picks among the candidates by default (see grid-neighbourhood.ts):
    * `best` (absent) ranks each by its own CV score, `neighbourhood` by the mean
    * score of its grid neighbours.

@@ -20,7 +20,7 @@
  * boundary runs through the unlabeled rows, not a ranking.
  */
 import { loopLearner } from './loop-fit.ts';
-import { powersOfTwoAround, RANDOM_FEATURE_PARAMS } from './common.ts';
+import { sigmaLadder, RANDOM_FEATURE_PARAMS } from './common.ts';
 import { paperStep, paperStepHorizon, S3VM_PARAMS, S3vmObjective, s3vmSettings } from './s3vm.ts';
 
 /** TSGS3VM in the learner registry. */
@@ -48,5 +48,5 @@ export const tsgs3vmSpec = loopLearner({
   // C up to 10³, the top of the paper's range: with C ≤ 100 the top value won most selections on the public
   // sets (docs/tuning.md has the measurements).
   supervisedCase: { Cstar: 0 },
-  searchSpace: ({ sigma0 }) => ({ sigma: powersOfTwoAround(sigma0, 2), C: [1, 10, 100, 1000], Cstar: [0, 0.1, 1, 10] }),
+  searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0), C: [1, 10, 100, 1000], Cstar: [0, 0.1, 1, 10] }),
 });

@@ -92,11 +92,23 @@ export interface TuneRecord {
   readonly metric: string;
   readonly select?: string;
   readonly sigma0: number;
+  /** The chosen σ over σ₀ (learners with a kernel scale). */
+  readonly sigmaRatio?: number;
   readonly space: Readonly<Record<string, readonly ParamValue[]>>;
-  readonly halving?: { readonly eta: number; readonly t0: number; readonly T: number };
+  /**
+   * The successive halving: over iterations, continued (loop learners), or with
+   * `budget` over the fraction t/T of the budget, restarted, the field cut by
+   * `cut` per round, the rounds before the last on the first `earlyFolds` folds
+   * (learners with `tuneBudget`).
+   */
+  readonly halving?: { readonly eta: number; readonly t0: number; readonly T: number; readonly budget?: true; readonly cut?: number; readonly earlyFolds?: number };
   readonly table: readonly TuneTableRow[];
   readonly rounds: readonly TuneRoundRecord[];
   readonly blockEvaluations?: { readonly halving: number; readonly fullGrid: number; readonly fraction: number; readonly refit: number };
+  /** The guard between the search's pick and the defaults (tune.ts: TuneRunOptions.guard). */
+  readonly guard?: string;
+  /** The search's pick against the defaults: CV gain and its standard error. */
+  readonly overDefaults?: { readonly gain: number; readonly se: number };
   /** Semi-supervised learners: false when the chosen setting is the learner's supervised special case (CV judged the unlabeled rows not to help). */
   readonly usesUnlabeled?: boolean;
 }

@@ -40,7 +40,7 @@ function halving(result: Pick<TuneResult, 'rounds'>): boolean {
  * @example
  * const spec = tuneChartSpec(result, 'qsg-s2auc'); // { title, xLabel, yLabel, series: [winner, others…] }
  */
-export function tuneChartSpec(result: Pick<TuneResult, 'table' | 'rounds' | 'metric' | 'folds'>, learner: string): LineChart {
+export function tuneChartSpec(result: Pick<TuneResult, 'table' | 'rounds' | 'metric' | 'folds'> & { readonly cost?: Pick<TuneResult['cost'], 'fullGrid'> }, learner: string): LineChart {
   const winner = result.table.find((r) => r.status === 'best');
   const yLabel = `${result.metric}, out-of-fold (${result.folds} folds pooled)`;
   if (halving(result)) {
@@ -49,7 +49,8 @@ export function tuneChartSpec(result: Pick<TuneResult, 'table' | 'rounds' | 'met
     const others = result.table.filter((r) => r !== winner);
     return {
       title: `tune ${learner}: each setting's score as the rounds give the best more iterations`,
-      xLabel: 'iterations reached',
+      // Learners halved over their budget (no block evaluations counted): t is the share t/T of the budget, restarted each round.
+      xLabel: result.cost?.fullGrid === 0 ? 'budget reached (t of T parts)' : 'iterations reached',
       yLabel,
       logX: true,
       width: 900,
@@ -131,7 +132,7 @@ export function tuneHtml(result: Omit<TuneResult, 'model'>, svg: string, meta: T
       ? `The winner is ${candidateLabel(winner)}, with ${result.metric} ${winner.score.toFixed(4)} over the labeled rows' out-of-fold scores. It was refit on all training rows and saved to ${meta.model}.`
       : `No winner was recorded.`,
     `Each labeled row was scored by a model that did not see its label (${result.folds}-fold cross-validation${result.repeats > 1 ? `, the folds drawn ${result.repeats} times` : ''}; the held-out rows stay in as unlabeled rows).` +
-      (halving(result) ? ` Successive halving spent ${(100 * cost.fraction).toFixed(1)}% of what running every setting to the end would have cost.` : ''),
+      (halving(result) && cost.fullGrid > 0 ? ` Successive halving spent ${(100 * cost.fraction).toFixed(1)}% of what running every setting to the end would have cost.` : ''),
   ];
   return htmlReport({
     title: `Tuning ${meta.learner}`,

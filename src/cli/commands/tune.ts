@@ -2,7 +2,7 @@
 import cliProgress from 'cli-progress';
 import { CancelledError, UsageError } from '../../errors.ts';
 import { LEARNER_NAMES, LEARNERS } from '../../api.ts';
-import { parseGrid, tuneModel, type TuneProgress, type TuneResult, type TuneRow, type TuneSelection } from '../../tune.ts';
+import { parseGrid, tuneModel, type TuneProgress, type TuneResult, type TuneRow, type TuneSelection, type TuneGuard } from '../../tune.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { checkOutputs } from '../outputs.ts';
 import { parseQueueUrl } from '../../distributed/redis-url.ts';
@@ -63,6 +63,12 @@ Options:
                        parameters named: 'sigma=0.5,1,2;lambda=0.001,0.01'
   --eta <η>            halving factor (default 3)
   --t0 <t>             iterations of the first round (default T/η^rounds, ≥ 10)
+  --guard <rule>       what the pick must do against the defaults: cv (score at
+                       least as well in CV; default) or one-se (beat them by
+                       more than one standard error of the fold differences)
+  --full-grid          no halving: every setting runs its full budget on every
+                       fold (GKM, LapSVM and FRS3VM are otherwise halved over
+                       their budget: cheap early fits on 2 folds, restarted)
   --json               print the result (best, table, rounds, cost) as JSON
   --report <r>         also write <r>.html (a page to open in a browser: the
                        rounds drawn with the winner marked, the CV table, the
@@ -213,6 +219,8 @@ export const tuneCommand: Command = {
       grid: { type: 'string' },
       eta: { type: 'string' },
       t0: { type: 'string' },
+      'full-grid': { type: 'boolean' },
+      guard: { type: 'string' },
       json: { type: 'boolean' },
       report: { type: 'string' },
       queue: { type: 'string' },
@@ -265,6 +273,9 @@ export const tuneCommand: Command = {
           ...(select !== undefined ? { select } : {}),
           ...(eta !== undefined ? { eta } : {}),
           ...(t0 !== undefined ? { t0 } : {}),
+          ...(values['full-grid'] === true ? { fullGrid: true } : {}),
+          // tune() checks it (one of TUNE_GUARDS).
+          ...(typeof values.guard === 'string' ? { guard: values.guard as TuneGuard } : {}),
           ...(queue !== undefined ? { queue, stateDir, ...(refit !== undefined ? { refit: refit as 'local' | 'queue' } : {}) } : {}),
           threads: settings.threads,
           signal,
@@ -292,9 +303,10 @@ export const tuneCommand: Command = {
       [
         '',
         `best        ${searched.map((k) => `${k} = ${fmt(result.best[k])}`).join(', ')}`,
-        `σ₀          ${fmt(result.sigma0)} (median heuristic)`,
+        `σ₀          ${fmt(result.sigma0)} (median heuristic)${result.sigmaRatio !== undefined ? `; chosen σ = ${fmt(result.sigmaRatio)}σ₀` : ''}`,
         ...(result.select === 'neighbourhood' ? ['selection   neighbourhood: ranked by the mean out-of-fold score of each setting and its grid neighbours'] : []),
         ...unlabeledLines(result.usesUnlabeled, result.table.some((row) => row.status === 'reference')),
+        `defaults    the search's pick gains ${result.overDefaults.gain >= 0 ? '+' : '−'}${fmt(Math.abs(result.overDefaults.gain))} ± ${fmt(result.overDefaults.se)} (one se) over them in CV${result.guard === 'one-se' ? ' (guard one-se: kept only above one se)' : ''}`,
         ...(cost.fullGrid > 0 ? [`cost        ${cost.halving.toLocaleString('en')} block evaluations per batch point over ${result.repeats > 1 ? `${result.repeats} × ` : ''}${result.folds} folds, ${(100 * cost.fraction).toFixed(1)}% of a full grid at T (${cost.fullGrid.toLocaleString('en')}); refit ${cost.refit.toLocaleString('en')}`] : []),
         `wall time   ${formatDuration(wallMs)}`,
         `model       ${out}`,
