@@ -1,15 +1,17 @@
 /**
  * Feature families on wide data: QSG-S2AUC trained with `features` gaussian,
- * orf and sorf on a public image set (d = 784) and on a narrow synthetic set
- * (d = 18), time and held-out AUC per seed.
+ * orf and sorf on a public image set (d = 784), on a synthetic set at the
+ * width where `features auto` starts taking sorf (d = 256) and on a narrow
+ * synthetic set (d = 18), time and held-out AUC per seed.
  *
  * Image data: Fashion-MNIST (Zalando, MIT licence) from the Debian package
  * `dataset-fashion-mnist` (installed by this script when missing and run as
  * root): the 60,000 training images with 200 labels kept (stratified, per
  * seed), the first 2,000 test images held out; pixels / 255, 784 features.
  * Binary label: upper-body garments (T-shirt/top, pullover, coat, shirt) = 1,
- * the other six classes = 0. Narrow data: `synthetic` rows of d = 18
- * (50,000, 200 labeled), the generator's own held-out rows.
+ * the other six classes = 0. Synthetic data: `synthetic` rows of d = 256
+ * (`wide`) and d = 18 (`narrow`), 50,000 training rows (200 labeled) and
+ * 10,000 held out, from the same generator.
  *
  * Every run: T = 400, m = 64, the default batch and σ (median heuristic),
  * 2 threads, in memory; the time is `train()` wall time (data already in
@@ -19,6 +21,7 @@
  * @example
  * // npx tsx bench/features.ts                       (3 seeds, both data sets)
  * // npx tsx bench/features.ts --seeds 1 --only image --families gaussian,sorf
+ * // npx tsx bench/features.ts --only image,wide,narrow --families gaussian,sorf --name features
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -48,6 +51,9 @@ const seeds = Array.from({ length: Number(opt.seeds) }, (_, i) => i + 1);
 const families = opt.families!.split(',') as FeatureFamily[];
 for (const f of families) if (!(FEATURE_FAMILIES as readonly string[]).includes(f)) throw new Error(`bench/features: unknown family '${f}' (known: ${FEATURE_FAMILIES.join(', ')})`);
 const T = Number(opt.T);
+/** Data sets to run (image, wide, narrow), comma-separated; all when not given. */
+const only = opt.only?.split(',');
+for (const o of only ?? []) if (!['image', 'wide', 'narrow'].includes(o)) throw new Error(`bench/features: unknown --only '${o}' (image, wide, narrow)`);
 const threads = Number(opt.threads);
 
 /** Reads an idx file (gzipped): images → rows of pixel/255, labels → numbers. */
@@ -111,15 +117,16 @@ const sd = (v: number[]) => (v.length < 2 ? 0 : Math.sqrt(v.reduce((a, b) => a +
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0];
   const runs: Run[] = [];
-  if (opt.only === undefined || opt.only === 'image') {
+  if (only === undefined || only.includes('image')) {
     const full = fashion('train');
     const test = fashion('t10k', 2000);
     runs.push(...(await runAll('fashion-mnist', (seed) => splitDataset(full, { labeled: 200, seed }).train, test)));
   }
-  if (opt.only === undefined || opt.only === 'narrow') {
-    const all = syntheticDataset({ rows: 60_000, dim: 18, labeled: 60_000, seed: 7 });
+  for (const [part, dim] of [['wide', 256], ['narrow', 18]] as const) {
+    if (!(only === undefined || only.includes(part))) continue;
+    const all = syntheticDataset({ rows: 60_000, dim, labeled: 60_000, seed: 7 });
     const parts = splitDataset(all, { labeled: 200, test: 10_000, seed: 1 });
-    runs.push(...(await runAll('synthetic d=18', (seed) => splitDataset(parts.train, { labeled: 200, seed }).train, parts.test!)));
+    runs.push(...(await runAll(`synthetic d=${dim}`, (seed) => splitDataset(parts.train, { labeled: 200, seed }).train, parts.test!)));
   }
   const summary = [...new Set(runs.map((r) => r.data))].flatMap((data) =>
     families.map((family) => {
