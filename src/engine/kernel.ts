@@ -183,7 +183,7 @@ export class RffKernel {
     const cap = Math.max(maxPoints, same ? this.cap : 0);
     const mp = family === 'sorf' ? m : Math.ceil(m / CHUNK) * CHUNK;
     const N = paddedDimension(d);
-    const zPoints = family === 'sorf' && sorfGroupBlocks(d, m) > 1 ? Math.max(2, Math.min(cap, Math.floor(GROUP_TRANSFORM_BYTES / (8 * N)) & ~1)) : 0;
+    const zPoints = family === 'sorf' && sorfGroupBlocks(d, m) > 1 ? Math.max(1, Math.min(cap, Math.floor(GROUP_TRANSFORM_BYTES / (8 * N)))) : 0;
     const lay = layout(this.base, cap, d, m, mp, family, zPoints);
     memoryEnsure(this.ex.memory, lay.end, () => `RffKernel: ${cap} points × d=${d}, m=${m}`);
     this.lay = lay;
@@ -328,7 +328,7 @@ export class RffKernel {
       for (let q = first; q < first + nPoints; q += this.zPoints) {
         const n = Math.min(this.zPoints, first + nPoints - q);
         this.holdTransform(lay, q, n);
-        this.ex.accumulateRows(lay.z + 8 * (q - this.zFrom), this.zPoints, n, this.omega()[1], lay.alpha, this.feats, lay.out + 8 * q, lay.zAcc);
+        this.ex.accumulateRows(lay.z + 8 * (q - this.zFrom), this.zPoints, n, this.firstRow(lay), lay.alpha, this.feats, lay.out + 8 * q, lay.zAcc);
       }
       return;
     }
@@ -359,7 +359,7 @@ export class RffKernel {
       for (let q = 0; q < nPoints; q += this.zPoints) {
         const n = Math.min(this.zPoints, nPoints - q);
         this.holdTransform(lay, q, n);
-        this.ex.projectRows(lay.z + 8 * (q - this.zFrom), this.zPoints, n, this.omega()[1], lay.weights + 8 * q, m, lay.grad);
+        this.ex.projectRows(lay.z + 8 * (q - this.zFrom), this.zPoints, n, this.firstRow(lay), lay.weights + 8 * q, m, lay.grad);
       }
       return;
     }
@@ -399,6 +399,11 @@ export class RffKernel {
       this.ex.sorfTransform(lay.points + 8 * from * this.dim, q + n - from, this.dim, paddedDimension(this.dim), lay.omega, lay.z + 8 * (from - this.zFrom), this.zPoints, lay.scratch);
       this.zTo = q + n;
     }
+  }
+
+  /** The block's first row in its sorf group (slot 1 of its form). */
+  private firstRow(lay: Layout): number {
+    return new Float64Array(this.ex.memory.buffer, lay.omega + 8, 1)[0];
   }
 
   private pad(lay: Layout): void {
