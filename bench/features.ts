@@ -1,15 +1,20 @@
 /**
  * Feature families on wide data: QSG-S2AUC trained with `features` gaussian,
- * orf and sorf on a public image set (d = 784) and on a narrow synthetic set
- * (d = 18), time and held-out AUC per seed.
+ * orf and sorf on a public image set (d = 784), on its central 16 × 16 pixels
+ * and on synthetic rows of d = 256 (the width where `features auto` starts
+ * taking sorf), and on a narrow synthetic set (d = 18), time and held-out AUC
+ * per seed.
  *
  * Image data: Fashion-MNIST (Zalando, MIT licence) from the Debian package
  * `dataset-fashion-mnist` (installed by this script when missing and run as
  * root): the 60,000 training images with 200 labels kept (stratified, per
  * seed), the first 2,000 test images held out; pixels / 255, 784 features.
  * Binary label: upper-body garments (T-shirt/top, pullover, coat, shirt) = 1,
- * the other six classes = 0. Narrow data: `synthetic` rows of d = 18
- * (50,000, 200 labeled), the generator's own held-out rows.
+ * the other six classes = 0; `crop` is the same images cropped to their
+ * central 16 × 16 pixels (d = 256). Synthetic data: `synthetic` rows of
+ * d = 256 (`wide`: the generator's signal is in a few columns, so at this
+ * width every model is near chance; a measure of time only) and d = 18
+ * (`narrow`), 50,000 training rows (200 labeled) and 10,000 held out.
  *
  * Every run: T = 400, m = 64, the default batch and σ (median heuristic),
  * 2 threads, in memory; the time is `train()` wall time (data already in
@@ -19,6 +24,8 @@
  * @example
  * // npx tsx bench/features.ts                       (3 seeds, both data sets)
  * // npx tsx bench/features.ts --seeds 1 --only image --families gaussian,sorf
+ * // npx tsx bench/features.ts --only image,wide,narrow --families gaussian,sorf --name features
+ * // npx tsx bench/features.ts --only crop --families gaussian,sorf --name features-crop
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -48,6 +55,9 @@ const seeds = Array.from({ length: Number(opt.seeds) }, (_, i) => i + 1);
 const families = opt.families!.split(',') as FeatureFamily[];
 for (const f of families) if (!(FEATURE_FAMILIES as readonly string[]).includes(f)) throw new Error(`bench/features: unknown family '${f}' (known: ${FEATURE_FAMILIES.join(', ')})`);
 const T = Number(opt.T);
+/** Data sets to run (image, crop, wide, narrow), comma-separated; all when not given. */
+const only = opt.only?.split(',');
+for (const o of only ?? []) if (!['image', 'crop', 'wide', 'narrow'].includes(o)) throw new Error(`bench/features: unknown --only '${o}' (image, crop, wide, narrow)`);
 const threads = Number(opt.threads);
 
 /** Reads an idx file (gzipped): images → rows of pixel/255, labels → numbers. */
@@ -58,7 +68,10 @@ function readIdx(path: string): { dims: number[]; data: Uint8Array } {
   return { dims, data: buf.subarray(4 + 4 * rank) };
 }
 
-function fashion(part: 'train' | 't10k', limit = Infinity): Dataset {
+/** Central square of `CROP × CROP` pixels (of 28 × 28): the `wide` set, d = 256, where `features auto` starts taking sorf. */
+const CROP = 16;
+
+function fashion(part: 'train' | 't10k', limit = Infinity, crop = false): Dataset {
   if (!existsSync(`${FASHION}/${part}-images-idx3-ubyte.gz`)) {
     if (process.getuid?.() !== 0) throw new Error(`bench/features: ${FASHION} is missing: apt-get install dataset-fashion-mnist (as root)`);
     process.stderr.write('installing the Debian package dataset-fashion-mnist\n');
@@ -68,11 +81,16 @@ function fashion(part: 'train' | 't10k', limit = Infinity): Dataset {
   const images = readIdx(`${FASHION}/${part}-images-idx3-ubyte.gz`);
   const labels = readIdx(`${FASHION}/${part}-labels-idx1-ubyte.gz`);
   const n = Math.min(limit, images.dims[0]);
-  const d = images.dims[1] * images.dims[2];
+  const [h, w] = [images.dims[1], images.dims[2]];
+  const side = crop ? CROP : w;
+  const top = (h - side) / 2;
+  const d = side * side;
   const X = new Float64Array(n * d);
-  for (let i = 0; i < n * d; i++) X[i] = images.data[i] / 255;
+  for (let i = 0; i < n; i++) {
+    for (let r = 0; r < side; r++) for (let c = 0; c < side; c++) X[i * d + r * side + c] = images.data[i * h * w + (top + r) * w + top + c] / 255;
+  }
   const y = Float64Array.from({ length: n }, (_, i) => (UPPER_BODY.has(labels.data[i]) ? 1 : 0));
-  return makeDataset({ X, d, y, featureNames: Array.from({ length: d }, (_, k) => `px${k}`), source: `fashion-mnist ${part}` });
+  return makeDataset({ X, d, y, featureNames: Array.from({ length: d }, (_, k) => `px${k}`), source: `fashion-mnist ${part}${crop ? ` ${CROP}×${CROP}` : ''}` });
 }
 
 interface Run {
@@ -111,15 +129,17 @@ const sd = (v: number[]) => (v.length < 2 ? 0 : Math.sqrt(v.reduce((a, b) => a +
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0];
   const runs: Run[] = [];
-  if (opt.only === undefined || opt.only === 'image') {
-    const full = fashion('train');
-    const test = fashion('t10k', 2000);
-    runs.push(...(await runAll('fashion-mnist', (seed) => splitDataset(full, { labeled: 200, seed }).train, test)));
+  for (const [part, crop] of [['image', false], ['crop', true]] as const) {
+    if (!(only === undefined || only.includes(part))) continue;
+    const full = fashion('train', Infinity, crop);
+    const test = fashion('t10k', 2000, crop);
+    runs.push(...(await runAll(crop ? `fashion-mnist ${CROP}×${CROP}` : 'fashion-mnist', (seed) => splitDataset(full, { labeled: 200, seed }).train, test)));
   }
-  if (opt.only === undefined || opt.only === 'narrow') {
-    const all = syntheticDataset({ rows: 60_000, dim: 18, labeled: 60_000, seed: 7 });
+  for (const [part, dim] of [['wide', 256], ['narrow', 18]] as const) {
+    if (!(only === undefined || only.includes(part))) continue;
+    const all = syntheticDataset({ rows: 60_000, dim, labeled: 60_000, seed: 7 });
     const parts = splitDataset(all, { labeled: 200, test: 10_000, seed: 1 });
-    runs.push(...(await runAll('synthetic d=18', (seed) => splitDataset(parts.train, { labeled: 200, seed }).train, parts.test!)));
+    runs.push(...(await runAll(`synthetic d=${dim}`, (seed) => splitDataset(parts.train, { labeled: 200, seed }).train, parts.test!)));
   }
   const summary = [...new Set(runs.map((r) => r.data))].flatMap((data) =>
     families.map((family) => {

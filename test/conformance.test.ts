@@ -19,7 +19,9 @@
  *
  * Every learner that declares `features` repeats 2 and 3 with each structured
  * family (orf, sorf), plus sample on read against in memory, and refuses a
- * structured family with the Laplacian kernel.
+ * structured family with the Laplacian kernel. sorf runs with m = 5 on the
+ * 30 columns (N = 32): six blocks share a group, so chunks of 4 blocks and the
+ * continuation at block 25 start inside a group.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -292,10 +294,16 @@ describe.each(LEARNERS.map((spec) => [spec.name, spec] as const))('learner %s co
 /** Bytes of a model, for equality. */
 const bytes = (model: Model) => Buffer.from(model.toBytes());
 
+/** Small settings with a structured family: sorf with blocks that share groups (m = 5: six blocks of a group of 32 rows). */
+function smallWith(spec: LearnerSpec, features: 'orf' | 'sorf'): Record<string, number> {
+  const s = small(spec);
+  return features === 'sorf' && 'm' in s ? { ...s, m: 5 } : s;
+}
+
 describe.each(LEARNERS.filter((s) => 'features' in s.params).flatMap((spec) => (['orf', 'sorf'] as const).map((f) => [spec.name, f, spec] as const)))('learner %s with features %s conforms', (_name, features, spec) => {
   it('the same bytes on 1 and 2 threads (pool used), without the frequency store, through save/load, and not the Gaussian model', async () => {
     const { train: tr, test } = await split(spec);
-    const opts = { learner: spec.name, data: tr, ...small(spec), features, parallelMinWork: 0, onWarning: () => {} };
+    const opts = { learner: spec.name, data: tr, ...smallWith(spec, features), features, parallelMinWork: 0, onWarning: () => {} };
     const one = await train({ ...opts, threads: 1 });
     expect(one.header.hyperparameters.features).toBe(features);
     const before = poolTasksCompleted();
@@ -320,7 +328,7 @@ describe.each(LEARNERS.filter((s) => 'features' in s.params).flatMap((spec) => (
     const { train: tr } = await split(spec);
     // A default step that depends on T is not continued (the test above): such a learner gets its step explicitly.
     const given = 'defaultStepHorizon' in spec ? { step: { kind: 'constant', eta: 0.02 } as StepSize } : {};
-    const opts = { learner: spec.name, data: tr, ...small(spec), features, threads: 1, ...given };
+    const opts = { learner: spec.name, data: tr, ...smallWith(spec, features), features, threads: 1, ...given };
     const first = await train({ ...opts, T: 25 });
     const direct = await train(opts);
     const path = join(dir, `${spec.name}-${features}-25.dsg`);
@@ -336,7 +344,7 @@ describe.each(LEARNERS.filter((s) => 'features' in s.params).flatMap((spec) => (
 
   it('refuses the Laplacian kernel with a UsageError naming features', async () => {
     const { train: tr } = await split(spec);
-    const err = await train({ learner: spec.name, data: tr, ...small(spec), features, kernel: 'laplacian', threads: 1 }).then(() => undefined, (e: unknown) => e);
+    const err = await train({ learner: spec.name, data: tr, ...smallWith(spec, features), features, kernel: 'laplacian', threads: 1 }).then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
     expect((err as Error).message).toMatch(new RegExp(`^features ${features} needs the rbf kernel`));
   });

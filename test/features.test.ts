@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import seedrandom from 'seedrandom';
-import { exactKernel, featureMap, paddedDimension, sampleBlockOmega, walshHadamard, type FeatureFamily, type KernelSpec } from '../src/features/index.ts';
+import { AUTO_SORF_MIN_D, autoFeatureFamily, exactKernel, featureMap, paddedDimension, sampleBlockOmega, walshHadamard, type FeatureFamily, type KernelSpec } from '../src/features/index.ts';
 import { logLogSlope } from './support/log-log-slope.ts';
 
 /** Mean absolute error of φ(x)·φ(x') against k(x,x') over fixed pairs, using `blocks` blocks of m features. */
@@ -179,3 +179,37 @@ function countBits(x: number): number {
   for (let y = x; y; y &= y - 1) c++;
   return c;
 }
+
+describe('features auto (the default)', () => {
+  it('is sorf for the rbf kernel on wide data with blocks that share groups, else gaussian', () => {
+    expect(autoFeatureFamily('rbf', 784, 64)).toBe('sorf');
+    expect(autoFeatureFamily('rbf', AUTO_SORF_MIN_D, 64)).toBe('sorf');
+    expect(autoFeatureFamily('rbf', AUTO_SORF_MIN_D - 1, 64)).toBe('gaussian');
+    expect(autoFeatureFamily('rbf', 18, 64)).toBe('gaussian');
+    expect(autoFeatureFamily('rbf', 784, 600)).toBe('gaussian'); // 2m > N = 1024: no shared groups
+    expect(autoFeatureFamily('laplacian', 784, 64)).toBe('gaussian');
+  });
+
+  it('train resolves it into the header: sorf on wide data, no key (the Gaussian bytes) on narrow data; a continued Gaussian run stays Gaussian', async () => {
+    const { trainModel: train } = await import('../src/train/train.ts');
+    const { syntheticDataset } = await import('../src/data/synthetic.ts');
+    const { splitDataset } = await import('../src/data/index.ts');
+    const quiet = { onWarning: () => {} };
+    const small = { T: 12, m: 16, batchSize: 8, seed: 2, threads: 1, ...quiet };
+    const wide = splitDataset(syntheticDataset({ rows: 240, dim: AUTO_SORF_MIN_D, labeled: 240, seed: 3 }), { labeled: 60, seed: 1 }).train;
+    const narrow = splitDataset(syntheticDataset({ rows: 240, dim: 10, labeled: 240, seed: 3 }), { labeled: 60, seed: 1 }).train;
+    const bytes = (m: { toBytes(): Uint8Array }) => Buffer.from(m.toBytes());
+    const wideAuto = await train({ learner: 'qsg-s2auc', data: wide, ...small });
+    expect(wideAuto.header.hyperparameters.features).toBe('sorf');
+    expect(bytes(wideAuto).equals(bytes(await train({ learner: 'qsg-s2auc', data: wide, ...small, features: 'sorf' })))).toBe(true);
+    const narrowAuto = await train({ learner: 'qsg-s2auc', data: narrow, ...small, features: 'auto' });
+    expect('features' in narrowAuto.header.hyperparameters).toBe(false);
+    expect(bytes(narrowAuto).equals(bytes(await train({ learner: 'qsg-s2auc', data: narrow, ...small, features: 'gaussian' })))).toBe(true);
+    // A Gaussian model of wide data (no features key) continues as Gaussian, not as what auto would choose.
+    const first = await train({ learner: 'qsg-s2auc', data: wide, ...small, T: 5, features: 'gaussian' });
+    const direct = await train({ learner: 'qsg-s2auc', data: wide, ...small, features: 'gaussian', step: first.header.hyperparameters.step as never });
+    expect('features' in first.header.hyperparameters).toBe(false);
+    const continued = await train({ init: first, data: wide, T: 12, threads: 1, features: 'gaussian', ...quiet });
+    expect(bytes(continued).equals(bytes(direct))).toBe(true);
+  }, 60_000);
+});

@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 import seedrandom from 'seedrandom';
 import { RffKernel } from '../src/engine/kernel.ts';
 import { referenceAccumulate, referenceProject } from '../src/engine/reference-kernel.ts';
-import { kernelBlockWidth, sampleBlockOmega, sampleKernelBlock } from '../src/features/spectral.ts';
+import { kernelBlockWidth, sampleBlockOmega, sampleKernelBlock, sorfGroupBlocks, sorfPlace } from '../src/features/spectral.ts';
+import { Evaluator } from '../src/engine/evaluator.ts';
+import { History } from '../src/engine/history.ts';
+import { referenceEvaluate } from '../src/engine/reference-evaluator.ts';
 
 const spec = { kind: 'rbf', sigma: 0.3 } as const;
 
@@ -69,6 +72,102 @@ describe('structured kernel (sorf)', () => {
         k.accumulate(count, first);
         for (let p = first; p < first + count; p++) expect(Object.is(k.out()[p], all[p]), `point ${p} in a call of ${count} from ${first}`).toBe(true);
       }
+    }
+  });
+
+  /** Block i's value at every point, from a fresh kernel (no transform held). */
+  function alone(d: number, m: number, i: number, X: Float64Array, n: number, alpha: Float64Array): Float64Array {
+    const k = RffKernel.create();
+    k.reserve(n, d, m, 'sorf');
+    sampleKernelBlock(spec, 6, i, d, m, k.omega(), 'sorf');
+    k.points().set(X);
+    k.alpha().set(alpha);
+    k.clearOut(n);
+    k.accumulate(n);
+    return k.out().slice(0, n);
+  }
+
+  it('blocks with 2m ≤ N share a group: rows (i mod G)·m … of group ⌊i/G⌋, the signs of (seed, group)', () => {
+    expect(sorfGroupBlocks(784, 64)).toBe(16);
+    expect(sorfGroupBlocks(100, 48)).toBe(2);
+    expect(sorfGroupBlocks(100, 65)).toBe(1);
+    expect(sorfGroupBlocks(18, 64)).toBe(1);
+    expect(sorfPlace(784, 64, 18)).toEqual({ group: 1, firstRow: 128 });
+    // Block i's rows are rows of the group's full matrix (m = N, block 0 = group 0 whole, as sampled alone).
+    const [d, m] = [20, 8];
+    const N = 32;
+    const whole = new Float64Array(d * N);
+    sampleBlockOmega(spec, 6, 0, d, N, whole, 'sorf');
+    for (let i = 0; i < 4; i++) {
+      const w = new Float64Array(d * m);
+      sampleBlockOmega(spec, 6, i, d, m, w, 'sorf');
+      for (let j = 0; j < m; j++) for (let k = 0; k < d; k++) expect(w[k * m + j]).toBe(whole[k * N + i * m + j]);
+    }
+    const next = new Float64Array(d * m);
+    sampleBlockOmega(spec, 6, 4, d, m, next, 'sorf'); // group 1: other signs
+    expect(next[0]).not.toBe(whole[0]);
+  });
+
+  it('a held transform never changes a value: blocks in any order, groups interleaved, points reloaded, tiles, give the bits of each block alone', () => {
+    for (const [d, m, n] of [
+      [100, 16, 13],
+      [1000, 20, 601], // N = 1024: 512 points per held transform, so two tiles
+    ] as const) {
+      const rng = seedrandom(`sorf-held-${d}`);
+      const X = Float64Array.from({ length: n * d }, () => rng());
+      const G = sorfGroupBlocks(d, m);
+      expect(G).toBeGreaterThan(2);
+      const blocks = [0, 1, 2, G + 1, 3, G, G + 2, 2, 5];
+      const alphas = blocks.map(() => Float64Array.from({ length: 2 * m }, () => rng() - 0.5));
+      const expected = blocks.map((i, b) => alone(d, m, i, X, n, alphas[b]));
+      const k = RffKernel.create();
+      k.reserve(n, d, m, 'sorf');
+      if (n > 512) expect(k.tilePoints).toBeLessThan(n);
+      k.points().set(X);
+      blocks.forEach((i, b) => {
+        sampleKernelBlock(spec, 6, i, d, m, k.omega(), 'sorf');
+        k.alpha().set(alphas[b]);
+        if (b === 4) k.points().set(X); // same points written again: the transform is made afresh, same bits
+        k.clearOut(n);
+        // the points in two calls, the second starting at an odd point
+        k.accumulate(5, 0);
+        k.accumulate(n - 5, 5);
+        for (let p = 0; p < n; p++) expect(Object.is(k.out()[p], expected[b][p]), `block ${i}, point ${p}`).toBe(true);
+      });
+      // project through the held transform: the dense rows' gradient within 1e-12
+      const w = Float64Array.from({ length: n }, () => rng() - 0.5);
+      const omegaT = new Float64Array(d * m);
+      sampleBlockOmega(spec, 6, G + 1, d, m, omegaT, 'sorf');
+      sampleKernelBlock(spec, 6, G + 1, d, m, k.omega(), 'sorf');
+      k.weights().set(w);
+      k.project(n);
+      const g = new Float64Array(2 * m);
+      referenceProject(X, n, d, omegaT, w, m, g);
+      const wScale = w.reduce((s, a) => s + Math.abs(a), 0);
+      for (let j = 0; j < 2 * m; j++) expect(Math.abs(k.grad()[j] - g[j]) / wScale).toBeLessThan(1e-12);
+    }
+  });
+
+  it('the engine on blocks sharing groups (chunks of 4 starting mid-group): 1 and 2 threads the same bits, the dense rows within 1e-12', async () => {
+    const [d, m] = [60, 6]; // N = 64, G = 10: chunk 1 (blocks 4–7) and chunk 2 (8–11) start or end mid-group
+    const rf = { kernel: spec, seed: 6, d, m, family: 'sorf' } as const;
+    const rng = seedrandom('sorf-engine');
+    const h = new History({ m, capacity: 40 });
+    for (let i = 0; i < 37; i++) h.append(Float64Array.from({ length: 2 * m }, () => rng() - 0.5));
+    const n = 23;
+    const X = Float64Array.from({ length: n * d }, () => rng());
+    const one = new Evaluator(h, rf, { threads: 1, chunkSize: 4 });
+    const two = new Evaluator(h, rf, { threads: 2, chunkSize: 4, parallelMinWork: 0, cacheBytes: 0 });
+    try {
+      const a = await one.evaluate(X, n);
+      const b = await two.evaluate(X, n);
+      expect(two.workerChunks).toBeGreaterThan(0);
+      expect(Array.from(b)).toEqual(Array.from(a));
+      const ref = referenceEvaluate(h, rf, X, n);
+      for (let p = 0; p < n; p++) expect(Math.abs(a[p] - ref[p])).toBeLessThan(1e-12 * 37 * 2 * m);
+    } finally {
+      await one.close();
+      await two.close();
     }
   });
 });

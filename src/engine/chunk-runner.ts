@@ -163,12 +163,16 @@ class RffItems implements ItemKernel<RffTask> {
     const alpha = kernel.alpha();
     const out = kernel.out().subarray(0, nPoints);
     const blocks = this.blocks.of(history);
+    // Points in tiles (one tile unless sorf blocks share groups: kernel.tilePoints), every block per tile: a point's blocks still add in order.
+    const tile = kernel.tilePoints;
     return (from, to, p0, p1) => {
       out.fill(0, p0, p1);
-      for (let i = from; i < to; i++) {
-        store.fill(i, omega);
-        alpha.set(blocks.row(i));
-        kernel.accumulate(p1 - p0, p0);
+      for (let q = p0; q < p1; q += tile) {
+        for (let i = from; i < to; i++) {
+          store.fill(i, omega);
+          alpha.set(blocks.row(i));
+          kernel.accumulate(Math.min(tile, p1 - q), q);
+        }
       }
       return out.subarray(p0, p1);
     };
@@ -259,17 +263,22 @@ class RowBlocks {
       out.set(values.subarray(rows.n + from, rows.n + to));
       const omega = kernel.omega();
       const alpha = kernel.alpha();
-      for (let i = task.firstBlock; i < task.lastBlock; i++) {
-        if (opensChunk(i, task.chunkSize, task.cacheFirst)) {
-          for (let r = 0; r < n; r++) R[r] += out[r];
-          out.fill(0);
+      // Rows in tiles (one tile unless sorf blocks share groups: kernel.tilePoints), every block per tile: a row's blocks still add in order.
+      const tile = kernel.tilePoints;
+      for (let q = 0; q < n; q += tile) {
+        const nq = Math.min(tile, n - q);
+        for (let i = task.firstBlock; i < task.lastBlock; i++) {
+          if (opensChunk(i, task.chunkSize, task.cacheFirst)) {
+            for (let r = q; r < q + nq; r++) R[r] += out[r];
+            out.fill(0, q, q + nq);
+          }
+          if (held.get(rk) !== i) {
+            store.fill(i, omega);
+            alpha.set(blocks.row(i));
+            held.set(rk, i);
+          }
+          kernel.accumulate(nq, first + q);
         }
-        if (held.get(rk) !== i) {
-          store.fill(i, omega);
-          alpha.set(blocks.row(i));
-          held.set(rk, i);
-        }
-        kernel.accumulate(n, first);
       }
       values.set(out, rows.n + from);
     };

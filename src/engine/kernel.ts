@@ -23,7 +23,7 @@
  */
 import { RFF_WASM_BASE64 } from './wasm/rff-wasm.generated.ts';
 import { instantiate, memoryEnsure, regions, type WasmMemory } from './wasm-host.ts';
-import { kernelBlockWidth, paddedDimension, type FeatureFamily } from '../features/spectral.ts';
+import { kernelBlockWidth, paddedDimension, sorfGroupBlocks, type FeatureFamily } from '../features/spectral.ts';
 
 interface RffExports {
   memory: WasmMemory;
@@ -33,12 +33,25 @@ interface RffExports {
   padColumns(src: number, dst: number, rows: number, m: number, mp: number): void;
   accumulateSorf(X: number, n: number, d: number, N: number, S: number, A: number, m: number, out: number, Y: number): void;
   projectSorf(X: number, n: number, d: number, N: number, S: number, wt: number, m: number, G: number, Y: number): void;
+  sorfTransform(X: number, n: number, d: number, N: number, S: number, Z: number, zStride: number, Y: number): void;
+  accumulateRows(Z: number, zStride: number, n: number, r0: number, A: number, m: number, out: number, acc: number): void;
+  projectRows(Z: number, zStride: number, n: number, r0: number, wt: number, m: number, G: number): void;
+  sameBits(a: number, b: number, bytes: number): number;
   sinFast(x: number): number;
   cosFast(x: number): number;
 }
 
 /** Features per SIMD chunk in the wasm kernel; m is padded to a multiple of it. */
 const CHUNK = 4;
+
+/**
+ * Most bytes of one kernel's held group transform (sorf blocks that share a
+ * group, N doubles per point): 4 MiB holds 512 points at N = 1,024 — a
+ * training batch (192 points at the defaults) whole, so every block of a
+ * group after the first costs no transform; a call on more points goes in
+ * tiles of {@link RffKernel.tilePoints}.
+ */
+export const GROUP_TRANSFORM_BYTES = 4 * 2 ** 20;
 
 /** Byte offsets of the regions in wasm memory for one shape. */
 interface Layout {
@@ -56,10 +69,14 @@ interface Layout {
   scratch: number;
   /** Scratch of a dense block's 4-point tile: packed points and their z (4·d + 4·mp doubles; 0 for sorf). */
   tile: number;
+  /** Shared-group sorf: the held transform (N rows × zPoints), its group's form, and per-point scratch (0 otherwise). */
+  z: number;
+  zForm: number;
+  zAcc: number;
   end: number;
 }
 
-function layout(base: number, maxPoints: number, d: number, m: number, mp: number, family: FeatureFamily): Layout {
+function layout(base: number, maxPoints: number, d: number, m: number, mp: number, family: FeatureFamily, zPoints: number): Layout {
   const { take, end } = regions(base);
   const points = take(maxPoints * d);
   const omega = take(kernelBlockWidth(d, m, family));
@@ -73,7 +90,10 @@ function layout(base: number, maxPoints: number, d: number, m: number, mp: numbe
   const gradPad = padded ? take(2 * mp) : grad;
   const scratch = family === 'sorf' ? take(2 * paddedDimension(d)) : 0;
   const tile = family === 'sorf' ? 0 : take(4 * d + 4 * mp);
-  return { points, omega, alpha, out, weights, grad, omegaPad, alphaPad, gradPad, scratch, tile, end: end() };
+  const z = zPoints > 0 ? take(paddedDimension(d) * zPoints) : 0;
+  const zForm = zPoints > 0 ? take(kernelBlockWidth(d, m, family)) : 0;
+  const zAcc = zPoints > 0 ? take(zPoints) : 0;
+  return { points, omega, alpha, out, weights, grad, omegaPad, alphaPad, gradPad, scratch, tile, z, zForm, zAcc, end: end() };
 }
 
 function checkCount(name: string, value: number, min: number): void {
@@ -109,6 +129,10 @@ export class RffKernel {
   private feats = 0;
   private mp = 0;
   private fam: FeatureFamily = 'gaussian';
+  /** Shared-group sorf: points the held transform has room for (0: blocks are not of that form), and the points it holds, `[zFrom, zTo)`. */
+  private zPoints = 0;
+  private zFrom = 0;
+  private zTo = 0;
 
   private constructor(ex: RffExports) {
     this.ex = ex;
@@ -161,7 +185,9 @@ export class RffKernel {
     if (this.lay && same && maxPoints <= this.cap) return;
     const cap = Math.max(maxPoints, same ? this.cap : 0);
     const mp = family === 'sorf' ? m : Math.ceil(m / CHUNK) * CHUNK;
-    const lay = layout(this.base, cap, d, m, mp, family);
+    const N = paddedDimension(d);
+    const zPoints = family === 'sorf' && sorfGroupBlocks(d, m) > 1 ? Math.max(1, Math.min(cap, Math.floor(GROUP_TRANSFORM_BYTES / (8 * N)))) : 0;
+    const lay = layout(this.base, cap, d, m, mp, family, zPoints);
     memoryEnsure(this.ex.memory, lay.end, () => `RffKernel: ${cap} points × d=${d}, m=${m}`);
     this.lay = lay;
     this.outs = undefined;
@@ -170,6 +196,8 @@ export class RffKernel {
     this.feats = m;
     this.mp = mp;
     this.fam = family;
+    this.zPoints = zPoints;
+    this.zFrom = this.zTo = 0;
     // Padding columns of the padded copies stay zero: padColumns rewrites them
     // on every call, but grad's padding is never read.
   }
@@ -190,7 +218,22 @@ export class RffKernel {
    * kernel.points().set(X.subarray(0, n * kernel.d));
    */
   points(): Float64Array {
+    // The caller writes the points through this view: a held group transform no longer holds.
+    this.zFrom = this.zTo = 0;
     return this.view(this.layout().points, this.cap * this.dim);
+  }
+
+  /**
+   * Points per call that get the most from blocks sharing a sorf group: a
+   * caller adding several blocks of one group at many points goes over the
+   * points in tiles of this many, all blocks per tile, so each point is
+   * transformed once per group (Infinity when blocks are not of that form).
+   *
+   * @example
+   * for (let q = 0; q < n; q += kernel.tilePoints) for (const i of blocks) { …; kernel.accumulate(Math.min(kernel.tilePoints, n - q), q); }
+   */
+  get tilePoints(): number {
+    return this.zPoints > 0 ? this.zPoints : Infinity;
   }
 
   /** The family of the blocks {@link omega} holds. */
@@ -284,6 +327,14 @@ export class RffKernel {
     this.checkPoints(first + nPoints);
     if (nPoints === 0) return;
     const lay = this.layout();
+    if (this.zPoints > 0) {
+      for (let q = first; q < first + nPoints; q += this.zPoints) {
+        const n = Math.min(this.zPoints, first + nPoints - q);
+        this.holdTransform(lay, q, n);
+        this.ex.accumulateRows(lay.z + 8 * (q - this.zFrom), this.zPoints, n, this.firstRow(lay), lay.alpha, this.feats, lay.out + 8 * q, lay.zAcc);
+      }
+      return;
+    }
     if (this.fam === 'sorf') {
       this.ex.accumulateSorf(lay.points + 8 * first * this.dim, nPoints, this.dim, paddedDimension(this.dim), lay.omega, lay.alpha, this.feats, lay.out + 8 * first, lay.scratch);
       return;
@@ -306,6 +357,15 @@ export class RffKernel {
     const lay = this.layout();
     const m = this.feats;
     const mp = this.mp;
+    if (this.zPoints > 0) {
+      this.grad().fill(0);
+      for (let q = 0; q < nPoints; q += this.zPoints) {
+        const n = Math.min(this.zPoints, nPoints - q);
+        this.holdTransform(lay, q, n);
+        this.ex.projectRows(lay.z + 8 * (q - this.zFrom), this.zPoints, n, this.firstRow(lay), lay.weights + 8 * q, m, lay.grad);
+      }
+      return;
+    }
     if (this.fam === 'sorf') {
       this.ex.projectSorf(lay.points, nPoints, this.dim, paddedDimension(this.dim), lay.omega, lay.weights, m, lay.grad, lay.scratch);
       return;
@@ -320,6 +380,33 @@ export class RffKernel {
     const grad = this.grad();
     grad.set(padded.subarray(0, m), 0);
     grad.set(padded.subarray(mp, mp + m), m);
+  }
+
+  /**
+   * Makes the held transform cover points `[q, q + n)` (n ≤ zPoints) for the
+   * group of the block in {@link omega}: kept when it is of that group (same
+   * scale and signs) and can grow to cover them, else started afresh; only
+   * the points it lacks are transformed. A point's transform is the same bits
+   * whichever call computes it, so holding one never changes a value.
+   */
+  private holdTransform(lay: Layout, q: number, n: number): void {
+    const signBytes = 8 * (kernelBlockWidth(this.dim, this.feats, this.fam) - 2);
+    const mem = new Float64Array(this.ex.memory.buffer);
+    const same = this.zTo > this.zFrom && mem[lay.omega / 8] === mem[lay.zForm / 8] && this.ex.sameBits(lay.omega + 16, lay.zForm + 16, signBytes) !== 0;
+    if (!same || q < this.zFrom || q > this.zTo || q + n - this.zFrom > this.zPoints) {
+      mem.copyWithin(lay.zForm / 8, lay.omega / 8, lay.omega / 8 + 2 + signBytes / 8);
+      this.zFrom = this.zTo = q;
+    }
+    if (q + n > this.zTo) {
+      const from = this.zTo;
+      this.ex.sorfTransform(lay.points + 8 * from * this.dim, q + n - from, this.dim, paddedDimension(this.dim), lay.omega, lay.z + 8 * (from - this.zFrom), this.zPoints, lay.scratch);
+      this.zTo = q + n;
+    }
+  }
+
+  /** The block's first row in its sorf group (slot 1 of its form). */
+  private firstRow(lay: Layout): number {
+    return new Float64Array(this.ex.memory.buffer, lay.omega + 8, 1)[0];
   }
 
   private pad(lay: Layout): void {

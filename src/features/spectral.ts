@@ -14,6 +14,11 @@
  * - `sorf`: `√(2σ)·√N·H·D₁·H·D₂·H·D₃` per group of `N` rows, `N` = d padded
  *   to a power of two, `H` the normalised Walsh–Hadamard matrix and `D_k`
  *   random ±1 diagonals (the padded coordinates are dropped: x is zero there).
+ *   When a block is at most half a group (`2m ≤ N`), {@link sorfGroupBlocks}
+ *   consecutive blocks share one group: block `i` is rows
+ *   `(i mod G)·m … (i mod G)·m + m − 1` of group `⌊i/G⌋`, whose signs are drawn
+ *   from the stream of `(modelSeed, ⌊i/G⌋)`; so one transform of a point serves
+ *   `G` blocks, and block `i` is still a function of `(modelSeed, i)` alone.
  * Both structured families need a rotation-invariant spectral density, so they
  * apply to the Gaussian kernel only; the Laplacian kernel's density (a product
  * of Cauchy distributions) is not rotation invariant.
@@ -26,6 +31,31 @@ export type FeatureFamily = 'gaussian' | 'orf' | 'sorf';
 
 /** The feature families dsgkit knows, for `--help` and validation. */
 export const FEATURE_FAMILIES = ['gaussian', 'orf', 'sorf'] as const;
+
+/** What `--features` accepts: a family, or `auto` ({@link autoFeatureFamily}), the default. */
+export const FEATURE_CHOICES = ['auto', ...FEATURE_FAMILIES] as const;
+
+/**
+ * Fewest input columns at which `features auto` takes `sorf`: from there on,
+ * at the default m = 64, QSG-S2AUC trains in less CPU time with `sorf` than
+ * with `gaussian` at the same held-out AUC (docs/features.md, "Choosing").
+ */
+export const AUTO_SORF_MIN_D = 256;
+
+/**
+ * The family `features: 'auto'` resolves to: `sorf` for the rbf kernel on
+ * wide data (`d ≥` {@link AUTO_SORF_MIN_D}) when blocks share SORF groups
+ * (`2m ≤ N`, {@link sorfGroupBlocks}), else `gaussian` (every kernel, no bias
+ * on narrow data). A function of the kernel and the shapes alone.
+ *
+ * @example
+ * autoFeatureFamily('rbf', 784, 64);       // 'sorf'
+ * autoFeatureFamily('rbf', 18, 64);        // 'gaussian'
+ * autoFeatureFamily('laplacian', 784, 64); // 'gaussian'
+ */
+export function autoFeatureFamily(kernel: KernelSpec['kind'], d: number, m: number): FeatureFamily {
+  return kernel === 'rbf' && d >= AUTO_SORF_MIN_D && sorfGroupBlocks(d, m) > 1 ? 'sorf' : 'gaussian';
+}
 
 /**
  * The seed string of block `i`: the generator of a block sees nothing else.
@@ -54,15 +84,17 @@ export function blockSeed(modelSeed: number, i: number): string {
  * sampleBlockOmega({ kind: 'rbf', sigma: 1 }, 42, 0, 3, 4, w, 'orf'); // the same block, orthogonal rows
  */
 export function sampleBlockOmega(spec: KernelSpec, modelSeed: number, i: number, d: number, m: number, omegaT: Float64Array, family: FeatureFamily = 'gaussian'): void {
-  const rng = seedrandom.alea(blockSeed(modelSeed, i));
   const count = d * m;
   if (family !== 'gaussian') {
     if (spec.kind !== 'rbf') throw new RangeError(`${family} features need the rbf kernel (the ${spec.kind} kernel's spectral density is not rotation invariant)`);
-    if (family === 'orf') orthogonalBlock(rng, Math.sqrt(2 * spec.sigma), d, m, omegaT);
-    else if (family === 'sorf') structuredBlock(rng, Math.sqrt(2 * spec.sigma), d, m, omegaT);
-    else throw new RangeError(`unknown feature family '${String(family)}' (expected one of ${FEATURE_FAMILIES.join(', ')})`);
+    if (family === 'orf') orthogonalBlock(seedrandom.alea(blockSeed(modelSeed, i)), Math.sqrt(2 * spec.sigma), d, m, omegaT);
+    else if (family === 'sorf') {
+      const { group, firstRow } = sorfPlace(d, m, i);
+      structuredBlock(seedrandom.alea(blockSeed(modelSeed, group)), Math.sqrt(2 * spec.sigma), d, m, omegaT, firstRow);
+    } else throw new RangeError(`unknown feature family '${String(family)}' (expected one of ${FEATURE_FAMILIES.join(', ')})`);
     return;
   }
+  const rng = seedrandom.alea(blockSeed(modelSeed, i));
   if (spec.kind === 'rbf') {
     const std = Math.sqrt(2 * spec.sigma);
     const TWO_PI = 2 * Math.PI;
@@ -122,17 +154,19 @@ function orthogonalBlock(rng: () => number, std: number, d: number, m: number, o
  * SORF: rows in groups of `N` (d padded to a power of two); a group draws
  * `D₁, D₂, D₃` (3N signs, in that order) and its row `r` is
  * `(std/N)·D₃·Hu·D₂·Hu·D₁·Hu·e_r` (`Hu` the ±1 Hadamard matrix), the first `d`
- * coordinates kept. Before the final scaling every value is an integer, so the
- * frequencies are exact up to one rounding.
+ * coordinates kept. The block's row `j` is group row `firstRow + j` (a block
+ * that shares its group starts inside it; `firstRow + m ≤ N` then). Before the
+ * final scaling every value is an integer, so the frequencies are exact up to
+ * one rounding.
  */
-function structuredBlock(rng: () => number, std: number, d: number, m: number, omegaT: Float64Array): void {
+function structuredBlock(rng: () => number, std: number, d: number, m: number, omegaT: Float64Array, firstRow = 0): void {
   const N = paddedDimension(d);
   const signs = new Float64Array(3 * N);
   const v = new Float64Array(N);
   const scale = std / N;
   for (let j = 0; j < m; j++) {
-    const r = j % N;
-    if (r === 0) for (let k = 0; k < 3 * N; k++) signs[k] = rng() < 0.5 ? -1 : 1;
+    const r = (firstRow + j) % N;
+    if (j === 0 || r === 0) for (let k = 0; k < 3 * N; k++) signs[k] = rng() < 0.5 ? -1 : 1;
     for (let k = 0; k < N; k++) v[k] = (popcount(r & k) & 1 ? -1 : 1) * signs[k];
     walshHadamard(v);
     for (let k = 0; k < N; k++) v[k] *= signs[N + k];
@@ -143,24 +177,54 @@ function structuredBlock(rng: () => number, std: number, d: number, m: number, o
 
 /**
  * Doubles in block `i`'s kernel form ({@link sampleKernelBlock}): the dense
- * `d·m` frequencies, or for `sorf` the structured block (its scale, then three
- * sign diagonals of N per group of N rows).
+ * `d·m` frequencies, or for `sorf` the structured block (its scale, its first
+ * row in its group, then three sign diagonals of N per group of N rows).
  *
  * @example
- * kernelBlockWidth(784, 64, 'sorf'); // 1 + 3·1024 = 3073 (against 50,176 dense)
+ * kernelBlockWidth(784, 64, 'sorf'); // 2 + 3·1024 = 3074 (against 50,176 dense)
  */
 export function kernelBlockWidth(d: number, m: number, family: FeatureFamily = 'gaussian'): number {
   if (family !== 'sorf') return d * m;
   const N = paddedDimension(d);
-  return 1 + 3 * N * Math.ceil(m / N);
+  return 2 + 3 * N * Math.ceil(m / N);
+}
+
+/**
+ * Blocks of `m` SORF rows that share one group of `N` rows (`N` = d padded to
+ * a power of two): `⌊N/m⌋` when a block is at most half a group, else 1 (a
+ * block then has groups of its own, `⌈m/N⌉` of them). One transform of a point
+ * serves every block of a group, which is what makes `sorf` pay when `m ≪ d`.
+ *
+ * @example
+ * sorfGroupBlocks(784, 64); // 16: N = 1024 rows, 16 blocks of 64
+ * sorfGroupBlocks(18, 64);  // 1: N = 32 < m
+ */
+export function sorfGroupBlocks(d: number, m: number): number {
+  const N = paddedDimension(d);
+  return 2 * m <= N ? Math.floor(N / m) : 1;
+}
+
+/**
+ * Where SORF block `i` sits: its group (whose signs come from the stream of
+ * `(modelSeed, group)`) and its first row in it.
+ *
+ * @example
+ * sorfPlace(784, 64, 18); // { group: 1, firstRow: 128 }
+ */
+export function sorfPlace(d: number, m: number, i: number): { group: number; firstRow: number } {
+  const G = sorfGroupBlocks(d, m);
+  const group = Math.floor(i / G);
+  return { group, firstRow: (i - group * G) * m };
 }
 
 /**
  * Block `i` in the form the engine's kernel evaluates: the transposed dense
  * frequencies of {@link sampleBlockOmega}, except for `sorf`, where it is
- * `[std/N, D₁, D₂, D₃ of group 0, D₁, D₂, D₃ of group 1, …]` (±1 values, the
- * same draws as the dense rows), so the kernel applies `x ↦ c·Hu·D₁·Hu·D₂·Hu·D₃·x`
- * in `O(N log N)` instead of multiplying by a `d × m` matrix.
+ * `[std/N, firstRow, D₁, D₂, D₃ of group 0, D₁, D₂, D₃ of group 1, …]` (±1
+ * values, the same draws as the dense rows; one group when blocks share groups,
+ * {@link sorfPlace}), so the kernel applies `x ↦ c·Hu·D₁·Hu·D₂·Hu·D₃·x`
+ * in `O(N log N)` instead of multiplying by a `d × m` matrix, and blocks of one
+ * group have the same form but for `firstRow`.
  * `target` must hold {@link kernelBlockWidth} values.
  *
  * @example
@@ -173,11 +237,13 @@ export function sampleKernelBlock(spec: KernelSpec, modelSeed: number, i: number
     return;
   }
   if (spec.kind !== 'rbf') throw new RangeError(`sorf features need the rbf kernel (the ${spec.kind} kernel's spectral density is not rotation invariant)`);
-  const rng = seedrandom.alea(blockSeed(modelSeed, i));
+  const { group, firstRow } = sorfPlace(d, m, i);
+  const rng = seedrandom.alea(blockSeed(modelSeed, group));
   const N = paddedDimension(d);
   target[0] = Math.sqrt(2 * spec.sigma) / N;
+  target[1] = firstRow;
   const groups = Math.ceil(m / N);
-  for (let k = 1; k < 1 + 3 * N * groups; k++) target[k] = rng() < 0.5 ? -1 : 1;
+  for (let k = 2; k < 2 + 3 * N * groups; k++) target[k] = rng() < 0.5 ? -1 : 1;
 }
 
 /**

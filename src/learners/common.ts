@@ -11,7 +11,7 @@ import { defaultStepSize, type StepSize } from '../coordinator/step-size.ts';
 import { checkRandomFeatures, type RandomFeatures } from '../engine/random-features.ts';
 import { UsageError } from '../errors.ts';
 import { KERNEL_KINDS, type KernelSpec } from '../features/kernel-spec.ts';
-import { FEATURE_FAMILIES } from '../features/spectral.ts';
+import { AUTO_SORF_MIN_D, autoFeatureFamily, FEATURE_CHOICES, type FeatureFamily } from '../features/spectral.ts';
 import { isDataset, type TrainingRows } from '../data/training-rows.ts';
 import type { Dataset } from '../data/dataset.ts';
 import type { ParamTable } from './params.ts';
@@ -55,11 +55,33 @@ export const LAMBDA_PARAM = {
 /**
  * How each block's frequencies are drawn (docs/features.md): i.i.d. Gaussian
  * rows, orthogonal rows (ORF) or structured Hadamard rows (SORF); the last two
- * for the rbf kernel only. Default `gaussian`: measured in docs/features.md.
+ * for the rbf kernel only. Default `auto`, chosen by measurement
+ * (docs/features.md): `sorf` on wide data with the rbf kernel, else
+ * `gaussian` (`autoFeatureFamily`). Training resolves `auto` before the
+ * header is written (`withDataDefaults`): a header holds `sorf` or `orf`, or no
+ * key for `gaussian`, so Gaussian models keep their bytes.
  */
 export const FEATURES_PARAM = {
-  features: { kind: 'choice', choices: FEATURE_FAMILIES, default: 'gaussian', omitDefault: true, doc: 'random-feature family: gaussian (i.i.d.), orf (orthogonal rows), sorf (Hadamard-structured rows); orf and sorf need --kernel rbf' },
+  features: {
+    kind: 'choice',
+    choices: FEATURE_CHOICES,
+    default: 'auto',
+    omitDefault: true,
+    doc: `random-feature family: gaussian (i.i.d.), orf (orthogonal rows), sorf (Hadamard-structured rows; orf and sorf need --kernel rbf), or auto: sorf with the rbf kernel from d = ${AUTO_SORF_MIN_D} columns on (at m ≤ N/2, N = d rounded up to a power of two), else gaussian`,
+  },
 } as const satisfies ParamTable;
+
+/**
+ * The concrete family of a fresh fit's `features` value on `d` columns:
+ * `auto` (or no value) by {@link autoFeatureFamily}, anything else as given.
+ *
+ * @example
+ * resolveFeatures(undefined, 'rbf', 784, 64); // 'sorf'
+ * resolveFeatures('gaussian', 'rbf', 784, 64); // 'gaussian'
+ */
+export function resolveFeatures(given: (typeof FEATURE_CHOICES)[number] | undefined, kernel: KernelSpec['kind'], d: number, m: number): FeatureFamily {
+  return given === undefined || given === 'auto' ? autoFeatureFamily(kernel, d, m) : given;
+}
 
 /** The random-feature loop: features per block, iterations, seed, batch size. */
 export const RANDOM_FEATURE_PARAMS = {
@@ -86,7 +108,8 @@ export const RANDOM_FEATURE_PARAMS = {
  */
 export function randomFeaturesFor(params: RandomFeatureParamValues, d: number): RandomFeatures {
   const kernel: KernelSpec = { kind: params.kernel, sigma: params.sigma };
-  const family = params.features ?? 'gaussian';
+  // `auto` is resolved before a fit (withDataDefaults); a value that reaches here unresolved is gaussian, as a header without the key says.
+  const family = params.features === undefined || params.features === 'auto' ? 'gaussian' : params.features;
   if (family !== 'gaussian' && kernel.kind !== 'rbf') {
     throw new UsageError(`features ${family} needs the rbf kernel: the ${kernel.kind} kernel's spectral density is not rotation invariant, so its frequencies cannot be orthogonalised (use features gaussian)`);
   }
@@ -99,7 +122,7 @@ export interface RandomFeatureParamValues {
   readonly sigma: number;
   readonly seed: number;
   readonly m: number;
-  readonly features?: (typeof FEATURE_FAMILIES)[number];
+  readonly features?: (typeof FEATURE_CHOICES)[number];
   readonly average?: Averaging;
 }
 

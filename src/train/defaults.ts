@@ -7,7 +7,9 @@ import type { Dataset } from '../data/dataset.ts';
 import { MinMaxScaler } from '../data/scaler.ts';
 import { gatherRows, trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import { MEDIAN_HEURISTIC_SAMPLE, medianHeuristicSigma, sampleRowIndices } from '../features/median-heuristic.ts';
-import { MAX_SIGMA } from '../learners/common.ts';
+import { MAX_SIGMA, resolveFeatures } from '../learners/common.ts';
+import type { KernelSpec } from '../features/kernel-spec.ts';
+import type { FEATURE_CHOICES } from '../features/spectral.ts';
 import type { LearnerSpec, Params } from '../learners/spec.ts';
 
 /**
@@ -43,13 +45,40 @@ export function defaultSigma(data: Dataset): number {
 
 /**
  * `params` with the defaults that come from the data filled in: σ = σ₀
- * ({@link kernelScale0}) when the learner has a σ and none was given.
+ * ({@link kernelScale0}) when the learner has a σ and none was given, and the
+ * feature family of `features: 'auto'` (or none given) by the number of
+ * columns (`resolveFeatures`): `sorf` is then written out, `gaussian` left as
+ * no key (a header without the key is a Gaussian model, so its bytes are
+ * those of a model trained before `auto` existed). A `continued` run keeps its
+ * model's family: no key there is `gaussian`, whatever `auto` would choose.
  * `rows` are the training rows scaled as the learner sees them.
  *
  * @example
  * const params = withDataDefaults(spec, resolveParams(spec, { lambda: 0.1 }), scaled); // params.sigma = σ₀
  */
-export function withDataDefaults(spec: LearnerSpec, params: Params, rows: Dataset | TrainingRows): Params {
-  if ('sigma' in spec.params && params.sigma === undefined) return { ...params, sigma: Math.min(kernelScale0(rows), MAX_SIGMA) };
-  return params;
+export function withDataDefaults(spec: LearnerSpec, params: Params, rows: Dataset | TrainingRows, opts: { continued?: boolean } = {}): Params {
+  let out = params;
+  if ('features' in spec.params) out = withFeatureFamily(spec, out, rows.d, opts.continued === true);
+  if ('sigma' in spec.params && params.sigma === undefined) out = { ...out, sigma: Math.min(kernelScale0(rows), MAX_SIGMA) };
+  return out;
+}
+
+/**
+ * `params` with `features` resolved on `d` columns (see {@link withDataDefaults}):
+ * a family `auto` chose goes where a given one would be (the parameter table's
+ * order), so the header is the bytes of a run given that family.
+ */
+function withFeatureFamily(spec: LearnerSpec, params: Params, d: number, continued: boolean): Params {
+  const given = params.features as (typeof FEATURE_CHOICES)[number] | undefined;
+  const { features: _given, ...rest } = params;
+  if (given === 'gaussian') return rest;
+  if (continued || (given !== undefined && given !== 'auto')) return params;
+  const family = resolveFeatures(given, params.kernel as KernelSpec['kind'], d, params.m as number);
+  if (family === 'gaussian') return rest;
+  const order = Object.keys(spec.params);
+  const at = order.indexOf('features');
+  const entries = Object.entries(rest);
+  const before = entries.findIndex(([k]) => order.indexOf(k) > at);
+  entries.splice(before < 0 ? entries.length : before, 0, ['features', family]);
+  return Object.fromEntries(entries);
 }

@@ -52,7 +52,9 @@ export function continuedParams(spec: LearnerSpec, init: Model, opts: RunOptions
   const t = init.header.resume!.t;
   const given = givenParams(spec, opts);
   for (const [key, value] of Object.entries(given)) {
-    if (key !== 'T' && saved[key] !== value) throw new UsageError(`${key} = ${String(value)} differs from the model's ${key} = ${String(saved[key])}: a continued run keeps its settings (only T changes)`);
+    // A header without `features` is a Gaussian model (auto resolves before a header is written).
+    const savedValue = key === 'features' ? (saved[key] ?? 'gaussian') : saved[key];
+    if (key !== 'T' && savedValue !== value) throw new UsageError(`${key} = ${String(value)} differs from the model's ${key} = ${String(saved[key])}: a continued run keeps its settings (only T changes)`);
   }
   if (opts.step !== undefined || opts.theta !== undefined) throw new UsageError(`${opts.step !== undefined ? 'step' : 'theta'} cannot be given with init: a continued run keeps the model's step schedule`);
   if (given.T === undefined) throw new UsageError(`init: give T, the iteration count to continue to (the model is at t = ${t})`);

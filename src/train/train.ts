@@ -51,7 +51,7 @@ export async function trainModel(opts: TrainArgs): Promise<Model> {
   // iterations — not after the data are read, which would add their memory to the peak of a large read.
   const pool = threads > 1 ? new EvaluatorPool(threads - 1) : undefined;
   try {
-    const params = withDataDefaults(spec, given, loaded.rows);
+    const params = withDataDefaults(spec, given, loaded.rows, { continued: init !== undefined });
     if (init && init.header.resume!.data !== loaded.fingerprint) throw new UsageError('init: the training data differ from the data the model was trained on (continue a run on the same file, rows and labels)');
     const engine: EvaluatorOptions = {
       threads,

@@ -341,9 +341,12 @@ export function project(X: usize, n: i32, d: i32, W: usize, wt: usize, m: i32, G
 // ---------------------------------------------------------------------------
 // Structured (SORF) blocks: z = c·Hu·D₁·Hu·D₂·Hu·D₃·x, rows r < m of each group
 // of N = 2^k rows (Hu the ±1 Walsh–Hadamard matrix, D the random ±1 diagonals,
-// x zero-padded from d to N). A block in memory (S): [c, then per group
-// D₁ (N), D₂ (N), D₃ (N)] as ±1.0 doubles; a sign is applied by xor-ing the
-// sign bit, which is exact. Two points travel together, one per lane of every
+// x zero-padded from d to N). A block in memory (S): [c, first row, then per
+// group D₁ (N), D₂ (N), D₃ (N)] as ±1.0 doubles; a sign is applied by xor-ing the
+// sign bit, which is exact. Blocks that own their groups (2m > N) go through
+// accumulateSorf/projectSorf below; blocks that share a group (2m ≤ N) through
+// sorfTransform (all N rows of the group at a set of points, kept by the host
+// while blocks of the same group follow) and accumulateRows/projectRows. Two points travel together, one per lane of every
 // vector: the butterflies are plain f64x2 add/sub and a point's lane sees the
 // same operations whichever point shares the vector (or none, in the tail),
 // so a point's result never depends on the other points in the call.
@@ -454,7 +457,7 @@ export function accumulateSorf(X: usize, n: i32, d: i32, N: i32, S: usize, A: us
     let acc = f64x2.splat(0.0);
     for (let g = 0; g * N < m; g++) {
       const mg = min(N, m - g * N);
-      sorfGroup(x0, x0 + row, single, d, N, S + 8 + <usize>g * (<usize>(3 * N) << 3), mg, c, Y);
+      sorfGroup(x0, x0 + row, single, d, N, S + 16 + <usize>g * (<usize>(3 * N) << 3), mg, c, Y);
       const j0: usize = <usize>(g * N) << 3;
       for (let r = 0; r < mg; r++) {
         const jo = j0 + (<usize>r << 3);
@@ -488,7 +491,7 @@ export function projectSorf(X: usize, n: i32, d: i32, N: i32, S: usize, wt: usiz
     const wv = f64x2.replace_lane(f64x2.splat(w0), 1, w1);
     for (let g = 0; g * N < m; g++) {
       const mg = min(N, m - g * N);
-      sorfGroup(x0, x0 + row, single, d, N, S + 8 + <usize>g * (<usize>(3 * N) << 3), mg, c, Y);
+      sorfGroup(x0, x0 + row, single, d, N, S + 16 + <usize>g * (<usize>(3 * N) << 3), mg, c, Y);
       const j0: usize = <usize>(g * N) << 3;
       for (let r = 0; r < mg; r++) {
         const z = v128.load(Y + (<usize>r << 4));
@@ -508,6 +511,125 @@ export function projectSorf(X: usize, n: i32, d: i32, N: i32, S: usize, wt: usiz
       }
     }
   }
+}
+
+/**
+ * All N rows of the group in S (one group: a block that shares it) at points
+ * p < n: Z[r·zStride + p] = z_pr for r < N (same operations as a block's own
+ * group, no fold: a point's z does not depend on the other points or on n).
+ * @example sorfTransform(X, 192, 784, 1024, S, Z, 192, Y)
+ */
+export function sorfTransform(X: usize, n: i32, d: i32, N: i32, S: usize, Z: usize, zStride: i32, Y: usize): void {
+  const row: usize = <usize>d << 3;
+  const c = load<f64>(S);
+  const zs: usize = <usize>zStride << 3;
+  for (let p = 0; p < n; p += 2) {
+    const x0 = X + <usize>p * row;
+    const single = p + 1 >= n;
+    sorfGroup(x0, x0 + row, single, d, N, S + 16, N, c, Y);
+    let z = Z + (<usize>p << 3);
+    if (single) {
+      for (let r = 0; r < N; r++) {
+        store<f64>(z, f64x2.extract_lane(v128.load(Y + (<usize>r << 4)), 0));
+        z += zs;
+      }
+    } else {
+      for (let r = 0; r < N; r++) {
+        v128.store(z, v128.load(Y + (<usize>r << 4)));
+        z += zs;
+      }
+    }
+  }
+}
+
+/**
+ * out[p] += Σ_j A[j] cos(z_pj) + A[m+j] sin(z_pj) for p < n, z_pj = Z[(r0 + j)·zStride + p]
+ * (rows r0 … r0+m−1 of a group from sorfTransform). acc: scratch of n doubles.
+ * A point's terms are summed in order j = 0 … m−1 from 0, then added to out[p]
+ * once, whatever points share its vector.
+ * @example accumulateRows(Z, 192, 192, 128, A, 64, out, acc)
+ */
+export function accumulateRows(Z: usize, zStride: i32, n: i32, r0: i32, A: usize, m: i32, out: usize, acc: usize): void {
+  const zs: usize = <usize>zStride << 3;
+  const aS: usize = A + (<usize>m << 3);
+  const zero = f64x2.splat(0.0);
+  const pairs = n & ~1;
+  for (let p = 0; p < pairs; p += 2) v128.store(acc + (<usize>p << 3), zero);
+  if (pairs < n) store<f64>(acc + (<usize>pairs << 3), 0.0);
+  let zr = Z + <usize>r0 * zs;
+  for (let j = 0; j < m; j++) {
+    const jo: usize = <usize>j << 3;
+    const ac = v128.load64_splat(A + jo);
+    const as = v128.load64_splat(aS + jo);
+    for (let p = 0; p < pairs; p += 2) {
+      const po: usize = <usize>p << 3;
+      v128.store(acc + po, f64x2.add(v128.load(acc + po), term(v128.load(zr + po), ac, as)));
+    }
+    if (pairs < n) {
+      const po: usize = <usize>pairs << 3;
+      store<f64>(acc + po, load<f64>(acc + po) + f64x2.extract_lane(term(v128.load64_splat(zr + po), ac, as), 0));
+    }
+    zr += zs;
+  }
+  for (let p = 0; p < n; p++) {
+    const po: usize = <usize>p << 3;
+    store<f64>(out + po, load<f64>(out + po) + load<f64>(acc + po));
+  }
+}
+
+/**
+ * G[j] += Σ_p wt[p]·cos(z_pj), G[m+j] += Σ_p wt[p]·sin(z_pj) over p < n in
+ * increasing order, z_pj = Z[(r0 + j)·zStride + p] (the caller zeroes G, and
+ * calls again for the next points to go on with the same sums).
+ * @example projectRows(Z, 192, 192, 128, weights, 64, G)
+ */
+export function projectRows(Z: usize, zStride: i32, n: i32, r0: i32, wt: usize, m: i32, G: usize): void {
+  const zs: usize = <usize>zStride << 3;
+  const gS: usize = G + (<usize>m << 3);
+  const pairs = n & ~1;
+  let zr = Z + <usize>r0 * zs;
+  for (let j = 0; j < m; j++) {
+    const jo: usize = <usize>j << 3;
+    let gc = load<f64>(G + jo);
+    let gs = load<f64>(gS + jo);
+    for (let p = 0; p < pairs; p += 2) {
+      const po: usize = <usize>p << 3;
+      const z = v128.load(zr + po);
+      const u = quot(z);
+      const rr = rem(z, u);
+      const s = f64x2.mul(rr, rr);
+      const ws = v128.xor(v128.load(wt + po), sgn(u));
+      const c = f64x2.mul(ws, cosPoly(s));
+      const sn = f64x2.mul(ws, sinPoly(rr, s));
+      gc = gc + f64x2.extract_lane(c, 0);
+      gc = gc + f64x2.extract_lane(c, 1);
+      gs = gs + f64x2.extract_lane(sn, 0);
+      gs = gs + f64x2.extract_lane(sn, 1);
+    }
+    if (pairs < n) {
+      const po: usize = <usize>pairs << 3;
+      const z = v128.load64_splat(zr + po);
+      const u = quot(z);
+      const rr = rem(z, u);
+      const s = f64x2.mul(rr, rr);
+      const ws = v128.xor(v128.load64_splat(wt + po), sgn(u));
+      gc = gc + f64x2.extract_lane(f64x2.mul(ws, cosPoly(s)), 0);
+      gs = gs + f64x2.extract_lane(f64x2.mul(ws, sinPoly(rr, s)), 0);
+    }
+    store<f64>(G + jo, gc);
+    store<f64>(gS + jo, gs);
+    zr += zs;
+  }
+}
+
+/**
+ * Whether `bytes` (a multiple of 8) at a and b are the same bits: the host
+ * checks that a block is of the group whose transform it holds.
+ * @example sameBits(S, held, 8 * 3074)
+ */
+export function sameBits(a: usize, b: usize, bytes: i32): bool {
+  for (let k: usize = 0; k < <usize>bytes; k += 8) if (load<u64>(a + k) != load<u64>(b + k)) return false;
+  return true;
 }
 
 export { heapBase } from './heap';
