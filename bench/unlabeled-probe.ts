@@ -12,12 +12,13 @@ import seedrandom from 'seedrandom';
 import { train } from '../src/api.ts';
 import { readDataset, selectRows, splitDataset, type Dataset } from '../src/data/index.ts';
 import { shuffleInPlace } from '../src/data/split.ts';
-import { accuracy, auc } from '../src/metrics/index.ts';
+import { accuracy, auc, ordinalMeanAuc } from '../src/metrics/index.ts';
 
 const [learner, setList, seedList, ...settings] = process.argv.slice(2);
 const hide = learner === 'gkm' || learner === 'lapsvm';
 const byAuc = learner === 'qsg-s2auc';
-const path = (n: string) => (['spam', 'breast_cancer'].includes(n) ? `data/${n}.arrow` : `bench/data-public/${n}.arrow`);
+const path = (n: string) => (['spam', 'breast_cancer', 'diabetes'].includes(n) ? `data/${n}.arrow` : `bench/data-public/${n}.arrow`);
+const ordinal = learner === 'qs3orao';
 function split(raw: Dataset, name: string, seed: number) {
   if (!hide) return splitDataset(raw, { labeled: 200, test: 0.2, seed });
   let ds = raw;
@@ -42,7 +43,7 @@ for (const name of setList.split(',')) {
       const f = await m.decisionFunction(test!);
       let positive = -Infinity;
       for (let i = 0; i < test!.n; i++) positive = Math.max(positive, test!.y[i]);
-      v += (byAuc ? auc(test!.y, f, { positive }) : accuracy(test!.y, m.labelsFromScores(f))) / seeds.length;
+      v += (ordinal ? ordinalMeanAuc(test!.y, f).meanAuc : byAuc ? auc(test!.y, f, { positive }) : accuracy(test!.y, m.labelsFromScores(f))) / seeds.length;
     }
     sums[k] += v;
     line.push(v.toFixed(4));
