@@ -2,7 +2,9 @@
  * The unlabeled-term table: per learner and set, the learner at its defaults
  * against its own supervised special case, before and after a change, from
  * the quality benchmark's cells (bench/results/quality-cells.jsonl) of two
- * committed src trees.
+ * committed src trees. A learner with no cells of the second tree (its code
+ * unchanged, so its models are the same bytes) shows the first tree's cells
+ * in both columns, and the table says so.
  *
  *   npx tsx bench/unlabeled-table.ts <src tree before> <src tree after> > bench/results/unlabeled-terms.md
  */
@@ -33,15 +35,17 @@ out.push(`src tree before: ${before}, after: ${after}`, '');
 for (const [learner, { label, measure }] of Object.entries(SPECIAL)) {
   const sets = [...new Set(cells.filter((c) => c.method === learner && (c.srcTree === before || c.srcTree === after)).map((c) => c.set))];
   if (sets.length === 0) continue;
+  const unchanged = !cells.some((c) => c.srcTree === after && c.method === learner);
   out.push(`### ${learner} (${measure === 'metric' ? 'AUC' : 'accuracy'}) against ${learner} [${label}]`, '');
+  if (unchanged) out.push(`No cells of the second tree: ${learner} is unchanged between the trees, and "after" repeats "before".`, '');
   out.push(`| set | seeds | before: defaults | before: [${label}] | before: difference | after: defaults | after: [${label}] | after: difference |`, '| --- | --- | --- | --- | --- | --- | --- | --- |');
   const sums = [0, 0, 0, 0];
   let n = 0;
   for (const set of sets) {
     const b = value(before, learner, set, measure);
     const bs = value(before, `${learner} [${label}]`, set, measure);
-    const a = value(after, learner, set, measure);
-    const as = value(after, `${learner} [${label}]`, set, measure);
+    const a = value(unchanged ? before : after, learner, set, measure);
+    const as = value(unchanged ? before : after, `${learner} [${label}]`, set, measure);
     if (!b || !bs || !a || !as) continue;
     n++;
     sums[0] += b.v; sums[1] += bs.v; sums[2] += a.v; sums[3] += as.v;
