@@ -180,7 +180,7 @@ describe('dsgkit train', () => {
     // qsg-s2auc on fully labeled data (γ < 1 needs unlabeled rows) is a data problem, not a crash.
     const r2 = await run(['train', '--learner', 'qsg-s2auc', '--data', testFile, '--out', out, ...TINY]);
     expect(r2.code).toBe(1);
-    expect(r2.err).toMatch(/bc-test\.arrow: column 'label': QSG-S2AUC with γ = 0.5 needs unlabeled rows .*every row is labeled/);
+    expect(r2.err).toMatch(/bc-test\.arrow: column 'label': QSG-S2AUC with γ = 0.9 needs unlabeled rows .*every row is labeled/);
     expect((await run(['train', '--learner', 'qsg-s2auc', '--data', testFile, '--out', out, '--gamma', '1', '--quiet', ...TINY])).code).toBe(0);
   });
 });

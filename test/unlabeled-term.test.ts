@@ -16,8 +16,7 @@ const spam = await readDataset('data/spam.arrow');
 const { train: tr, test } = splitDataset(spam, { labeled: 200, test: 0.2, seed: 1 });
 
 /** Share of held-out rows whose predicted label differs between the learner at its defaults and with `off` (its unlabeled term switched off). */
-async function changedShare(learner: string, off: Record<string, unknown>): Promise<number> {
-  const run = { T: 200, m: 32, seed: 1, threads: 1 };
+async function changedShare(learner: string, off: Record<string, unknown>, run: Record<string, unknown> = { T: 200, m: 32, seed: 1, threads: 1 }): Promise<number> {
   const on = await (await train({ learner, data: tr, ...run })).predict(test!);
   const without = await (await train({ learner, data: tr, ...run, ...off })).predict(test!);
   let changed = 0;
@@ -35,4 +34,12 @@ describe('the unlabeled term changes held-out predictions (spam, 200 labeled row
     const share = await changedShare('qsg-s2auc', { gamma: 1 });
     expect(share, `share of held-out labels changed by γ = 1: ${share}`).toBeGreaterThan(0);
   }, 60_000);
+
+  // The graph learners at their own budget (T and B follow the labeled rows), on the same split.
+  for (const learner of ['gkm', 'lapsvm']) {
+    it(`${learner}: the default C′ against C′ = 0`, async () => {
+      const share = await changedShare(learner, { Cprime: 0 }, { seed: 1, threads: 1 });
+      expect(share, `share of held-out labels changed by C′ = 0: ${share}`).toBeGreaterThan(0);
+    }, 60_000);
+  }
 });

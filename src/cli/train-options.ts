@@ -253,7 +253,7 @@ export function optionsFor(spec: LearnerSpec, settings: TrainingSettings): Recor
  *
  * @example
  * describeRun(LEARNERS.slice(0, 2), settings);
- * // "rbf kernel σ = 1, λ = 0.01, γ = 0.5 (<first learner>), hinge loss (<second learner>), η_t = 150/(t + 300), batch 64, m = 64, T = 400, seed 1"
+ * // "rbf kernel σ = 1, λ = 0.01, γ = 0.9 (<first learner>), hinge loss (<second learner>), η_t = 150/(t + 300), batch 64, m = 64, T = 400, seed 1"
  */
 export function describeRun(learners: readonly LearnerSpec[], settings: TrainingSettings, computed: Readonly<Record<string, number>> = {}): string {
   const parts: string[] = [];

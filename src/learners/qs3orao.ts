@@ -205,11 +205,19 @@ export class Qs3orao implements DsgLearner {
   }
 }
 
-/** γ_j of each threshold subproblem: one value, or a list. */
+/**
+ * γ_j of each threshold subproblem: one value, or a list; 0.9 by default, the
+ * rule of QSG-S2AUC's γ (`GAMMA_PARAM` in auc-risk.ts), which the ordinal
+ * benchmark sets agree with (docs/learners.md § What the unlabeled rows buy at
+ * the defaults).
+ *
+ * @example
+ * GAMMA_LIST_PARAM.gamma.default; // 0.9: every threshold γ_j = 0.9
+ */
 const GAMMA_LIST_PARAM = {
   gamma: {
     kind: 'numbers',
-    default: 0.5,
+    default: 0.9,
     min: 0,
     max: 1,
     symbol: 'γ',
