@@ -31,14 +31,17 @@ for what in "$@"; do
       # largest sets first, one thread each, each appending to its own file in $out/quality-cells/ (merge them
       # into bench/results/quality-cells.jsonl). QUALITY_ARGS (e.g. "--no-tune"), QUALITY_SEEDS (1,2,3),
       # QUALITY_SETS (all, largest first), QUALITY_LEARNERS (all), QUALITY_JOBS (nproc).
+      # Each task's options follow its learner (xargs passes them as "$@").
       tar -xJf .devcarry/data-public.tar.xz
       export DSGKIT_SRC_TREE=$(cat .devcarry/src-tree)
       seeds=${QUALITY_SEEDS:-1,2,3}
       sets=${QUALITY_SETS:-grants,mnist,insteval,fertility,diamonds,letter,churn,satellite,dna,spam,cells,ames,musk,boston,diabetes,breast_cancer,pima,ionosphere}
       learners=${QUALITY_LEARNERS:-qsg-s2auc,dsg,tsgs3vm,frs3vm,gkm,lapsvm,qs3orao,sorao}
       mkdir -p "$out/quality-cells"
-      for s in ${sets//,/ }; do for seed in ${seeds//,/ }; do for l in ${learners//,/ }; do echo "$s $seed $l"; done; done; done |
-        xargs -P "${QUALITY_JOBS:-$(nproc)}" -L 1 sh -c 'f="'"$out"'/quality-cells/$0-$1-$2"; node --import tsx bench/quality.ts --no-peers --threads 1 --sets "$0" --seeds "$1" --learners "$2" '"${QUALITY_ARGS:-}"' --cells "$f.jsonl" > "$f.log" 2>&1 || echo "$0 seed $1 $2 failed: $(tail -n 1 "$f.log")"'
+      # QUALITY_TASKS: a file of "set seed learner [options…]" lines, run in its order, instead of sets × seeds × learners.
+      if [ -n "${QUALITY_TASKS:-}" ]; then cat "$QUALITY_TASKS"; else
+        for s in ${sets//,/ }; do for seed in ${seeds//,/ }; do for l in ${learners//,/ }; do echo "$s $seed $l ${QUALITY_ARGS:-}"; done; done; done
+      fi | xargs -P "${QUALITY_JOBS:-$(nproc)}" -L 1 sh -c 'set_=$0 seed=$1 l=$2; shift 2; f="'"$out"'/quality-cells/$set_-$seed-$l-$$"; node --import tsx bench/quality.ts --no-peers --threads 1 --sets "$set_" --seeds "$seed" --learners "$l" "$@" --cells "$f.jsonl" > "$f.log" 2>&1 || echo "$set_ seed $seed $l failed: $(tail -n 1 "$f.log")"'
       cat "$out"/quality-cells/*.jsonl 2>/dev/null | wc -l
       ;;
     determinism)
