@@ -28,21 +28,25 @@ for what in "$@"; do
       ;;
     quality)
       # dsgkit's quality cells (bench/quality.ts, no peers) on every core: one process per set × seed × learner,
-      # largest sets first, one thread each, each appending to its own file in $out/quality-cells/ (merge them
-      # into bench/results/quality-cells.jsonl). QUALITY_ARGS (e.g. "--no-tune"), QUALITY_SEEDS (1,2,3),
-      # QUALITY_SETS (all, largest first), QUALITY_LEARNERS (all), QUALITY_JOBS (nproc).
+      # largest sets first, one thread each, all joined into $out/quality-cells.jsonl at the end (append
+      # it to bench/results/quality-cells.jsonl). QUALITY_ARGS (e.g. "--no-tune"), QUALITY_SEEDS (1,2,3),
+      # QUALITY_SETS (all, largest first), QUALITY_LEARNERS (all), QUALITY_JOBS (nproc), QUALITY_SECONDS (no limit).
       # Each task's options follow its learner (xargs passes them as "$@").
       tar -xJf .devcarry/data-public.tar.xz
       export DSGKIT_SRC_TREE=$(cat .devcarry/src-tree)
       seeds=${QUALITY_SEEDS:-1,2,3}
       sets=${QUALITY_SETS:-grants,mnist,insteval,fertility,diamonds,letter,churn,satellite,dna,spam,cells,ames,musk,boston,diabetes,breast_cancer,pima,ionosphere}
       learners=${QUALITY_LEARNERS:-qsg-s2auc,dsg,tsgs3vm,frs3vm,gkm,lapsvm,qs3orao,sorao}
-      mkdir -p "$out/quality-cells"
+      # Per-task files in a scratch folder, joined into one file at the end (a lent machine returns a bounded number of files).
+      cells=$(mktemp -d)
       # QUALITY_TASKS: a file of "set seed learner [options…]" lines, run in its order, instead of sets × seeds × learners.
       if [ -n "${QUALITY_TASKS:-}" ]; then cat "$QUALITY_TASKS"; else
         for s in ${sets//,/ }; do for seed in ${seeds//,/ }; do for l in ${learners//,/ }; do echo "$s $seed $l ${QUALITY_ARGS:-}"; done; done; done
-      fi | xargs -P "${QUALITY_JOBS:-$(nproc)}" -L 1 sh -c 'set_=$0 seed=$1 l=$2; shift 2; f="'"$out"'/quality-cells/$set_-$seed-$l-$$"; node --import tsx bench/quality.ts --no-peers --threads 1 --sets "$set_" --seeds "$seed" --learners "$l" "$@" --cells "$f.jsonl" > "$f.log" 2>&1 || echo "$set_ seed $seed $l failed: $(tail -n 1 "$f.log")"'
-      cat "$out"/quality-cells/*.jsonl 2>/dev/null | wc -l
+      fi | timeout "${QUALITY_SECONDS:-86400}" xargs -P "${QUALITY_JOBS:-$(nproc)}" -L 1 sh -c 'set_=$0 seed=$1 l=$2; shift 2; f="'"$cells"'/$set_-$seed-$l-$$"; node --import tsx bench/quality.ts --no-peers --threads 1 --sets "$set_" --seeds "$seed" --learners "$l" "$@" --cells "$f.jsonl" > "$f.log" 2>&1 || echo "$set_ seed $seed $l failed: $(tail -n 1 "$f.log")"'
+      # QUALITY_SECONDS: the run's time limit; the cells finished by then are kept, the running ones stopped.
+      pkill -f "[b]ench/quality.ts --no-peers" || true
+      cat "$cells"/*.jsonl > "$out/quality-cells.jsonl" 2>/dev/null || true
+      wc -l < "$out/quality-cells.jsonl"
       ;;
     determinism)
       # Every learner's model bytes: compare with `bash bench/determinism.sh . /tmp/det-x` on another machine.
