@@ -264,7 +264,7 @@ async function runCells(): Promise<void> {
           const t0 = performance.now();
           try {
             const r = await runDsgkit(m, set.task, tr, test, seed);
-            record({ ...base, method: m.name, kind: 'dsgkit', ...r, loadavg: loadavg(), date: new Date().toISOString() });
+            record({ ...base, method: m.name, kind: 'dsgkit', ...r, ...(process.env.DSGKIT_MACHINE ? { machine: process.env.DSGKIT_MACHINE } : {}), loadavg: loadavg(), date: new Date().toISOString() });
           } catch (e) {
             if (!(e instanceof CancelledError) || cellTimeout === undefined) throw e;
             // Recorded (so the timing table can say "more than"), never aggregated, and retried by the next run.
@@ -418,15 +418,23 @@ function summarize(): void {
   // tune vs one train at defaults on the largest set where both ran.
   // A tune cell that ran out of --cell-timeout counts here as "more than" its time.
   const timing: Record<string, unknown>[] = [];
+  // Every recorded cell (not only the latest), so a tune cell meets a defaults cell of its own src tree and machine.
   const withTimeouts = new Map<string, Cell[]>();
-  for (const c of all) withTimeouts.set(`${c.set}|${c.protocol}`, [...(withTimeouts.get(`${c.set}|${c.protocol}`) ?? []), c]);
+  for (const c of readCells()) withTimeouts.set(`${c.set}|${c.protocol}`, [...(withTimeouts.get(`${c.set}|${c.protocol}`) ?? []), c]);
   for (const l of LEARNERS) {
-    const candidates = [...withTimeouts.values()].filter((list) => list[0].task === l.task && list[0].protocol === l.protocol && list.some((c) => c.method === `tune ${l.learner}`) && list.some((c) => c.method === l.learner && c.timedOut === undefined));
+    // The newest tune code only: the src tree of the learner's most recent tune cell.
+    const tuneCells = [...withTimeouts.values()].flat().filter((c) => c.method === `tune ${l.learner}`);
+    if (tuneCells.length === 0) continue;
+    const tree = tuneCells.reduce((a, b) => (b.date > a.date ? b : a)).srcTree;
+    const candidates = [...withTimeouts.values()]
+      .map((list) => list.filter((c) => c.srcTree === tree || c.kind === 'peer'))
+      .filter((list) => list.length > 0 && list[0].task === l.task && list[0].protocol === l.protocol && list.some((c) => c.method === `tune ${l.learner}`) && list.some((c) => c.method === l.learner && c.timedOut === undefined));
     if (candidates.length === 0) continue;
     const largest = candidates.reduce((a, b) => (b[0].trainRows > a[0].trainRows ? b : a));
     const tuneSeeds = new Set(largest.filter((c) => c.method === `tune ${l.learner}`).map((c) => c.seed));
-    const def = mean(largest.filter((c) => c.method === l.learner && c.timedOut === undefined && tuneSeeds.has(c.seed)).map((c) => c.seconds));
-    const tuned = largest.filter((c) => c.method === `tune ${l.learner}`);
+    const tuned = [...new Map(largest.filter((c) => c.method === `tune ${l.learner}`).map((c) => [c.seed, c])).values()];
+    const sameRun = (c: Cell) => tuned.some((t) => t.seed === c.seed && t.srcTree === c.srcTree && t.machine === c.machine);
+    const def = mean(largest.filter((c) => c.method === l.learner && c.timedOut === undefined && tuneSeeds.has(c.seed) && sameRun(c)).map((c) => c.seconds));
     const tun = mean(tuned.map((c) => c.seconds));
     const more = tuned.some((c) => c.timedOut !== undefined) ? '> ' : '';
     timing.push({ learner: l.learner, set: largest[0].set, 'train rows': largest[0].trainRows.toLocaleString('en-US'), seeds: tuned.length, 'train at defaults, s': fmt(def, 1), 'tune, s': `${more}${fmt(tun, 1)}`, ratio: `${more}${fmt(tun / def, 1)}×`, 'load average': fmt(mean(tuned.map((c) => c.loadavg[0])), 1) });
@@ -499,7 +507,7 @@ that set (a **tie** is within ±${TIE}). \`tune\` is the public \`tune()\` at it
 defaults, as a user runs it. A learner's supervised special case fixes the
 parameter that switches its unlabeled term off (QSG-S2AUC and QS3ORAO γ = 1,
 TSGS3VM and FRS3VM C* = 0, GKM and LapSVM C′ = 0), tuned over the rest.
-Times are seconds per seed on ${availableCores()} cores shared with other jobs (read them within a set).
+Times are seconds per seed on ${availableCores()} cores shared with other jobs, or, for cells whose \`machine\` field says so in the cells file, on a lent 16-core Xeon running one cell per core on one thread (read them within a set and a machine; the tune-against-train table pairs cells of one src tree and machine).
 
 dsgkit source: \`git rev-parse HEAD:src\` = ${srcTrees.join(', ') || '—'}.
 

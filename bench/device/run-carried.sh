@@ -34,6 +34,7 @@ for what in "$@"; do
       # Each task's options follow its learner (xargs passes them as "$@").
       tar -xJf .devcarry/data-public.tar.xz
       export DSGKIT_SRC_TREE=$(cat .devcarry/src-tree)
+      export DSGKIT_MACHINE="$(nproc)-core$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/ (R)//g;s/(R)//g'), 1 thread per cell"
       seeds=${QUALITY_SEEDS:-1,2,3}
       sets=${QUALITY_SETS:-grants,mnist,insteval,fertility,diamonds,letter,churn,satellite,dna,spam,cells,ames,musk,boston,diabetes,breast_cancer,pima,ionosphere}
       learners=${QUALITY_LEARNERS:-qsg-s2auc,dsg,tsgs3vm,frs3vm,gkm,lapsvm,qs3orao,sorao}

@@ -31,6 +31,8 @@ export interface QualityCell {
   timedOut?: number;
   /** `git rev-parse HEAD:src` when the cell was made. */
   srcTree: string;
+  /** Where the cell ran when not on the benchmark's own machine (e.g. a lent 16-core machine, one thread per cell): times compare only within one machine. */
+  machine?: string;
   loadavg: number[];
   date: string;
 }
