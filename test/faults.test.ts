@@ -23,6 +23,7 @@ import { MAX_COLUMNS } from '../src/data/validate.ts';
 import { DataError, ModelError, UsageError } from '../src/errors.ts';
 import { decodeModel, encodeModel, type ModelHeader } from '../src/model/model-file.ts';
 import { load } from '../src/model/model.ts';
+import { trainModel } from '../src/train/train.ts';
 import { runCli } from './support/cli.ts';
 import { main } from '../src/cli/main.ts';
 import { startCli, tempFileAppears } from './support/child-cli.ts';
@@ -387,6 +388,17 @@ describe('row 8: a column with an empty name', () => {
       expect(r.code).toBe(1);
       expect(r.err).toContain(`${path}: column 3 of 3 has an empty name`);
     }
+  });
+});
+
+describe("row 9: parameter names that are Object.prototype's", () => {
+  it("row 9: tune --grid 'constructor=1' (and __proto__, toString, hasOwnProperty) and train({ constructor: 5 }) are usage errors naming the parameter, not ignored", async () => {
+    for (const key of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      const r = await runCli(['tune', '--learner', 'dsg', '--data', 'data/spam.arrow', '--grid', `${key}=1`, '--out', join(dir, 'proto.dsg')]);
+      expect(r.code).toBe(2);
+      expect(r.err).toContain(`--grid ${key} is not a parameter of dsg`);
+    }
+    await expect(trainModel({ learner: 'dsg', data: 'data/spam.arrow', constructor: 5 })).rejects.toThrow(/constructor is not a parameter of dsg/);
   });
 });
 
