@@ -13,10 +13,10 @@ import { promisify } from 'node:util';
 import { tableFromIPC, tableToIPC } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.ts';
-import { makeDataset, readArrow, readCsv, splitDataset, writeArrow, type Dataset } from '../src/data/index.ts';
+import { makeDataset, readArrow, readCsv, writeArrow, type Dataset } from '../src/data/index.ts';
 import { train, tune } from '../src/index.ts';
+import { writeBreastCancerSplit } from './support/cli.ts';
 
-const bcPath = new URL('../data/breast_cancer.arrow', import.meta.url).pathname;
 const root = new URL('..', import.meta.url).pathname;
 const TINY = ['--iterations', '30', '--batch-size', '16', '--random-features', '16', '--threads', '1', '--quiet'];
 
@@ -40,11 +40,7 @@ async function run(argv: string[], stdin?: Uint8Array | string | NodeJS.Readable
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'dsgkit-io-'));
-  const split = splitDataset(await readArrow(bcPath), { labeled: 100, test: 0.2, seed: 3 });
-  trainFile = join(dir, 'bc-train.arrow');
-  testFile = join(dir, 'bc-test.arrow');
-  await writeArrow(trainFile, split.train);
-  await writeArrow(testFile, split.test!);
+  ({ trainFile, testFile } = await writeBreastCancerSplit(dir));
   modelFile = join(dir, 'bc.dsg');
   const r = await run(['train', '--learner', 'qsg-s2auc', '--data', trainFile, '--out', modelFile, ...TINY]);
   if (r.code !== 0) throw new Error(r.err);

@@ -12,7 +12,7 @@ import { splitDataset } from '../src/data/split.ts';
 import { LEARNERS, learnerSpec, resolveParams } from '../src/api.ts';
 import { cliName, defaultText } from '../src/learners/params.ts';
 import { poolTasksCompleted } from '../src/engine/pool.ts';
-import { runCli } from './support/cli.ts';
+import { runCli, writeBreastCancerSplit } from './support/cli.ts';
 
 const DEFAULTS = resolveParams(learnerSpec('qsg-s2auc'), {});
 
@@ -32,11 +32,7 @@ const run = (argv: string[], onErr?: (s: string) => void) => runCli(argv, onErr)
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'dsgkit-cli-train-'));
-  const split = splitDataset(await readArrow(bcPath), { labeled: 100, test: 0.2, seed: 3 });
-  trainFile = join(dir, 'bc-train.arrow');
-  testFile = join(dir, 'bc-test.arrow');
-  await writeArrow(trainFile, split.train);
-  await writeArrow(testFile, split.test!);
+  ({ trainFile, testFile } = await writeBreastCancerSplit(dir));
   modelFile = join(dir, 'bc.dsg');
   trainOut = await run(['train', '--learner', 'qsg-s2auc', '--data', trainFile, '--out', modelFile, '--validation', testFile, ...TINY]);
 });

@@ -1,4 +1,7 @@
+import { join } from 'node:path';
 import { main } from '../../src/cli/main.ts';
+import { readArrow, writeArrow } from '../../src/data/arrow.ts';
+import { splitDataset } from '../../src/data/split.ts';
 
 /** What one in-process CLI run returned and printed. */
 export interface CliRun {
@@ -24,4 +27,21 @@ export async function runCli(argv: readonly string[], onErr?: (chunk: string, al
     stderr: { write: (s: string) => ((err += s), onErr?.(s, err), true) },
   });
   return { code, out, err };
+}
+
+/**
+ * The CLI tests' data: the bundled breast_cancer set split into 100 labeled
+ * training rows (the rest unlabeled) and a 20% test set (seed 3), written as
+ * Arrow files into `dir`.
+ *
+ * @example
+ * const { trainFile, testFile } = await writeBreastCancerSplit(dir);
+ */
+export async function writeBreastCancerSplit(dir: string): Promise<{ trainFile: string; testFile: string }> {
+  const split = splitDataset(await readArrow(new URL('../../data/breast_cancer.arrow', import.meta.url).pathname), { labeled: 100, test: 0.2, seed: 3 });
+  const trainFile = join(dir, 'bc-train.arrow');
+  const testFile = join(dir, 'bc-test.arrow');
+  await writeArrow(trainFile, split.train);
+  await writeArrow(testFile, split.test!);
+  return { trainFile, testFile };
 }
