@@ -294,7 +294,8 @@ function measureOf(learner: string): 'metric' | 'accuracy' {
 const measureName = (learner: string, task: Task) => (measureOf(learner) === 'accuracy' ? 'accuracy' : task === 'ordinal' ? 'mean threshold AUC' : 'AUC');
 
 function summarize(): void {
-  const all = latestCells(readCells());
+  const recorded = readCells();
+  const all = latestCells(recorded);
   const cells = all.filter((c) => c.timedOut === undefined);
   const bySet = new Map<string, Cell[]>();
   for (const c of cells) {
@@ -420,7 +421,7 @@ function summarize(): void {
   const timing: Record<string, unknown>[] = [];
   // Every recorded cell (not only the latest), so a tune cell meets a defaults cell of its own src tree and machine.
   const withTimeouts = new Map<string, Cell[]>();
-  for (const c of readCells()) withTimeouts.set(`${c.set}|${c.protocol}`, [...(withTimeouts.get(`${c.set}|${c.protocol}`) ?? []), c]);
+  for (const c of recorded) withTimeouts.set(`${c.set}|${c.protocol}`, [...(withTimeouts.get(`${c.set}|${c.protocol}`) ?? []), c]);
   for (const l of LEARNERS) {
     // The newest tune code only: the src tree of the learner's most recent tune cell.
     const tuneCells = [...withTimeouts.values()].flat().filter((c) => c.method === `tune ${l.learner}`);
