@@ -726,8 +726,21 @@ function cvTable(plan: TunePlan, out: SearchOutcome): TuneRow[] {
     sd: sampleSd(out.lastScores[c]),
     folds: out.lastScores[c],
     ...(plan.spec.capabilities.continues || plan.budgeted ? { t: out.reached[c] } : {}),
-    status: c === out.winner ? 'best' : c === plan.defaultsId && out.reference ? 'reference' : out.droppedAfter.get(c) === rounds - 1 ? 'kept' : (`dropped after round ${out.droppedAfter.get(c)!}` as const),
+    status: c === out.winner ? 'best' : c === plan.defaultsId && out.reference ? 'reference' : status(out.droppedAfter.get(c), rounds),
   }));
+}
+
+/**
+ * A candidate's fate in the CV table when it is not the pick: `kept` when it
+ * ran the last round (dropped there, or the halving's own winner that the
+ * defaults then beat), else the round after which the halving dropped it.
+ *
+ * @example
+ * status(undefined, 3); // 'kept'  (it survived every round)
+ * status(0, 3);         // 'dropped after round 0'
+ */
+function status(droppedAfter: number | undefined, rounds: number): 'kept' | `dropped after round ${number}` {
+  return droppedAfter === undefined || droppedAfter === rounds - 1 ? 'kept' : `dropped after round ${droppedAfter}`;
 }
 
 /** The refit: the winner's parameters on all training rows (σ as found, even if it came from σ₀). */

@@ -80,6 +80,9 @@ describe('tune: safe selection', () => {
     const chosen = guarded.table.find((row) => row.status === 'best')!.id;
     expect(chosen).toBe(plain.overDefaults.gain > plain.overDefaults.se ? pick.id : plain.defaultsId);
     expect(guarded.model.header.training.tune!.overDefaults).toEqual(plain.overDefaults);
+    // Every row's fate reads as one: the halving's own pick, when the guard returns the defaults instead, is `kept`.
+    for (const r of [plain, guarded]) for (const row of r.table) expect(row.status).toMatch(/^(best|kept|reference|dropped after round \d+)$/);
+    if (chosen !== pick.id) expect(guarded.table[pick.id].status).toBe('kept');
     await expect(tune({ ...run, guard: 'nope' as never })).rejects.toThrow(/guard must be one of cv, one-se/);
   }, 120_000);
 });
