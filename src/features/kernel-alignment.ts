@@ -2,13 +2,12 @@
  * Choosing the Gaussian kernel scale σ from the labeled rows: centred
  * kernel–target alignment (Cortes, Mohri & Rostamizadeh, "Algorithms for
  * learning kernels based on centered alignment", JMLR 2012) over a ladder
- * σ₀·2^k around the median heuristic σ₀, and, as the alternative it was
- * measured against, the leave-one-out error of the Nadaraya–Watson
- * (Parzen-window) estimate on the same rows.
+ * σ₀·2^k around the median heuristic σ₀ (the alternatives it was measured
+ * against are in bench/sigma-rule.ts).
  *
  * Convention `k(x, x') = exp(−σ‖x − x'‖²)`: a LARGER σ is a NARROWER kernel.
- * Both scores read the same squared distances, computed once (O(n²·d)); each
- * σ then costs O(n²) exponentials.
+ * The squared distances are computed once (O(n²·d)); each σ then costs O(n²)
+ * exponentials.
  */
 
 /** The powers of two the default σ is chosen among: σ₀·2^k, k = −4, −3.5, … 6. */
@@ -58,7 +57,7 @@ export function pairDistances(X: Float64Array, n: number, d: number, norm: 'l2sq
  * const dist = pairDistances(new Float64Array([0, 0.1, 5, 5.1]), 4, 1);
  * centredAlignment(dist, new Float64Array([0, 0, 1, 1]), 4, 1) > centredAlignment(dist, new Float64Array([0, 0, 1, 1]), 4, 0.001); // true
  */
-export function centredAlignment(dist: Float64Array, y: ArrayLike<number>, n: number, sigma: number): number {
+export function centredAlignment(dist: Float64Array, y: ArrayLike<number>, n: number, sigma: number, opts: { diagonal?: boolean } = {}): number {
   let mean = 0;
   for (let i = 0; i < n; i++) mean += y[i];
   mean /= n;
@@ -68,6 +67,7 @@ export function centredAlignment(dist: Float64Array, y: ArrayLike<number>, n: nu
     yc[i] = y[i] - mean;
     yy += yc[i] * yc[i];
   }
+  const diag = opts.diagonal === false ? 0 : 1;
   // Row sums R_i, Σ K², y_cᵀ K y_c over the off-diagonal pairs; the diagonal (K_ii = 1) is added after.
   const R = new Float64Array(n);
   let sq = 0;
@@ -77,7 +77,9 @@ export function centredAlignment(dist: Float64Array, y: ArrayLike<number>, n: nu
     let ri = 0;
     let yi = 0;
     for (let j = i + 1; j < n; j++) {
-      const k = Math.exp(-sigma * dist[p++]);
+      const dij = dist[p++];
+      // Without the diagonal, pairs at distance 0 (the same point twice) go too: their k is 1 at every σ.
+      const k = dij === 0 && diag === 0 ? 0 : Math.exp(-sigma * dij);
       ri += k;
       R[j] += k;
       sq += k * k;
@@ -89,52 +91,15 @@ export function centredAlignment(dist: Float64Array, y: ArrayLike<number>, n: nu
   let total = 0;
   let rr = 0;
   for (let i = 0; i < n; i++) {
-    const r = R[i] + 1;
+    const r = R[i] + diag;
     total += r;
     rr += r * r;
   }
   // ‖HKH‖² = Σ K_ij² − (2/n) Σ R_i² + (Σ R_i)²/n², with H = I − 11ᵀ/n; y_cᵀ K_c y_c = y_cᵀ K y_c.
-  const kc2 = 2 * sq + n - (2 / n) * rr + (total * total) / (n * n);
-  const num = 2 * yKy + yy;
+  const kc2 = 2 * sq + diag * n - (2 / n) * rr + (total * total) / (n * n);
+  const num = 2 * yKy + diag * yy;
   if (!(kc2 > 0) || !(yy > 0)) return NaN;
   return num / (Math.sqrt(kc2) * yy);
-}
-
-/**
- * The leave-one-out mean squared error of the Nadaraya–Watson estimate
- * f₋ᵢ(xᵢ) = Σ_{j≠i} k_ij y_j / Σ_{j≠i} k_ij with the Gaussian kernel
- * `exp(−σ·dist)`, on the centred labels divided by their standard deviation
- * (so 1 is "no better than the mean"). Each row's weights are taken relative
- * to its nearest neighbour, so a very narrow kernel is 1-nearest-neighbour,
- * never 0/0.
- *
- * @example
- * const dist = pairDistances(new Float64Array([0, 0.1, 5, 5.1]), 4, 1);
- * parzenLooError(dist, new Float64Array([0, 0, 1, 1]), 4, 1); // ≈ 0: each row's neighbour has its label
- */
-export function parzenLooError(dist: Float64Array, y: ArrayLike<number>, n: number, sigma: number): number {
-  let mean = 0;
-  for (let i = 0; i < n; i++) mean += y[i];
-  mean /= n;
-  let v = 0;
-  for (let i = 0; i < n; i++) v += (y[i] - mean) ** 2;
-  if (!(v > 0) || n < 2) return NaN;
-  const at = (i: number, j: number) => (i < j ? dist[i * n - (i * (i + 1)) / 2 + j - i - 1] : dist[j * n - (j * (j + 1)) / 2 + i - j - 1]);
-  let err = 0;
-  for (let i = 0; i < n; i++) {
-    let min = Infinity;
-    for (let j = 0; j < n; j++) if (j !== i) min = Math.min(min, at(i, j));
-    let w = 0;
-    let wy = 0;
-    for (let j = 0; j < n; j++) {
-      if (j === i) continue;
-      const k = Math.exp(-sigma * (at(i, j) - min));
-      w += k;
-      wy += k * y[j];
-    }
-    err += (y[i] - wy / w) ** 2;
-  }
-  return err / v;
 }
 
 /** What {@link alignedSigma} chose, and the score of every rung. */
@@ -152,8 +117,9 @@ export interface AlignedSigma {
  * whose Gaussian kernel on the `n` labeled rows `X` has the largest centred
  * alignment with their labels `y` ({@link centredAlignment}); ties go to the
  * rung nearest σ₀. σ₀ itself when no rung has a score (fewer than 2 rows, one
- * label value). `score: 'parzen'` minimises {@link parzenLooError} instead;
- * `norm: 'l1'` scores the Laplacian kernel `exp(−σ‖x − x'‖₁)`.
+ * label value). `norm: 'l1'` scores the Laplacian kernel `exp(−σ‖x − x'‖₁)`;
+ * `score` replaces the alignment by another score to maximise (a benchmark's
+ * alternative, e.g. a negated leave-one-out error).
  *
  * @example
  * alignedSigma(labeledX, labels, n, d, 3.86).sigma; // e.g. 3.86·2^k for the k that fits the labels best
@@ -164,18 +130,19 @@ export function alignedSigma(
   n: number,
   d: number,
   sigma0: number,
-  opts: { exponents?: readonly number[]; score?: 'alignment' | 'parzen'; norm?: 'l2sq' | 'l1' } = {},
+  opts: { exponents?: readonly number[]; norm?: 'l2sq' | 'l1'; score?: (dist: Float64Array, y: ArrayLike<number>, n: number, sigma: number) => number } = {},
 ): AlignedSigma {
   const exponents = opts.exponents ?? ALIGNMENT_EXPONENTS;
   if (n < 2) return { sigma: sigma0, exponent: 0, scores: exponents.map(() => NaN) };
   const dist = pairDistances(X, n, d, opts.norm);
-  const parzen = opts.score === 'parzen';
-  const scores = exponents.map((k) => (parzen ? -parzenLooError(dist, y, n, sigma0 * 2 ** k) : centredAlignment(dist, y, n, sigma0 * 2 ** k)));
+  const score = opts.score ?? centredAlignment;
+  const scores = exponents.map((k) => score(dist, y, n, sigma0 * 2 ** k));
   let best = -1;
   for (let i = 0; i < exponents.length; i++) {
     if (!Number.isFinite(scores[i])) continue;
     if (best < 0 || scores[i] > scores[best] || (scores[i] === scores[best] && Math.abs(exponents[i]) < Math.abs(exponents[best]))) best = i;
   }
-  if (best < 0) return { sigma: sigma0, exponent: 0, scores: parzen ? scores.map((s) => -s) : scores };
-  return { sigma: sigma0 * 2 ** exponents[best], exponent: exponents[best], scores: parzen ? scores.map((s) => -s) : scores };
+  if (best < 0) return { sigma: sigma0, exponent: 0, scores };
+  return { sigma: sigma0 * 2 ** exponents[best], exponent: exponents[best], scores };
 }
+
