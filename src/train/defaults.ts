@@ -8,7 +8,7 @@ import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { MinMaxScaler } from '../data/scaler.ts';
 import { gatherRows, trainingRows, type TrainingRows } from '../data/training-rows.ts';
-import { ALIGNMENT_EXPONENTS, ALIGNMENT_SAMPLE, alignedSigma } from '../features/kernel-alignment.ts';
+import { ALIGNMENT_EXPONENTS, ALIGNMENT_SAMPLE, alignedSigma, centredAlignment } from '../features/kernel-alignment.ts';
 import { MEDIAN_HEURISTIC_SAMPLE, medianHeuristicSigma, sampleIndices, sampleRowIndices } from '../features/median-heuristic.ts';
 import { MAX_SIGMA, resolveFeatures } from '../learners/common.ts';
 import type { KernelSpec } from '../features/kernel-spec.ts';
@@ -44,7 +44,7 @@ export function kernelScale0(data: Dataset | TrainingRows): number {
  * good or better: a wide kernel at the default λ or C is a heavily
  * regularised linear model, not a better fit.
  */
-export const DEFAULT_SIGMA_EXPONENTS: readonly number[] = ALIGNMENT_EXPONENTS.filter((k) => k >= 0);
+export const DEFAULT_SIGMA_EXPONENTS: readonly number[] = ALIGNMENT_EXPONENTS;
 
 /** The default σ and where it came from (see {@link defaultKernelScale}). */
 export interface KernelScaleChoice {
@@ -81,7 +81,11 @@ export function defaultKernelScale(data: Dataset | TrainingRows, kernel: 'rbf' |
   const picked = sampleIndices(rows.labeledRows.length, ALIGNMENT_SAMPLE, seedrandom('default-sigma:0'));
   const idx = Array.from(picked, (i) => rows.labeledRows[i]);
   const y = Float64Array.from(idx, (i) => rows.label(i));
-  const chosen = alignedSigma(gatherRows(rows, idx), y, idx.length, rows.d, sigma0, { exponents: DEFAULT_SIGMA_EXPONENTS, norm: kernel === 'laplacian' ? 'l1' : 'l2sq' });
+  const chosen = alignedSigma(gatherRows(rows, idx), y, idx.length, rows.d, sigma0, {
+    exponents: DEFAULT_SIGMA_EXPONENTS,
+    norm: kernel === 'laplacian' ? 'l1' : 'l2sq',
+    score: (dist, labels, n, sigma) => centredAlignment(dist, labels, n, sigma, { diagonal: false }),
+  });
   return { sigma: Math.min(chosen.sigma, MAX_SIGMA), sigma0, ratio: 2 ** chosen.exponent };
 }
 
