@@ -75,6 +75,16 @@ describe('the default σ (defaultKernelScale)', () => {
     expect(alignedSigma(new Float64Array(2), [1], 1, 2, 0.5)).toMatchObject({ sigma: 0.5, exponent: 0 });
   });
 
+  it('leaves σ₀ only for a rung whose alignment beats σ₀\'s by more than the minimum gain', () => {
+    const ds = generated(200, 2, stripes, 'gain');
+    const free = alignedSigma(ds.X, ds.y, ds.n, ds.d, 1, { exponents: [0, 1, 2, 3] });
+    const gain = free.scores[free.scores.length - 1] / free.scores[0] - 1;
+    expect(free.exponent).toBe(3);
+    expect(gain).toBeGreaterThan(0);
+    expect(alignedSigma(ds.X, ds.y, ds.n, ds.d, 1, { exponents: [0, 1, 2, 3], minGain: gain * 0.99 }).exponent).toBe(3);
+    expect(alignedSigma(ds.X, ds.y, ds.n, ds.d, 1, { exponents: [0, 1, 2, 3], minGain: gain * 1.01 })).toMatchObject({ exponent: 0, sigma: 1 });
+  });
+
   it('never overrides a σ that was given, for every learner with one', () => {
     const ds = generated(80, 2, stripes, 'given');
     for (const spec of LEARNERS.filter((l) => 'sigma' in l.params)) {

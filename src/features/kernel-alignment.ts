@@ -117,7 +117,9 @@ export interface AlignedSigma {
  * whose Gaussian kernel on the `n` labeled rows `X` has the largest centred
  * alignment with their labels `y` ({@link centredAlignment}); ties go to the
  * rung nearest σ₀. σ₀ itself when no rung has a score (fewer than 2 rows, one
- * label value). `norm: 'l1'` scores the Laplacian kernel `exp(−σ‖x − x'‖₁)`;
+ * label value), and with `minGain` g σ₀ itself unless the best rung's score
+ * exceeds σ₀'s by the factor 1 + g (0 must be among the exponents). `norm:
+ * 'l1'` scores the Laplacian kernel `exp(−σ‖x − x'‖₁)`;
  * `score` replaces the alignment by another score to maximise (a benchmark's
  * alternative, e.g. a negated leave-one-out error).
  *
@@ -130,7 +132,7 @@ export function alignedSigma(
   n: number,
   d: number,
   sigma0: number,
-  opts: { exponents?: readonly number[]; norm?: 'l2sq' | 'l1'; score?: (dist: Float64Array, y: ArrayLike<number>, n: number, sigma: number) => number } = {},
+  opts: { exponents?: readonly number[]; norm?: 'l2sq' | 'l1'; minGain?: number; score?: (dist: Float64Array, y: ArrayLike<number>, n: number, sigma: number) => number } = {},
 ): AlignedSigma {
   const exponents = opts.exponents ?? ALIGNMENT_EXPONENTS;
   if (n < 2) return { sigma: sigma0, exponent: 0, scores: exponents.map(() => NaN) };
@@ -143,6 +145,9 @@ export function alignedSigma(
     if (best < 0 || scores[i] > scores[best] || (scores[i] === scores[best] && Math.abs(exponents[i]) < Math.abs(exponents[best]))) best = i;
   }
   if (best < 0) return { sigma: sigma0, exponent: 0, scores };
+  // σ₀ stays unless the best rung beats it by the factor 1 + minGain (σ₀'s own score must be a number).
+  const at0 = exponents.indexOf(0);
+  if (opts.minGain !== undefined && at0 >= 0 && Number.isFinite(scores[at0]) && !(scores[best] > (1 + opts.minGain) * scores[at0])) return { sigma: sigma0, exponent: 0, scores };
   return { sigma: sigma0 * 2 ** exponents[best], exponent: exponents[best], scores };
 }
 
