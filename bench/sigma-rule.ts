@@ -22,7 +22,7 @@ import { shuffleInPlace } from '../src/data/split.ts';
 import { gatherRows, trainingRows } from '../src/data/training-rows.ts';
 import { alignedSigma, ALIGNMENT_SAMPLE, centredAlignment } from '../src/features/kernel-alignment.ts';
 import { sampleIndices } from '../src/features/median-heuristic.ts';
-import { DEFAULT_SIGMA_EXPONENTS, kernelScale0 } from '../src/train/defaults.ts';
+import { DEFAULT_SIGMA_EXPONENTS, defaultKernelScale, kernelScale0 } from '../src/train/defaults.ts';
 import { writeFileSync } from 'node:fs';
 import { markdownTable } from './lib/index.ts';
 
@@ -184,7 +184,12 @@ for (const name of sets) {
   const raw = await readDataset(path(name));
   for (const protocol of ORDINAL.includes(name) ? (['labeled'] as const) : (['labeled', 'hide'] as const)) {
     for (const seed of seeds) {
-      const tr = MinMaxScaler.fit(raw).transform(split(raw, name, protocol, seed));
+      // Scaled as train scales them: by the training split's own ranges.
+      const unscaled = split(raw, name, protocol, seed);
+      const tr = MinMaxScaler.fit(unscaled).transform(unscaled);
+      const r0 = performance.now();
+      const chosen = defaultKernelScale(tr);
+      const r1 = performance.now();
       const t0 = performance.now();
       const sigma0 = kernelScale0(tr);
       const t1 = performance.now();
@@ -196,7 +201,7 @@ for (const name of sets) {
       const t2 = performance.now();
       const kta = alignedSigma(X, y, idx.length, rows.d, sigma0);
       const rule = alignedSigma(X, y, idx.length, rows.d, sigma0, { exponents: DEFAULT_SIGMA_EXPONENTS });
-      picks.push({ set: name, protocol, seed, exponents: DEFAULT_SIGMA_EXPONENTS, scores: rule.scores, exponent: rule.exponent });
+      picks.push({ set: name, protocol, seed, exponents: DEFAULT_SIGMA_EXPONENTS, scores: rule.scores, exponent: rule.exponent, defaultRatio: chosen.ratio });
       const offDiagonal = alignedSigma(X, y, idx.length, rows.d, sigma0, { exponents: DEFAULT_SIGMA_EXPONENTS, score: (dist, yy, n, s) => centredAlignment(dist, yy, n, s, { diagonal: false }) });
       const offDiagonalAll = alignedSigma(X, y, idx.length, rows.d, sigma0, { score: (dist, yy, n, s) => centredAlignment(dist, yy, n, s, { diagonal: false }) });
       const t3 = performance.now();
@@ -207,7 +212,7 @@ for (const name of sets) {
       const t5 = performance.now();
       const row = {
         set: name, protocol, seed, 'labeled rows': idx.length, d: rows.d, 'σ₀': Number(sigma0.toPrecision(4)),
-        'KTA k': kta.exponent, 'rule k': rule.exponent, 'KTA₀ k≥0': offDiagonal.exponent, 'KTA₀ k': offDiagonalAll.exponent, 'Parzen k': parzen.exponent, 'ridge LOO k': ridge.exponent, 'ms ridge': Math.round(t5 - t4),
+        'default σ/σ₀': chosen.ratio, 'ms default σ': Math.round(r1 - r0), 'KTA k': kta.exponent, 'KTA k≥0': rule.exponent, 'KTA₀ k≥0': offDiagonal.exponent, 'KTA₀ k': offDiagonalAll.exponent, 'Parzen k': parzen.exponent, 'ridge LOO k': ridge.exponent, 'ms ridge': Math.round(t5 - t4),
         'ms σ₀': Math.round(t1 - t0), 'ms KTA': Math.round(t3 - t2), 'ms Parzen': Math.round(t4 - t3),
         'tune picks (seed 1)': seed === 1 ? (tunePicks.get(`${name}|${protocol}|${seed}`) ?? []).join(', ') : '',
         'KTA scores': kta.scores.filter((_, i) => i % 2 === 0).map((s) => s.toFixed(3)).join(' '),

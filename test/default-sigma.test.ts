@@ -1,7 +1,11 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import seedrandom from 'seedrandom';
 import { LEARNERS, resolveParams, train } from '../src/api.ts';
 import { makeDataset, type Dataset } from '../src/data/dataset.ts';
+import { writeArrow } from '../src/data/arrow.ts';
 import { alignedSigma, centredAlignment, pairDistances } from '../src/features/kernel-alignment.ts';
 import { dataDefaults, defaultKernelScale, kernelScale0, withDataDefaults } from '../src/train/defaults.ts';
 
@@ -107,5 +111,25 @@ describe('the default σ (defaultKernelScale)', () => {
     const given = await train({ learner: 'dsg', data: ds, T: 20, seed: 3, threads: 1, sigma: 2 });
     expect(given.header.hyperparameters.sigma).toBe(2);
     expect(given.header.training.defaultSigma).toBeUndefined();
+  });
+
+  it('moves σ the same way when continued (--init) and when sampled on read: the bytes of a run at once, in memory', async () => {
+    const ds = generated(600, 2, stripes, 'paths', 150);
+    const atOnce = await train({ learner: 'dsg', data: ds, T: 24, seed: 2, threads: 1 });
+    expect(atOnce.header.training.defaultSigma!.ratio).toBeGreaterThan(1);
+    const first = await train({ learner: 'dsg', data: ds, T: 12, seed: 2, threads: 1 });
+    const continued = await train({ init: first, data: ds, T: 24, threads: 2 });
+    expect(Buffer.from(continued.toBytes()).equals(Buffer.from(atOnce.toBytes()))).toBe(true);
+    const dir = await mkdtemp(join(tmpdir(), 'dsgkit-sigma-'));
+    try {
+      const file = join(dir, 'stripes.arrow');
+      await writeArrow(file, ds);
+      const inMemory = await train({ learner: 'dsg', data: file, T: 24, seed: 2, threads: 1, sampleOnRead: false });
+      const sampled = await train({ learner: 'dsg', data: file, T: 24, seed: 2, threads: 1, sampleOnRead: true });
+      expect(inMemory.header.training.defaultSigma!.ratio).toBeGreaterThan(1);
+      expect(Buffer.from(sampled.toBytes()).equals(Buffer.from(inMemory.toBytes()))).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
