@@ -1,6 +1,7 @@
 /**
  * Defaults before → after a change of the default σ, from the cells of
- * bench/results/quality-cells.jsonl made by two src trees: per learner, the
+ * bench/results/quality-cells.jsonl and bench/results/sigma-rule-cells.jsonl
+ * made by two src trees: per learner, the
  * mean paired gap to the best peer over the sets both trees ran (seeds both
  * ran), wins / ties / losses (tie: 0.005), the worst set, and per set the
  * learner's measure before → after.
@@ -14,7 +15,7 @@
  * @example
  * // npx tsx bench/sigma-rule-compare.ts <before src tree> <after src tree> [seeds, default 1,2] [min gain]
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { learnerSpec } from '../src/api.ts';
 import { gapToBestPeer, tally, type QualityCell } from './lib/quality.ts';
 import { markdownTable } from './lib/index.ts';
@@ -30,7 +31,9 @@ const keeps = (c: QualityCell): boolean => {
   return p.scores[p.exponents.indexOf(p.exponent)] < (1 + Number(minGain)) * p.scores[p.exponents.indexOf(0)];
 };
 const PEERS = ['svc', 'label-spreading-rbf', 'label-spreading-knn', 'self-training-svc', 'rbf-sampler-sgd'];
-const all = readFileSync('bench/results/quality-cells.jsonl', 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as QualityCell).filter((c) => c.timedOut === undefined && seeds.includes(c.seed));
+// The benchmark's cells, then this study's own (bench/results/sigma-rule-cells.jsonl: the default-σ candidates' cells, kept apart).
+const files = ['bench/results/quality-cells.jsonl', 'bench/results/sigma-rule-cells.jsonl'].filter((f) => existsSync(f));
+const all = files.flatMap((f) => readFileSync(f, 'utf8').split('\n')).filter(Boolean).map((l) => JSON.parse(l) as QualityCell).filter((c) => c.timedOut === undefined && seeds.includes(c.seed));
 const latest = (pred: (c: QualityCell) => boolean) => new Map(all.filter(pred).map((c) => [`${c.set}|${c.protocol}|${c.seed}|${c.method}`, c]));
 const peers = [...latest((c) => c.kind === 'peer').values()];
 const mine = (tree: string) => [...latest((c) => c.kind === 'dsgkit' && c.srcTree.startsWith(tree) && !c.method.startsWith('tune') && !c.method.includes('[')).values()];

@@ -41,8 +41,10 @@ export function kernelScale0(data: Dataset | TrainingRows): number {
  * alignment of the Gaussian kernel tends to that of the LINEAR kernel, so on
  * nearly linear labels it keeps rising towards σ₀/16 (breast_cancer, dna,
  * spam and the ordinal sets of bench/quality.ts), where `tune` finds σ₀ as
- * good or better: a wide kernel at the default λ or C is a heavily
- * regularised linear model, not a better fit.
+ * good or better.
+ *
+ * @example
+ * DEFAULT_SIGMA_EXPONENTS.map((k) => 2 ** k); // [1, 1.41, 2, …, 64]: σ/σ₀ of the rungs
  */
 export const DEFAULT_SIGMA_EXPONENTS: readonly number[] = ALIGNMENT_EXPONENTS.filter((k) => k >= 0);
 
@@ -50,8 +52,12 @@ export const DEFAULT_SIGMA_EXPONENTS: readonly number[] = ALIGNMENT_EXPONENTS.fi
  * The default σ leaves σ₀ only for a rung whose alignment is more than 10%
  * above σ₀'s: the alignment of 200 labeled rows is a noisy estimate, and
  * small gains (churn, pima, satellite: 1–9%) moved σ to no benefit. Chosen on
- * bench/quality.ts at defaults, 14 sets × seeds 1–2, against no threshold
- * and 20%: 10% was as good or better for every learner (docs/learners.md).
+ * bench/quality.ts at defaults, 14 sets × seeds 1–2, against no margin and
+ * 20%: 10% gave the smallest mean gap to the best peer for five of the six
+ * binary learners, and was 0.002 behind 20% for DSG (docs/learners.md).
+ *
+ * @example
+ * alignedSigma(X, y, n, d, sigma0, { exponents: DEFAULT_SIGMA_EXPONENTS, minGain: DEFAULT_SIGMA_MIN_GAIN });
  */
 export const DEFAULT_SIGMA_MIN_GAIN = 0.1;
 
@@ -72,14 +78,16 @@ export interface KernelScaleChoice {
  * 2012; features/kernel-alignment.ts) with the labels of the labeled rows — a
  * seeded sample of at most 1,000 of them; centred labels, which for two
  * classes weigh each class by the inverse of its size, and for ordinal ones
- * are the centred class ranks. Ties go to the rung nearest σ₀; fewer than 2
- * labeled rows or one label value keep σ₀. `kernel: 'laplacian'` scores
+ * are the centred class ranks. σ₀ stays unless the best rung aligns more than
+ * 10% better ({@link DEFAULT_SIGMA_MIN_GAIN}); ties go to the rung nearest σ₀;
+ * fewer than 2 labeled rows or one label value keep σ₀. `kernel: 'laplacian'` scores
  * exp(−σ‖x − x′‖₁). Cost: O(n_l²·d) once plus O(n_l²) per rung, on this
  * thread: the same σ on any thread count.
  *
  * Labels that change over short distances want a narrower kernel than the
- * median heuristic's: on the benchmark sets it picks 4–8σ₀ on ionosphere and
- * musk, σ₀ on breast_cancer, dna and spam.
+ * median heuristic's: on the quality benchmark's splits it picks 4σ₀ on
+ * ionosphere and 5.7–8σ₀ on musk, σ₀ on breast_cancer, dna, spam and the
+ * ordinal sets (docs/learners.md § The default kernel scale σ).
  *
  * @example
  * defaultKernelScale(scaledTrain); // e.g. { sigma: 0.94, sigma0: 0.234, ratio: 4 } on an ionosphere split
