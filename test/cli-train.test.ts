@@ -271,7 +271,7 @@ describe('dsgkit compare', () => {
     expect(r.out).toMatch(/split\s+seed 2: train 455 rows \(50 labeled, 405 unlabeled\), test 114 labeled rows/);
     expect(r.out).toMatch(/T = 30, seed 2; 1 thread/);
     // σ's default comes from the training split: the line names its value.
-    expect(r.out).toMatch(/settings\s+rbf kernel σ = \d+(\.\d+)? \(median heuristic σ₀\), λ = 0\.01/);
+    expect(r.out).toMatch(/settings\s+rbf kernel σ = \d+(\.\d+)? \(σ₀·2\^k by kernel–target alignment\), λ = 0\.01/);
     expect(r.out).toMatch(/learner\s+test AUC\s+accuracy\s+F1\s+train time/);
     expect(r.out).toMatch(/^qsg-s2auc\s+0\.\d{4}\s+0\.\d{4}\s+0\.\d{4}\s+\d+/m);
     expect(r.out).toMatch(/^dsg\s+0\.\d{4}\s+0\.\d{4}\s+0\.\d{4}\s+\d+/m);
@@ -280,7 +280,7 @@ describe('dsgkit compare', () => {
   it('names every default in the settings line, the ones taken from the data included (C* and π of the semi-supervised SVM)', async () => {
     const r = await run(['compare', '--data', bcPath, '--labeled', '50', '--learners', 'tsgs3vm,frs3vm', '--quiet', ...TINY]);
     expect(r.code, r.err).toBe(0);
-    expect(r.out).toMatch(/settings\s+rbf kernel σ = \d+(\.\d+)? \(median heuristic σ₀\), C = 100, C\* = C\/10, u = shg, .*π = the labeled rows' share/);
+    expect(r.out).toMatch(/settings\s+rbf kernel σ = \d+(\.\d+)? \(σ₀·2\^k by kernel–target alignment\), C = 100, C\* = C\/10, u = shg, .*π = the labeled rows' share/);
   });
 
   it('--json gives the same split and one result per learner, in --learners order, with progress labelled by learner', async () => {

@@ -36,7 +36,7 @@ export const KERNEL_PARAMS = {
   // Computed from the data when not given (the API fills it before fitting): the median
   // heuristic σ₀ = 1 / median ‖x − x′‖² over a seeded sample of the scaled training rows.
   // Held-out AUC against the old fixed σ = 1: README § Defaults.
-  sigma: { kind: 'number', default: undefined, fromData: true, defaultDoc: 'median heuristic σ₀', min: 0, openMin: true, max: MAX_SIGMA, symbol: 'σ', doc: 'kernel scale σ (an inverse width) on features scaled to [0, 1]; default 1 / median ‖x − x′‖² of the training rows' },
+  sigma: { kind: 'number', default: undefined, fromData: true, defaultDoc: 'σ₀·2^k by kernel–target alignment', min: 0, openMin: true, max: MAX_SIGMA, symbol: 'σ', doc: 'kernel scale σ (an inverse width) on features scaled to [0, 1]; default σ₀·2^k (k = 0, ½ … 6; σ₀ = 1 / median ‖x − x′‖² of the training rows) whose kernel aligns best with the labeled rows\' labels' },
 } as const satisfies ParamTable;
 
 /** Regularisation λ of `R + (λ/2)‖f‖²`. */

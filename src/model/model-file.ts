@@ -75,6 +75,11 @@ export interface TrainingRecord {
   readonly labeledRows: number;
   /** Data from a stream: the unlabeled rows its reservoir kept. */
   readonly reservoir?: number;
+  /**
+   * σ when it was not given: the median heuristic σ₀ and the ratio σ/σ₀ the
+   * default rule chose (train/defaults.ts, defaultKernelScale). Absent when σ was given.
+   */
+  readonly defaultSigma?: { readonly sigma0: number; readonly ratio: number };
   /** Validation trace `[t, value]` of the task's ranking metric. */
   readonly validation?: ReadonlyArray<readonly [number, number]>;
   /** Learners on the loop: how f at the batches was obtained. */

@@ -1,12 +1,15 @@
 /**
  * Defaults that come from the training data: the median-heuristic kernel
- * scale σ₀ (the default σ and the centre of `tune`'s σ grid).
+ * scale σ₀ (the centre of `tune`'s σ grid) and the default σ chosen from it
+ * by the labeled rows' kernel–target alignment ({@link defaultKernelScale}).
  */
+import seedrandom from 'seedrandom';
 import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { MinMaxScaler } from '../data/scaler.ts';
 import { gatherRows, trainingRows, type TrainingRows } from '../data/training-rows.ts';
-import { MEDIAN_HEURISTIC_SAMPLE, medianHeuristicSigma, sampleRowIndices } from '../features/median-heuristic.ts';
+import { ALIGNMENT_EXPONENTS, ALIGNMENT_SAMPLE, alignedSigma } from '../features/kernel-alignment.ts';
+import { MEDIAN_HEURISTIC_SAMPLE, medianHeuristicSigma, sampleIndices, sampleRowIndices } from '../features/median-heuristic.ts';
 import { MAX_SIGMA, resolveFeatures } from '../learners/common.ts';
 import type { KernelSpec } from '../features/kernel-spec.ts';
 import type { FEATURE_CHOICES } from '../features/spectral.ts';
@@ -33,19 +36,86 @@ export function kernelScale0(data: Dataset | TrainingRows): number {
 }
 
 /**
+ * The rungs σ₀·2^k the default σ is chosen among: k = 0, ½, 1, … 6, i.e. σ₀
+ * and narrower kernels up to 64σ₀. Not wider than σ₀: as σ → 0 the centred
+ * alignment of the Gaussian kernel tends to that of the LINEAR kernel, so on
+ * nearly linear labels it keeps rising towards σ₀/16 (breast_cancer, dna,
+ * spam and the ordinal sets of bench/quality.ts), where `tune` finds σ₀ as
+ * good or better.
+ *
+ * @example
+ * DEFAULT_SIGMA_EXPONENTS.map((k) => 2 ** k); // [1, 1.41, 2, …, 64]: σ/σ₀ of the rungs
+ */
+export const DEFAULT_SIGMA_EXPONENTS: readonly number[] = ALIGNMENT_EXPONENTS.filter((k) => k >= 0);
+
+/**
+ * The default σ leaves σ₀ only for a rung whose alignment is more than 10%
+ * above σ₀'s: the alignment of 200 labeled rows is a noisy estimate, and
+ * small gains (churn, pima, satellite: 1–9%) moved σ to no benefit. Chosen on
+ * bench/quality.ts at defaults, 14 sets × seeds 1–2, against no margin and
+ * 20%: 10% gave the smallest mean gap to the best peer for five of the six
+ * binary learners, and was 0.002 behind 20% for DSG (docs/learners.md).
+ *
+ * @example
+ * alignedSigma(X, y, n, d, sigma0, { exponents: DEFAULT_SIGMA_EXPONENTS, minGain: DEFAULT_SIGMA_MIN_GAIN });
+ */
+export const DEFAULT_SIGMA_MIN_GAIN = 0.1;
+
+/** The default σ and where it came from (see {@link defaultKernelScale}). */
+export interface KernelScaleChoice {
+  /** The σ a run without one uses (capped at MAX_SIGMA). */
+  readonly sigma: number;
+  /** The median heuristic σ₀ it was chosen around. */
+  readonly sigma0: number;
+  /** σ/σ₀ as chosen (before the cap): 2^k. */
+  readonly ratio: number;
+}
+
+/**
+ * The default kernel scale on SCALED training rows: among σ₀·2^k, k = 0, ½, …
+ * 6 ({@link DEFAULT_SIGMA_EXPONENTS}, σ₀ from {@link kernelScale0}), the σ
+ * whose kernel has the largest centred kernel–target alignment (Cortes et al.
+ * 2012; features/kernel-alignment.ts) with the labels of the labeled rows — a
+ * seeded sample of at most 1,000 of them; centred labels, which for two
+ * classes weigh each class by the inverse of its size, and for ordinal ones
+ * are the centred class ranks. σ₀ stays unless the best rung aligns more than
+ * 10% better ({@link DEFAULT_SIGMA_MIN_GAIN}); ties go to the rung nearest σ₀;
+ * fewer than 2 labeled rows or one label value keep σ₀. `kernel: 'laplacian'` scores
+ * exp(−σ‖x − x′‖₁). Cost: O(n_l²·d) once plus O(n_l²) per rung, on this
+ * thread: the same σ on any thread count.
+ *
+ * Labels that change over short distances want a narrower kernel than the
+ * median heuristic's: on the quality benchmark's splits it picks 4σ₀ on
+ * ionosphere and 5.7–8σ₀ on musk, σ₀ on breast_cancer, dna, spam and the
+ * ordinal sets (docs/learners.md § The default kernel scale σ).
+ *
+ * @example
+ * defaultKernelScale(scaledTrain); // e.g. { sigma: 0.94, sigma0: 0.234, ratio: 4 } on an ionosphere split
+ */
+export function defaultKernelScale(data: Dataset | TrainingRows, kernel: 'rbf' | 'laplacian' = 'rbf'): KernelScaleChoice {
+  const rows = trainingRows(data);
+  const sigma0 = kernelScale0(rows);
+  const picked = sampleIndices(rows.labeledRows.length, ALIGNMENT_SAMPLE, seedrandom('default-sigma:0'));
+  const idx = Array.from(picked, (i) => rows.labeledRows[i]);
+  const y = Float64Array.from(idx, (i) => rows.label(i));
+  const chosen = alignedSigma(gatherRows(rows, idx), y, idx.length, rows.d, sigma0, { exponents: DEFAULT_SIGMA_EXPONENTS, minGain: DEFAULT_SIGMA_MIN_GAIN, norm: kernel === 'laplacian' ? 'l1' : 'l2sq' });
+  return { sigma: Math.min(chosen.sigma, MAX_SIGMA), sigma0, ratio: 2 ** chosen.exponent };
+}
+
+/**
  * The σ `train` uses by default on these training rows (unscaled, as given to
- * `train`): σ₀ of the rows scaled as `train` scales them ({@link kernelScale0}).
+ * `train`): {@link defaultKernelScale} of the rows scaled as `train` scales them.
  *
  * @example
  * defaultSigma(trainSet); // e.g. 3.86 on the spam training split of `npm run main`
  */
-export function defaultSigma(data: Dataset): number {
-  return Math.min(kernelScale0(MinMaxScaler.fit(data).transform(data)), MAX_SIGMA);
+export function defaultSigma(data: Dataset, kernel: 'rbf' | 'laplacian' = 'rbf'): number {
+  return defaultKernelScale(MinMaxScaler.fit(data).transform(data), kernel).sigma;
 }
 
 /**
- * `params` with the defaults that come from the data filled in: σ = σ₀
- * ({@link kernelScale0}) when the learner has a σ and none was given, and the
+ * `params` with the defaults that come from the data filled in: σ
+ * ({@link defaultKernelScale}) when the learner has a σ and none was given, and the
  * feature family of `features: 'auto'` (or none given) by the number of
  * columns (`resolveFeatures`): `sorf` is then written out, `gaussian` left as
  * no key (a header without the key is a Gaussian model, so its bytes are
@@ -54,13 +124,25 @@ export function defaultSigma(data: Dataset): number {
  * `rows` are the training rows scaled as the learner sees them.
  *
  * @example
- * const params = withDataDefaults(spec, resolveParams(spec, { lambda: 0.1 }), scaled); // params.sigma = σ₀
+ * const params = withDataDefaults(spec, resolveParams(spec, { lambda: 0.1 }), scaled); // params.sigma = σ₀·2^k by alignment
  */
 export function withDataDefaults(spec: LearnerSpec, params: Params, rows: Dataset | TrainingRows, opts: { continued?: boolean } = {}): Params {
+  return dataDefaults(spec, params, rows, opts).params;
+}
+
+/**
+ * {@link withDataDefaults}, and the σ choice when σ was filled in (what the
+ * run summary and the model header's training record show).
+ *
+ * @example
+ * const { params, sigma } = dataDefaults(spec, given, scaled); // sigma?.ratio: e.g. 4
+ */
+export function dataDefaults(spec: LearnerSpec, params: Params, rows: Dataset | TrainingRows, opts: { continued?: boolean } = {}): { params: Params; sigma?: KernelScaleChoice } {
   let out = params;
   if ('features' in spec.params) out = withFeatureFamily(spec, out, rows.d, opts.continued === true);
-  if ('sigma' in spec.params && params.sigma === undefined) out = { ...out, sigma: Math.min(kernelScale0(rows), MAX_SIGMA) };
-  return out;
+  if (!('sigma' in spec.params) || params.sigma !== undefined) return { params: out };
+  const sigma = defaultKernelScale(rows, params.kernel === 'laplacian' ? 'laplacian' : 'rbf');
+  return { params: { ...out, sigma: sigma.sigma }, sigma };
 }
 
 /**

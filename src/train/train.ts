@@ -11,7 +11,8 @@ import { inverseStepWarning, type StepSize } from '../coordinator/step-size.ts';
 import { learnerSpec } from '../learners/registry.ts';
 import type { FitHooks, FitRun, LearnerSpec, Params } from '../learners/spec.ts';
 import type { Model } from '../model/model.ts';
-import { withDataDefaults } from './defaults.ts';
+import type { TrainingRecord } from '../model/model-file.ts';
+import { dataDefaults } from './defaults.ts';
 import { loadTrainingRows, validationFor, type LoadedRows } from './data.ts';
 import { initModel, initState, modelOf, type ModelContext } from './model-of.ts';
 import { checkRunOptions, resolveThreads, type RunOptions } from './options.ts';
@@ -51,7 +52,9 @@ export async function trainModel(opts: TrainArgs): Promise<Model> {
   // iterations — not after the data are read, which would add their memory to the peak of a large read.
   const pool = threads > 1 ? new EvaluatorPool(threads - 1) : undefined;
   try {
-    const params = withDataDefaults(spec, given, loaded.rows, { continued: init !== undefined });
+    const { params, sigma } = dataDefaults(spec, given, loaded.rows, { continued: init !== undefined });
+    // A continued run keeps the record of its first run's default σ: its header is then the bytes of a run to T at once.
+    const defaultSigma = sigma ? { sigma0: sigma.sigma0, ratio: sigma.ratio } : init?.header.training.defaultSigma;
     if (init && init.header.resume!.data !== loaded.fingerprint) throw new UsageError('init: the training data differ from the data the model was trained on (continue a run on the same file, rows and labels)');
     const engine: EvaluatorOptions = {
       threads,
@@ -59,7 +62,7 @@ export async function trainModel(opts: TrainArgs): Promise<Model> {
       ...(opts.parallelMinWork !== undefined ? { parallelMinWork: opts.parallelMinWork } : {}),
       ...(pool ? { pool } : {}),
     };
-    const ctx = modelContext(spec, opts, loaded, step, engine, init);
+    const ctx = modelContext(spec, opts, loaded, step, engine, init, defaultSigma);
     const run: FitRun = {
       rows: loaded.rows, classes: loaded.classes, params, engine,
       ...(step ? { step } : {}),
@@ -99,7 +102,7 @@ function warnAboutSettings(spec: LearnerSpec, given: Params, step: StepSize | un
 }
 
 /** What the model of this run is assembled from besides its fit. */
-function modelContext(spec: LearnerSpec, opts: RunOptions, loaded: LoadedRows, step: StepSize | undefined, engine: EvaluatorOptions, init: Model | undefined): ModelContext {
+function modelContext(spec: LearnerSpec, opts: RunOptions, loaded: LoadedRows, step: StepSize | undefined, engine: EvaluatorOptions, init: Model | undefined, defaultSigma: TrainingRecord['defaultSigma']): ModelContext {
   const rows = trainingRows(loaded.rows);
   const labeled = labeledDataset(rows);
   const data = typeof opts.data === 'string' ? opts.data : loaded.rows.source;
@@ -109,6 +112,7 @@ function modelContext(spec: LearnerSpec, opts: RunOptions, loaded: LoadedRows, s
       rows: loaded.rowsRead ?? loaded.rows.n,
       labeledRows: labeled.n,
       ...(loaded.rowsRead !== undefined ? { reservoir: loaded.rows.n - labeled.n } : {}),
+      ...(defaultSigma !== undefined ? { defaultSigma } : {}),
       ...(data !== undefined ? { data } : {}),
     },
     fingerprint: loaded.fingerprint,

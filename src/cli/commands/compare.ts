@@ -121,8 +121,8 @@ export const compare: Command = {
     if (!testSet) throw new Error('splitDataset returned no test set although one was asked for');
     const unlabeled = trainSet.n - labeled;
     const splitLine = `seed ${seed}: train ${trainSet.n} rows (${labeled} labeled, ${unlabeled} unlabeled), test ${testSet.n} labeled rows`;
-    // σ's default comes from the training rows (the median heuristic): name its value.
-    const computed: Record<string, number> = settings.given.sigma === undefined && learners.some((l) => 'sigma' in l.params) ? { sigma: defaultSigma(trainSet) } : {};
+    // σ's default comes from the training rows (σ₀·2^k by alignment with the labels): name its value.
+    const computed: Record<string, number> = settings.given.sigma === undefined && learners.some((l) => 'sigma' in l.params) ? { sigma: defaultSigma(trainSet, settings.given.kernel === 'laplacian' ? 'laplacian' : 'rbf') } : {};
     const settingsLine = `${describeRun(learners, settings, computed)}; ${settings.threads} thread${settings.threads === 1 ? '' : 's'}`;
     if (!values.json) {
       io.stdout.write(`data        ${dataPath}: ${ds.n} rows, ${ds.d} features\nsplit       ${splitLine}\nsettings    ${settingsLine}\n\n`);

@@ -18,7 +18,7 @@ Usage: dsgkit describe <input> [options]
        dsgkit describe <predictions.arrow|.csv|.jsonl> [--json]
 
 A model file (.dsg): its learner, metric, task, every hyperparameter as
-trained (σ included when it came from the median heuristic), the training
+trained (σ included when it came from the data, with σ/σ₀), the training
 rows, the iteration a continued run would start from, and — for a model
 written by \`dsgkit tune\` — the cross-validation table.
 
@@ -188,6 +188,9 @@ export function formatModel(model: Model, file: string): string {
     `predictor:   ${h.predictor.kind}${h.predictor.kind === 'random-features' ? `, ${h.predictor.history.t} blocks of m = ${h.predictor.features.m}${h.predictor.average ? `, the mean of iterates ${h.predictor.average.from}…${h.predictor.history.t}` : ''}` : `, ${h.predictor.n} centres`}`,
     `features:    ${h.featureNames.length}; label column '${h.labelName}'`,
     `training:    ${shownNumber(training.rows)} rows (${shownNumber(training.labeledRows)} labeled)${typeof training.data === 'string' ? ` from ${training.data}` : ''}`,
+    ...(typeof training.defaultSigma?.ratio === 'number' && typeof training.defaultSigma.sigma0 === 'number'
+      ? [`σ default:   ${num(training.defaultSigma.ratio)}σ₀ (σ₀ = ${num(training.defaultSigma.sigma0)}, the median heuristic; σ/σ₀ by kernel–target alignment on the labeled rows)`]
+      : []),
     ...(h.resume ? [`resume:      at t = ${h.resume.t} (continue with --init ${file} --iterations T')`] : []),
     'hyperparameters:',
     ...Object.entries(h.hyperparameters).map(([k, v]) => `  ${k.padEnd(keyWidth)} ${typeof v === 'object' ? JSON.stringify(v) : typeof v === 'number' ? num(v) : String(v)}`),

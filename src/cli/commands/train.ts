@@ -230,12 +230,14 @@ export const trainCommand: Command = {
     );
     await model.save(out);
 
-    const training = model.header.training as { rows: number; labeledRows: number; validation?: Array<[number, number]>; evaluation?: string };
+    const training = model.header.training as { rows: number; labeledRows: number; validation?: Array<[number, number]>; evaluation?: string; defaultSigma?: { sigma0: number; ratio: number } };
+    const sigma = model.header.hyperparameters.sigma;
     const last = training.validation?.at(-1);
     const rows: [string, string][] = [
       ['learner', spec.name],
       ['data', dataPath],
       ['rows', `${training.rows} (${training.labeledRows} labeled, ${training.rows - training.labeledRows} unlabeled)`],
+      ...(training.defaultSigma && typeof sigma === 'number' ? ([['σ', sigmaText(sigma, training.defaultSigma)]] as [string, string][]) : []),
       ...(typeof model.header.hyperparameters.T === 'number' ? ([['iterations', iterationsText(spec, model.header.hyperparameters, values.iterations === undefined)]] as [string, string][]) : []),
       ['threads', String(Math.min(settings.threads, defaultThreads()))],
       ...(training.evaluation !== undefined ? ([['evaluation', EVALUATION_TEXT[training.evaluation] ?? training.evaluation]] as [string, string][]) : []),
@@ -248,6 +250,17 @@ export const trainCommand: Command = {
     return 0;
   },
 };
+
+/**
+ * The default σ as the summary shows it: its value, σ/σ₀ and σ₀.
+ *
+ * @example
+ * sigmaText(0.9375, { sigma0: 0.2344, ratio: 4 }); // '0.9375 = 4σ₀ (σ₀ = 0.2344, the median heuristic; 4 by kernel–target alignment on the labeled rows)'
+ */
+function sigmaText(sigma: number, chosen: { sigma0: number; ratio: number }): string {
+  const num = (v: number) => String(Number(v.toPrecision(4)));
+  return `${num(sigma)} = ${num(chosen.ratio)}σ₀ (σ₀ = ${num(chosen.sigma0)}, the median heuristic; ${num(chosen.ratio)} by kernel–target alignment on the labeled rows)`;
+}
 
 /** T, and for a learner that derives its budget from the data (no declared T default) when none was given, the batch and where they came from. */
 function iterationsText(spec: { params: Readonly<Record<string, { default?: unknown }>> }, hp: Readonly<Record<string, unknown>>, computed: boolean): string {

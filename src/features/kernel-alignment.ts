@@ -1,0 +1,153 @@
+/**
+ * Choosing the Gaussian kernel scale σ from the labeled rows: centred
+ * kernel–target alignment (Cortes, Mohri & Rostamizadeh, "Algorithms for
+ * learning kernels based on centered alignment", JMLR 2012) over a ladder
+ * σ₀·2^k around the median heuristic σ₀ (the alternatives it was measured
+ * against are in bench/sigma-rule.ts).
+ *
+ * Convention `k(x, x') = exp(−σ‖x − x'‖²)`: a LARGER σ is a NARROWER kernel.
+ * The squared distances are computed once (O(n²·d)); each σ then costs O(n²)
+ * exponentials.
+ */
+
+/** The powers of two the default σ is chosen among: σ₀·2^k, k = −4, −3.5, … 6. */
+export const ALIGNMENT_EXPONENTS: readonly number[] = Array.from({ length: 21 }, (_, i) => -4 + i / 2);
+
+/** Labeled rows the default σ reads at most (a seeded sample beyond). */
+export const ALIGNMENT_SAMPLE = 1000;
+
+/**
+ * The squared distances ‖x_i − x_j‖² of all pairs i < j of the `n` rows of
+ * the row-major `X` (`d` values a row), packed row after row: pair (i, j) is
+ * at `i·n − i(i+1)/2 + j − i − 1`. `norm: 'l1'` gives ‖x_i − x_j‖₁ instead
+ * (the Laplacian kernel's `exp(−σ‖x − x'‖₁)`).
+ *
+ * @example
+ * pairDistances(new Float64Array([0, 1, 3]), 3, 1); // Float64Array [1, 9, 4]
+ */
+export function pairDistances(X: Float64Array, n: number, d: number, norm: 'l2sq' | 'l1' = 'l2sq'): Float64Array {
+  const out = new Float64Array((n * (n - 1)) / 2);
+  const l1 = norm === 'l1';
+  let p = 0;
+  for (let i = 0; i < n; i++) {
+    const a = i * d;
+    for (let j = i + 1; j < n; j++) {
+      const b = j * d;
+      let s = 0;
+      for (let k = 0; k < d; k++) {
+        const t = X[a + k] - X[b + k];
+        s += l1 ? Math.abs(t) : t * t;
+      }
+      out[p++] = s;
+    }
+  }
+  return out;
+}
+
+/**
+ * The centred alignment ⟨K_c, y_c y_cᵀ⟩_F / (‖K_c‖_F ‖y_c y_cᵀ‖_F) of the
+ * Gaussian kernel `exp(−σ·dist)` with the labels `y` (n values; `dist` from
+ * {@link pairDistances}), in [−1, 1]; NaN when the labels or the centred kernel
+ * are constant. Centring makes it blind to the label coding (0/1, ±1, class
+ * indices give the same value), and the centred ±1 labels are the
+ * class-balanced ones: a positive weighs 1/n₊, a negative 1/n₋ (up to scale).
+ *
+ * @example
+ * // two tight pairs far apart, labelled by pair: the narrow kernel aligns better
+ * const dist = pairDistances(new Float64Array([0, 0.1, 5, 5.1]), 4, 1);
+ * centredAlignment(dist, new Float64Array([0, 0, 1, 1]), 4, 1) > centredAlignment(dist, new Float64Array([0, 0, 1, 1]), 4, 0.001); // true
+ */
+export function centredAlignment(dist: Float64Array, y: ArrayLike<number>, n: number, sigma: number, opts: { diagonal?: boolean } = {}): number {
+  let mean = 0;
+  for (let i = 0; i < n; i++) mean += y[i];
+  mean /= n;
+  const yc = new Float64Array(n);
+  let yy = 0;
+  for (let i = 0; i < n; i++) {
+    yc[i] = y[i] - mean;
+    yy += yc[i] * yc[i];
+  }
+  const diag = opts.diagonal === false ? 0 : 1;
+  // Row sums R_i, Σ K², y_cᵀ K y_c over the off-diagonal pairs; the diagonal (K_ii = 1) is added after.
+  const R = new Float64Array(n);
+  let sq = 0;
+  let yKy = 0;
+  let p = 0;
+  for (let i = 0; i < n; i++) {
+    let ri = 0;
+    let yi = 0;
+    for (let j = i + 1; j < n; j++) {
+      const dij = dist[p++];
+      // Without the diagonal, pairs at distance 0 (the same point twice) go too: their k is 1 at every σ.
+      const k = dij === 0 && diag === 0 ? 0 : Math.exp(-sigma * dij);
+      ri += k;
+      R[j] += k;
+      sq += k * k;
+      yi += yc[j] * k;
+    }
+    R[i] += ri;
+    yKy += yc[i] * yi;
+  }
+  let total = 0;
+  let rr = 0;
+  for (let i = 0; i < n; i++) {
+    const r = R[i] + diag;
+    total += r;
+    rr += r * r;
+  }
+  // ‖HKH‖² = Σ K_ij² − (2/n) Σ R_i² + (Σ R_i)²/n², with H = I − 11ᵀ/n; y_cᵀ K_c y_c = y_cᵀ K y_c.
+  const kc2 = 2 * sq + diag * n - (2 / n) * rr + (total * total) / (n * n);
+  const num = 2 * yKy + diag * yy;
+  if (!(kc2 > 0) || !(yy > 0)) return NaN;
+  return num / (Math.sqrt(kc2) * yy);
+}
+
+/** What {@link alignedSigma} chose, and the score of every rung. */
+export interface AlignedSigma {
+  /** The chosen σ = σ₀·2^exponent. */
+  readonly sigma: number;
+  /** log2(σ/σ₀) of the choice (0: σ₀ itself). */
+  readonly exponent: number;
+  /** The score of each exponent of {@link ALIGNMENT_EXPONENTS}, in that order. */
+  readonly scores: readonly number[];
+}
+
+/**
+ * The σ among σ₀·2^k (k of `exponents`, default {@link ALIGNMENT_EXPONENTS})
+ * whose Gaussian kernel on the `n` labeled rows `X` has the largest centred
+ * alignment with their labels `y` ({@link centredAlignment}); ties go to the
+ * rung nearest σ₀. σ₀ itself when no rung has a score (fewer than 2 rows, one
+ * label value), and with `minGain` g σ₀ itself unless the best rung's score
+ * exceeds σ₀'s by the factor 1 + g (0 must be among the exponents). `norm:
+ * 'l1'` scores the Laplacian kernel `exp(−σ‖x − x'‖₁)`;
+ * `score` replaces the alignment by another score to maximise (a benchmark's
+ * alternative, e.g. a negated leave-one-out error).
+ *
+ * @example
+ * alignedSigma(labeledX, labels, n, d, 3.86).sigma; // e.g. 3.86·2^k for the k that fits the labels best
+ */
+export function alignedSigma(
+  X: Float64Array,
+  y: ArrayLike<number>,
+  n: number,
+  d: number,
+  sigma0: number,
+  opts: { exponents?: readonly number[]; norm?: 'l2sq' | 'l1'; minGain?: number; score?: (dist: Float64Array, y: ArrayLike<number>, n: number, sigma: number) => number } = {},
+): AlignedSigma {
+  const exponents = opts.exponents ?? ALIGNMENT_EXPONENTS;
+  if (n < 2) return { sigma: sigma0, exponent: 0, scores: exponents.map(() => NaN) };
+  const dist = pairDistances(X, n, d, opts.norm);
+  const score = opts.score ?? centredAlignment;
+  const scores = exponents.map((k) => score(dist, y, n, sigma0 * 2 ** k));
+  let best = -1;
+  for (let i = 0; i < exponents.length; i++) {
+    if (!Number.isFinite(scores[i])) continue;
+    if (best < 0 || scores[i] > scores[best] || (scores[i] === scores[best] && Math.abs(exponents[i]) < Math.abs(exponents[best]))) best = i;
+  }
+  if (best < 0) return { sigma: sigma0, exponent: 0, scores };
+  // σ₀ stays unless the best rung beats it by the factor 1 + minGain (σ₀'s own score must be a number).
+  const at0 = exponents.indexOf(0);
+  if (opts.minGain !== undefined && at0 >= 0 && Number.isFinite(scores[at0]) && !(scores[best] > (1 + opts.minGain) * scores[at0])) return { sigma: sigma0, exponent: 0, scores };
+  return { sigma: sigma0 * 2 ** exponents[best], exponent: exponents[best], scores };
+}
+
