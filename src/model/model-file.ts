@@ -75,6 +75,8 @@ export interface TrainingRecord {
   readonly labeledRows: number;
   /** Data from a stream: the unlabeled rows its reservoir kept. */
   readonly reservoir?: number;
+  /** A loop learner trained without a given T: how its budget rule derived T, e.g. `T = 400 from n_l = 200 labeled rows`. */
+  readonly budget?: string;
   /** Validation trace `[t, value]` of the task's ranking metric. */
   readonly validation?: ReadonlyArray<readonly [number, number]>;
   /** Learners on the loop: how f at the batches was obtained. */

@@ -11,6 +11,7 @@ import { MAX_SIGMA, resolveFeatures } from '../learners/common.ts';
 import type { KernelSpec } from '../features/kernel-spec.ts';
 import type { FEATURE_CHOICES } from '../features/spectral.ts';
 import type { LearnerSpec, Params } from '../learners/spec.ts';
+import { withBudget } from './budget.ts';
 
 /**
  * The median-heuristic kernel scale σ₀ = 1 / median ‖x − x′‖² over all pairs
@@ -44,7 +45,8 @@ export function defaultSigma(data: Dataset): number {
 }
 
 /**
- * `params` with the defaults that come from the data filled in: σ = σ₀
+ * `params` with the defaults that come from the data filled in: a loop
+ * learner's T by its budget rule from the labeled rows (train/budget.ts), σ = σ₀
  * ({@link kernelScale0}) when the learner has a σ and none was given, and the
  * feature family of `features: 'auto'` (or none given) by the number of
  * columns (`resolveFeatures`): `sorf` is then written out, `gaussian` left as
@@ -57,7 +59,8 @@ export function defaultSigma(data: Dataset): number {
  * const params = withDataDefaults(spec, resolveParams(spec, { lambda: 0.1 }), scaled); // params.sigma = σ₀
  */
 export function withDataDefaults(spec: LearnerSpec, params: Params, rows: Dataset | TrainingRows, opts: { continued?: boolean } = {}): Params {
-  let out = params;
+  // A loop learner's T not given: its budget rule on these rows' labeled count (train fills it earlier, before a plan of the rows is read).
+  let out = withBudget(spec, params, trainingRows(rows).labeledRows.length).params;
   if ('features' in spec.params) out = withFeatureFamily(spec, out, rows.d, opts.continued === true);
   if ('sigma' in spec.params && params.sigma === undefined) out = { ...out, sigma: Math.min(kernelScale0(rows), MAX_SIGMA) };
   return out;

@@ -188,6 +188,7 @@ export function formatModel(model: Model, file: string): string {
     `predictor:   ${h.predictor.kind}${h.predictor.kind === 'random-features' ? `, ${h.predictor.history.t} blocks of m = ${h.predictor.features.m}${h.predictor.average ? `, the mean of iterates ${h.predictor.average.from}…${h.predictor.history.t}` : ''}` : `, ${h.predictor.n} centres`}`,
     `features:    ${h.featureNames.length}; label column '${h.labelName}'`,
     `training:    ${shownNumber(training.rows)} rows (${shownNumber(training.labeledRows)} labeled)${typeof training.data === 'string' ? ` from ${training.data}` : ''}`,
+    ...(typeof training.budget === 'string' ? [`budget:      ${training.budget} (the learner's budget rule; T not given)`] : []),
     ...(h.resume ? [`resume:      at t = ${h.resume.t} (continue with --init ${file} --iterations T')`] : []),
     'hyperparameters:',
     ...Object.entries(h.hyperparameters).map(([k, v]) => `  ${k.padEnd(keyWidth)} ${typeof v === 'object' ? JSON.stringify(v) : typeof v === 'number' ? num(v) : String(v)}`),

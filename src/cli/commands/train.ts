@@ -230,13 +230,13 @@ export const trainCommand: Command = {
     );
     await model.save(out);
 
-    const training = model.header.training as { rows: number; labeledRows: number; validation?: Array<[number, number]>; evaluation?: string };
+    const training = model.header.training as { rows: number; labeledRows: number; budget?: string; validation?: Array<[number, number]>; evaluation?: string };
     const last = training.validation?.at(-1);
     const rows: [string, string][] = [
       ['learner', spec.name],
       ['data', dataPath],
       ['rows', `${training.rows} (${training.labeledRows} labeled, ${training.rows - training.labeledRows} unlabeled)`],
-      ...(typeof model.header.hyperparameters.T === 'number' ? ([['iterations', iterationsText(spec, model.header.hyperparameters, values.iterations === undefined)]] as [string, string][]) : []),
+      ...(typeof model.header.hyperparameters.T === 'number' ? ([['iterations', iterationsText(spec, model.header.hyperparameters, values.iterations === undefined, training.budget)]] as [string, string][]) : []),
       ['threads', String(Math.min(settings.threads, defaultThreads()))],
       ...(training.evaluation !== undefined ? ([['evaluation', EVALUATION_TEXT[training.evaluation] ?? training.evaluation]] as [string, string][]) : []),
       ['wall time', formatDuration(wallMs)],
@@ -249,9 +249,15 @@ export const trainCommand: Command = {
   },
 };
 
-/** T, and for a learner that derives its budget from the data (no declared T default) when none was given, the batch and where they came from. */
-function iterationsText(spec: { params: Readonly<Record<string, { default?: unknown }>> }, hp: Readonly<Record<string, unknown>>, computed: boolean): string {
+/**
+ * T, and for a learner that derives its budget from the data (no declared T
+ * default) when none was given, where it came from: a loop learner's budget
+ * rule as the model header records it (`400 (T = 400 from n_l = 200 labeled
+ * rows; --iterations sets it)`), GKM's T and batch.
+ */
+function iterationsText(spec: { params: Readonly<Record<string, { default?: unknown }>> }, hp: Readonly<Record<string, unknown>>, computed: boolean, budget: string | undefined): string {
   const T = String(hp.T);
+  if (computed && budget !== undefined) return `${T} (${budget}, the learner's budget rule; --iterations sets it)`;
   if (!computed || spec.params.T?.default !== undefined || typeof hp.batchSize !== 'number') return T;
   return `${T} × batch ${hp.batchSize} (from the labeled rows; --iterations and --batch-size set them)`;
 }
