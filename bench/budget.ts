@@ -13,6 +13,7 @@
  * 1,000), also on at most 6,250 rows. Learners whose default step does not
  * depend on T run once to the largest T with checkpoints at the others (a
  * checkpoint at T is the model trained to T at once, docs/determinism.md);
+ * `--T rule` also trains each without T, at the T its budget rule derives;
  * TSGS3VM's default step depends on T, so it runs once per T. The time of a
  * checkpoint is the time the run took to reach it.
  *
@@ -22,6 +23,7 @@
  * @example
  * // npx tsx bench/budget.ts --sets pima,spam,satellite --seed 1 --T 400,800,1600
  * // npx tsx bench/budget.ts --sets ames,diamonds --labeled 1000 --learners qs3orao,sorao
+ * // npx tsx bench/budget.ts --sets spam,letter --T rule            (at the T the rule derives)
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -51,7 +53,9 @@ const { values: opt } = parseArgs({
     out: { type: 'string', default: 'bench/results/budget.json' },
   },
 });
-const Ts = opt.T!.split(',').map(Number).sort((a, b) => a - b);
+// `rule` in --T: a run without T (the learner's budget rule derives it from n_l), recorded with `derived: true`.
+const byRule = opt.T!.split(',').includes('rule');
+const Ts = opt.T!.split(',').filter((t) => t !== 'rule').map(Number).sort((a, b) => a - b);
 const Bs = opt.B!.split(',').map(Number);
 const Tmax = Ts[Ts.length - 1];
 const seed = Number(opt.seed);
@@ -71,6 +75,8 @@ interface Row {
   metric: number;
   measure: string;
   seconds: number;
+  /** T came from the learner's budget rule (no T given). */
+  derived?: true;
 }
 
 /** The split of `set` (see the module comment) and its protocol's name. */
@@ -104,7 +110,7 @@ async function measure(model: Model, test: Dataset, learner: string): Promise<[n
 }
 
 const out: Row[] = existsSync(opt.out!) ? (JSON.parse(readFileSync(opt.out!, 'utf8')) as { rows: Row[] }).rows : [];
-const keyOf = (r: Pick<Row, 'set' | 'protocol' | 'seed' | 'learner' | 'B' | 'T'>) => `${r.set}|${r.protocol}|${r.seed}|${r.learner}|${r.B}|${r.T}`;
+const keyOf = (r: Pick<Row, 'set' | 'protocol' | 'seed' | 'learner' | 'B' | 'T' | 'derived'>) => `${r.set}|${r.protocol}|${r.seed}|${r.learner}|${r.B}|${r.T}${r.derived ? '|rule' : ''}`;
 function record(row: Row): void {
   const at = out.findIndex((r) => keyOf(r) === keyOf(row));
   if (at >= 0) out[at] = row;
@@ -122,6 +128,14 @@ for (const set of opt.sets!.split(',')) {
   for (const learner of learners) {
     for (const B of Bs) {
       const base = { set, protocol, rows, n: tr.n, nl, d: tr.d, seed, learner, B };
+      if (byRule) {
+        const a = performance.now();
+        const model = await train({ learner, data: tr, seed, batchSize: B, onWarning: () => {}, ...threads });
+        const seconds = (performance.now() - a) / 1000;
+        const [metric, name] = await measure(model, test, learner);
+        record({ ...base, T: model.header.hyperparameters.T as number, metric, measure: name, seconds, derived: true });
+      }
+      if (Ts.length === 0) continue;
       if (learner === 'tsgs3vm') {
         for (const T of Ts) {
           const a = performance.now();

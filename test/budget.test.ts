@@ -1,9 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { PassThrough } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LEARNERS, withDataDefaults } from '../src/api.ts';
-import { MinMaxScaler, readDataset, splitDataset } from '../src/data/index.ts';
+import { encodeArrow, MinMaxScaler, readDataset, splitDataset, writeArrow } from '../src/data/index.ts';
 import { LOOP_BUDGET, loopBudget, type LoopBudget } from '../src/learners/budget.ts';
 import { loopLearner } from '../src/learners/loop-fit.ts';
 import type { LoopLearnerSpec } from '../src/learners/spec.ts';
@@ -44,6 +45,8 @@ describe('the loop learners’ budget rule', () => {
       expect(spec.params.T.default, spec.name).toBeUndefined();
     }
     expect(LOOP_BUDGET.T0).toBe(400);
+    // 400·√(n_l/200), rounded to 100, up to 1,600.
+    expect([100, 200, 300, 500, 1000, 2000, 3200, 100_000].map((n) => loopBudget(n, LOOP_BUDGET).T)).toEqual([400, 400, 500, 600, 900, 1300, 1600, 1600]);
   });
 
   it('fills T where a given T stands in the parameters (tune’s candidates: withDataDefaults)', () => {
@@ -67,14 +70,15 @@ describe('the loop learners’ budget rule', () => {
 });
 
 describe('train without T', () => {
-  const { train: tr } = splitDataset(breastCancer, { labeled: 100, test: 0.2, seed: 2 });
+  // 300 of the 455 training rows labeled: T = 400·√1.5 ≈ 490 → 500.
+  const { train: tr } = splitDataset(breastCancer, { labeled: 300, test: 0.2, seed: 2 });
 
-  it('records the derived T in the header; a given T wins and keeps the header of a run given that T', async () => {
+  it('records the derived T in the header (TSGS3VM: and the step of that T); a given T wins and keeps the header of a run given that T', async () => {
     for (const learner of ['qsg-s2auc', 'tsgs3vm']) {
       const derived = await train({ learner, data: tr, ...small });
-      expect(derived.header.hyperparameters.T, learner).toBe(400);
-      expect(derived.header.training.budget, learner).toBe('T = 400 from n_l = 100 labeled rows');
-      const given = await train({ learner, data: tr, ...small, T: 400 });
+      expect(derived.header.hyperparameters.T, learner).toBe(500);
+      expect(derived.header.training.budget, learner).toBe('T = 500 from n_l = 300 labeled rows');
+      const given = await train({ learner, data: tr, ...small, T: 500 });
       expect(given.header.training.budget, learner).toBeUndefined();
       // The same model: the header differs by the budget record alone.
       const { budget: _b, ...record } = derived.header.training;
@@ -89,13 +93,22 @@ describe('train without T', () => {
 
 describe('train without T, on a file', () => {
   it('sample on read derives T from the labeled rows its first pass counts: the bytes of the run in memory', async () => {
-    const { trainFile } = await writeBreastCancerSplit(dir);
+    const file = join(dir, 'bc-300.arrow');
+    await writeArrow(file, splitDataset(breastCancer, { labeled: 300, test: 0.2, seed: 2 }).train);
     for (const learner of ['dsg', 'tsgs3vm']) {
-      const inMemory = await train({ learner, data: trainFile, ...small, sampleOnRead: false });
-      const sampled = await train({ learner, data: trainFile, ...small, sampleOnRead: true });
-      expect(sampled.header.training.budget, learner).toBe('T = 400 from n_l = 100 labeled rows');
+      const inMemory = await train({ learner, data: file, ...small, sampleOnRead: false });
+      const sampled = await train({ learner, data: file, ...small, sampleOnRead: true });
+      expect(sampled.header.training.budget, learner).toBe('T = 500 from n_l = 300 labeled rows');
       expect(Buffer.from(sampled.toBytes()).equals(Buffer.from(inMemory.toBytes())), learner).toBe(true);
     }
+  });
+
+  it('a stream, whose reservoir is sized by T before a row is read, keeps T = 400 and says why', async () => {
+    const stream = new PassThrough();
+    stream.end(encodeArrow(splitDataset(breastCancer, { labeled: 300, test: 0.2, seed: 2 }).train, 'stream'));
+    const model = await train({ learner: 'dsg', data: stream, ...small });
+    expect(model.header.hyperparameters.T).toBe(400);
+    expect(model.header.training.budget).toBe('T = 400 (the labeled rows are not known before a stream is read)');
   });
 
   it('a run continued from a derived T keeps the bytes of the run to the new T at once', async () => {

@@ -15,7 +15,7 @@ import type { History } from '../engine/history.ts';
 import { TRAINING_CHUNK_SIZE } from '../engine/chunks.ts';
 import type { RandomFeatures } from '../engine/random-features.ts';
 import { trainingRows } from '../data/training-rows.ts';
-import { LOOP_BUDGET, loopBudget, type LoopBudget } from './budget.ts';
+import { loopBudget, type LoopBudget } from './budget.ts';
 import { randomFeaturesFor, type RandomFeatureParamValues } from './common.ts';
 import { RandomFeaturePredictor, type PredictOptions } from '../model/predictor.ts';
 import type { ParamsOf, ParamTable } from './params.ts';
@@ -33,10 +33,7 @@ interface LoopParams extends RandomFeatureParamValues {
 }
 
 /** A loop learner as its file declares it: everything but what this wrapper adds. */
-export type LoopLearnerDeclaration<P extends ParamTable, N extends string> = Omit<LoopLearnerSpec<P, N>, 'fit' | 'capabilities' | 'replayDraws' | 'preflight' | 'budget'> & {
-  /** The learner's budget rule when T is not given (default: the shared {@link LOOP_BUDGET}). */
-  readonly budget?: LoopBudget;
-};
+export type LoopLearnerDeclaration<P extends ParamTable, N extends string> = Omit<LoopLearnerSpec<P, N>, 'fit' | 'capabilities' | 'replayDraws' | 'preflight'>;
 
 /**
  * The registered learner of a loop learner's declaration: `fit` and
@@ -46,10 +43,9 @@ export type LoopLearnerDeclaration<P extends ParamTable, N extends string> = Omi
  * export const dsgSpec = loopLearner({ kind: 'loop', name: 'dsg', params: { ...RANDOM_FEATURE_PARAMS, … }, create(…) { … }, … });
  */
 export function loopLearner<P extends ParamTable, N extends string>(declared: LoopLearnerDeclaration<P, N>): LoopLearnerSpec<P, N> {
-  const budget = declared.budget ?? LOOP_BUDGET;
+  const { budget } = declared;
   return {
     ...declared,
-    budget,
     capabilities: LOOP_CAPABILITIES,
     fit: (run) => fitOnLoop(declared, budget, run),
     preflight(params) {

@@ -26,6 +26,7 @@
  * labeled pairs only, no unlabeled batch — what a user compares against to
  * see what the unlabeled rows bring.
  */
+import { LOOP_BUDGET } from './budget.ts';
 import { loopLearner } from './loop-fit.ts';
 import { DataError, UsageError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
@@ -245,6 +246,8 @@ export const qs3oraoSpec = loopLearner({
   metric: 'mean-auc',
   params: { ...RANDOM_FEATURE_PARAMS, ...LAMBDA_PARAM, ...GAMMA_LIST_PARAM },
   threshold: 'fit',
+  // T when not given: 400·√(n_l/200), 400 to 1,600 (learners/budget.ts; docs/learners.md § Budgets).
+  budget: LOOP_BUDGET,
   defaultStep: lambdaDefaultStep,
   create(ds, classes, params, step) {
     const c = ordinalClasses('qs3orao', classes);
@@ -264,6 +267,8 @@ export const soraoSpec = loopLearner({
   metric: 'mean-auc',
   params: { ...RANDOM_FEATURE_PARAMS, ...LAMBDA_PARAM },
   threshold: 'fit',
+  // T when not given: 400·√(n_l/200), 400 to 1,600 (learners/budget.ts; docs/learners.md § Budgets).
+  budget: LOOP_BUDGET,
   defaultStep: lambdaDefaultStep,
   create(ds, classes, params, step) {
     const c = ordinalClasses('sorao', classes);

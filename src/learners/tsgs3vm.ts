@@ -19,6 +19,7 @@
  * already place the boundary, and the S3VM objective is about where the
  * boundary runs through the unlabeled rows, not a ranking.
  */
+import { LOOP_BUDGET } from './budget.ts';
 import { loopLearner } from './loop-fit.ts';
 import { sigmaLadder, RANDOM_FEATURE_PARAMS } from './common.ts';
 import { paperStep, paperStepHorizon, S3VM_PARAMS, S3vmObjective, s3vmSettings } from './s3vm.ts';
@@ -39,6 +40,8 @@ export const tsgs3vmSpec = loopLearner({
   threshold: 'zero',
   // Accuracy, not AUC: run by `compare` when `--learners` names it.
   compareByDefault: false,
+  // T when not given: 400·√(n_l/200), 400 to 1,600 (learners/budget.ts; docs/learners.md § Budgets).
+  budget: LOOP_BUDGET,
   defaultStep: (params) => paperStep(params.T),
   defaultStepHorizon: (step) => paperStepHorizon(step),
   create(ds, classes, params, step) {
