@@ -24,6 +24,7 @@
  * // npx tsx bench/budget.ts --sets pima,spam,satellite --seed 1 --T 400,800,1600
  * // npx tsx bench/budget.ts --sets ames,diamonds --labeled 1000 --learners qs3orao,sorao
  * // npx tsx bench/budget.ts --sets spam,letter --T rule            (at the T the rule derives)
+ * // npx tsx bench/budget.ts --summary                              (the table of docs/learners.md § Budgets)
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -51,6 +52,7 @@ const { values: opt } = parseArgs({
     labeled: { type: 'string', default: '200' },
     threads: { type: 'string' },
     out: { type: 'string', default: 'bench/results/budget.json' },
+    summary: { type: 'boolean', default: false },
   },
 });
 // `rule` in --T: a run without T (the learner's budget rule derives it from n_l), recorded with `derived: true`.
@@ -117,6 +119,39 @@ function record(row: Row): void {
   else out.push(row);
   console.log(JSON.stringify(row));
   writeFileSync(opt.out!, JSON.stringify({ bench: 'bench/budget.ts', note: 'held-out measure of each loop learner at its defaults but T and B; seconds: training to T (a checkpoint: the run so far)', rows: out }, null, 1) + '\n');
+}
+
+/**
+ * The table of docs/learners.md § Budgets from the rows recorded so far: per
+ * learner and range of n_l, the held-out measure at T = 800 and 1,600 (and at
+ * the rule's T) minus T = 400 on the same split, mean [min, max] over the
+ * (set, seed) pairs, better / tie (±0.005) / worse, and the time ratio.
+ */
+function summary(): string {
+  const at = new Map(out.map((r) => [keyOf(r), r]));
+  const groups: [string, (nl: number) => boolean][] = [['≤ 323', (nl) => nl <= 323], ['510 – 1,000', (nl) => nl > 323]];
+  const lines = ['| learner (measure) | n_l | pairs | T = 800 − 400 | T = 1,600 − 400 | rule − 400 (T) | better / tie / worse at the rule | time: rule / 400 |', '| --- | --- | --- | --- | --- | --- | --- | --- |'];
+  const f = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(4)}`;
+  const stat = (d: number[]) => (d.length ? `${f(d.reduce((a, b) => a + b, 0) / d.length)} [${f(Math.min(...d))}, ${f(Math.max(...d))}]` : '—');
+  for (const learner of ['qsg-s2auc', 'dsg', 'tsgs3vm', 'qs3orao', 'sorao']) {
+    for (const [range, inRange] of groups) {
+      const bases = out.filter((r) => r.learner === learner && r.T === 400 && r.B === 64 && !r.derived && inRange(r.nl));
+      if (bases.length === 0) continue;
+      const diff = (T: number) => bases.flatMap((b) => { const r = at.get(keyOf({ ...b, T })); return r ? [r.metric - b.metric] : []; });
+      const rules = bases.flatMap((b) => out.filter((r) => r.derived && r.set === b.set && r.protocol === b.protocol && r.seed === b.seed && r.learner === learner && r.B === 64).map((r) => ({ r, b })));
+      const dr = rules.map(({ r, b }) => r.metric - b.metric);
+      const Ts = [...new Set(rules.map(({ r }) => r.T))].sort((a, b) => a - b);
+      const tally = `${dr.filter((x) => x > 0.005).length} / ${dr.filter((x) => Math.abs(x) <= 0.005).length} / ${dr.filter((x) => x < -0.005).length}`;
+      const time = rules.length ? `${(rules.reduce((a, { r }) => a + r.seconds, 0) / rules.reduce((a, { b }) => a + b.seconds, 0)).toFixed(1)}×` : '—';
+      lines.push(`| ${learner} (${bases[0].measure}) | ${range} | ${bases.length} | ${stat(diff(800))} | ${stat(diff(1600))} | ${dr.length ? `${stat(dr)} (${Ts.join(', ')})` : '—'} | ${dr.length ? tally : '—'} | ${time} |`);
+    }
+  }
+  return lines.join('\n');
+}
+
+if (opt.summary) {
+  console.log(summary());
+  process.exit(0);
 }
 
 for (const set of opt.sets!.split(',')) {

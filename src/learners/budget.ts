@@ -70,12 +70,12 @@ export function loopBudget(labeledRows: number | undefined, rule: LoopBudget = L
  * The rule in words, for `--help` and docs.
  *
  * @example
- * budgetDoc(LOOP_BUDGET); // 'from the labeled rows n_l: 400·√(n_l/200) rounded to 100, 400 to 1,600 (docs/learners.md § Budgets)'
+ * budgetDoc(LOOP_BUDGET); // 'from the labeled rows n_l: 400·√(n_l/200) rounded to 100, 400 to 1,600; 400 on a stream'
  */
 export function budgetDoc(rule: LoopBudget = LOOP_BUDGET): string {
-  if (rule.power === 0 || rule.max === rule.T0) return `${fmt(rule.T0)} (whatever the labeled rows n_l: docs/learners.md § Budgets)`;
+  if (rule.power === 0 || rule.max === rule.T0) return `${fmt(rule.T0)}, whatever the labeled rows n_l`;
   const growth = rule.power === 0.5 ? `√(n_l/${fmt(rule.labeled0)})` : `(n_l/${fmt(rule.labeled0)})^${rule.power}`;
-  return `from the labeled rows n_l: ${fmt(rule.T0)}·${growth} rounded to ${fmt(rule.round)}, ${fmt(rule.T0)} to ${fmt(rule.max)} (docs/learners.md § Budgets)`;
+  return `from the labeled rows n_l: ${fmt(rule.T0)}·${growth} rounded to ${fmt(rule.round)}, ${fmt(rule.T0)} to ${fmt(rule.max)}; ${fmt(rule.T0)} on a stream`;
 }
 
 function fmt(x: number): string {
