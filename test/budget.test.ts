@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LEARNERS, withDataDefaults } from '../src/api.ts';
 import { encodeArrow, MinMaxScaler, readDataset, splitDataset, writeArrow } from '../src/data/index.ts';
-import { LOOP_BUDGET, loopBudget, type LoopBudget } from '../src/learners/budget.ts';
+import { FIXED_BUDGET, GROWING_BUDGET, loopBudget, type LoopBudget } from '../src/learners/budget.ts';
 import { loopLearner } from '../src/learners/loop-fit.ts';
 import type { LoopLearnerSpec } from '../src/learners/spec.ts';
 import { qsgS2aucSpec } from '../src/learners/qsg-s2auc.ts';
@@ -44,9 +44,12 @@ describe('the loop learners’ budget rule', () => {
       expect(loopBudget(undefined, spec.budget).T, spec.name).toBe(400);
       expect(spec.params.T.default, spec.name).toBeUndefined();
     }
-    expect(LOOP_BUDGET.T0).toBe(400);
-    // 400·√(n_l/200), rounded to 100, up to 1,600.
-    expect([100, 200, 300, 500, 1000, 2000, 3200, 100_000].map((n) => loopBudget(n, LOOP_BUDGET).T)).toEqual([400, 400, 500, 600, 900, 1300, 1600, 1600]);
+    // QSG-S2AUC and DSG: 400·√(n_l/200), rounded to 100, up to 1,600; the others 400 whatever n_l.
+    const Ts = (rule: LoopBudget) => [100, 200, 300, 500, 1000, 2000, 3200, 100_000].map((n) => loopBudget(n, rule).T);
+    expect(Ts(GROWING_BUDGET)).toEqual([400, 400, 500, 600, 900, 1300, 1600, 1600]);
+    expect(Ts(FIXED_BUDGET)).toEqual([400, 400, 400, 400, 400, 400, 400, 400]);
+    expect(Object.fromEntries(loopLearners.map((s) => [s.name, s.budget]))).toEqual({ 'qsg-s2auc': GROWING_BUDGET, dsg: GROWING_BUDGET, tsgs3vm: FIXED_BUDGET, qs3orao: FIXED_BUDGET, sorao: FIXED_BUDGET });
+    expect(loopBudget(1000, FIXED_BUDGET).why).toBe("T = 400 at n_l = 1,000 labeled rows (this learner's budget does not grow with n_l)");
   });
 
   it('fills T where a given T stands in the parameters (tune’s candidates: withDataDefaults)', () => {
@@ -73,12 +76,15 @@ describe('train without T', () => {
   // 300 of the 455 training rows labeled: T = 400·√1.5 ≈ 490 → 500.
   const { train: tr } = splitDataset(breastCancer, { labeled: 300, test: 0.2, seed: 2 });
 
-  it('records the derived T in the header (TSGS3VM: and the step of that T); a given T wins and keeps the header of a run given that T', async () => {
-    for (const learner of ['qsg-s2auc', 'tsgs3vm']) {
+  it('records the derived T in the header; a given T wins and keeps the header of a run given that T', async () => {
+    for (const [learner, T, why] of [
+      ['qsg-s2auc', 500, 'T = 500 from n_l = 300 labeled rows'],
+      ['tsgs3vm', 400, "T = 400 at n_l = 300 labeled rows (this learner's budget does not grow with n_l)"],
+    ] as const) {
       const derived = await train({ learner, data: tr, ...small });
-      expect(derived.header.hyperparameters.T, learner).toBe(500);
-      expect(derived.header.training.budget, learner).toBe('T = 500 from n_l = 300 labeled rows');
-      const given = await train({ learner, data: tr, ...small, T: 500 });
+      expect(derived.header.hyperparameters.T, learner).toBe(T);
+      expect(derived.header.training.budget, learner).toBe(why);
+      const given = await train({ learner, data: tr, ...small, T });
       expect(given.header.training.budget, learner).toBeUndefined();
       // The same model: the header differs by the budget record alone.
       const { budget: _b, ...record } = derived.header.training;
@@ -95,7 +101,7 @@ describe('train without T, on a file', () => {
   it('sample on read derives T from the labeled rows its first pass counts: the bytes of the run in memory', async () => {
     const file = join(dir, 'bc-300.arrow');
     await writeArrow(file, splitDataset(breastCancer, { labeled: 300, test: 0.2, seed: 2 }).train);
-    for (const learner of ['dsg', 'tsgs3vm']) {
+    for (const learner of ['dsg', 'qsg-s2auc']) {
       const inMemory = await train({ learner, data: file, ...small, sampleOnRead: false });
       const sampled = await train({ learner, data: file, ...small, sampleOnRead: true });
       expect(sampled.header.training.budget, learner).toBe('T = 500 from n_l = 300 labeled rows');

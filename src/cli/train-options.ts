@@ -28,6 +28,7 @@ import {
   type TrainOptions,
 } from '../api.ts';
 // (parameter checks come from the API: one validation function for scripts and the CLI)
+import { isFixed } from '../learners/budget.ts';
 import { withBudget } from '../train/budget.ts';
 import { intOption, numberOption, positiveNumberOption, type OptionSpecs, type ParsedArgs } from './args.ts';
 
@@ -264,7 +265,7 @@ export function describeRun(learners: readonly LearnerSpec[], settings: Training
   const values = new Map<string, Params>(
     learners.map((l) => {
       const b = withBudget(l, resolveParams(l, Object.fromEntries(Object.entries(settings.given).filter(([k]) => k in l.params))), labeledRows);
-      if (b.budget && labeledRows !== undefined) budgets.set(l.name, ` (from n_l = ${labeledRows})`);
+      if (b.budget && labeledRows !== undefined && l.kind === 'loop' && !isFixed(l.budget)) budgets.set(l.name, ` (from n_l = ${labeledRows})`);
       return [l.name, b.params];
     }),
   );
@@ -305,12 +306,14 @@ export function describeRun(learners: readonly LearnerSpec[], settings: Training
     }
     for (const [b, who] of batches) parts.push(batches.size > 1 ? `batch ${b} (${who.join(', ')})` : `batch ${b}`);
     const p = values.get(loops[0].name)!;
+    // One T per value; "(from n_l = …)" when every learner at that value derived it by a growing rule.
     const Ts = new Map<string, string[]>();
     for (const l of loops.filter((x) => 'T' in x.params)) {
-      const t = `T = ${values.get(l.name)!.T}${budgets.get(l.name) ?? ''}`;
+      const t = String(values.get(l.name)!.T);
       Ts.set(t, [...(Ts.get(t) ?? []), l.name]);
     }
-    parts.push(`m = ${p.m}`, ...[...Ts].map(([t, who]) => (Ts.size > 1 ? `${t} (${who.join(', ')})` : t)), `seed ${p.seed}`);
+    const tText = (t: string, who: string[]) => `T = ${t}${who.every((n) => budgets.has(n)) ? budgets.get(who[0])! : ''}${Ts.size > 1 ? ` (${who.join(', ')})` : ''}`;
+    parts.push(`m = ${p.m}`, ...[...Ts].map(([t, who]) => tText(t, who)), `seed ${p.seed}`);
   }
   return parts.join(', ');
 }
