@@ -13,7 +13,8 @@
  * 1,000), also on at most 6,250 rows. Learners whose default step does not
  * depend on T run once to the largest T with checkpoints at the others (a
  * checkpoint at T is the model trained to T at once, docs/determinism.md);
- * `--T rule` also trains each without T, at the T its budget rule derives;
+ * `--T sqrt` also trains each at the T of the √n_l rule (GROWING_BUDGET),
+ * whichever rule the learner declares (a separate run, so its time is its own);
  * TSGS3VM's default step depends on T, so it runs once per T. The time of a
  * checkpoint is the time the run took to reach it.
  *
@@ -23,7 +24,7 @@
  * @example
  * // npx tsx bench/budget.ts --sets pima,spam,satellite --seed 1 --T 400,800,1600
  * // npx tsx bench/budget.ts --sets ames,diamonds --labeled 1000 --learners qs3orao,sorao
- * // npx tsx bench/budget.ts --sets spam,letter --T rule            (at the T the rule derives)
+ * // npx tsx bench/budget.ts --sets spam,letter --T sqrt            (at the T of the √n_l rule)
  * // npx tsx bench/budget.ts --summary                              (the table of docs/learners.md § Budgets)
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -34,6 +35,7 @@ import { shuffleInPlace } from '../src/data/split.ts';
 import { accuracy, auc, ordinalMeanAuc } from '../src/metrics/index.ts';
 import type { Model } from '../src/model/model.ts';
 import type { RandomFeaturePredictor } from '../src/model/predictor.ts';
+import { GROWING_BUDGET, loopBudget } from '../src/learners/budget.ts';
 import { trainModel as train } from '../src/train/train.ts';
 
 /** The quality benchmark's cut for the hide protocol (bench/quality.ts HIDE_MAX_ROWS: importing it would run that benchmark). */
@@ -55,9 +57,9 @@ const { values: opt } = parseArgs({
     summary: { type: 'boolean', default: false },
   },
 });
-// `rule` in --T: a run without T (the learner's budget rule derives it from n_l), recorded with `derived: true`.
-const byRule = opt.T!.split(',').includes('rule');
-const Ts = opt.T!.split(',').filter((t) => t !== 'rule').map(Number).sort((a, b) => a - b);
+// `sqrt` in --T: a run at the T of the √n_l rule (GROWING_BUDGET, learners/budget.ts) on the split's n_l, recorded with `sqrtRule: true`.
+const bySqrt = opt.T!.split(',').includes('sqrt');
+const Ts = opt.T!.split(',').filter((t) => t !== 'sqrt').map(Number).sort((a, b) => a - b);
 const Bs = opt.B!.split(',').map(Number);
 const Tmax = Ts[Ts.length - 1];
 const seed = Number(opt.seed);
@@ -77,8 +79,8 @@ interface Row {
   metric: number;
   measure: string;
   seconds: number;
-  /** T came from the learner's budget rule (no T given). */
-  derived?: true;
+  /** T is the √n_l rule's (GROWING_BUDGET) on this split. */
+  sqrtRule?: true;
 }
 
 /** The split of `set` (see the module comment) and its protocol's name. */
@@ -112,33 +114,33 @@ async function measure(model: Model, test: Dataset, learner: string): Promise<[n
 }
 
 const out: Row[] = existsSync(opt.out!) ? (JSON.parse(readFileSync(opt.out!, 'utf8')) as { rows: Row[] }).rows : [];
-const keyOf = (r: Pick<Row, 'set' | 'protocol' | 'seed' | 'learner' | 'B' | 'T' | 'derived'>) => `${r.set}|${r.protocol}|${r.seed}|${r.learner}|${r.B}|${r.T}${r.derived ? '|rule' : ''}`;
+const keyOf = (r: Pick<Row, 'set' | 'protocol' | 'seed' | 'learner' | 'B' | 'T' | 'sqrtRule'>) => `${r.set}|${r.protocol}|${r.seed}|${r.learner}|${r.B}|${r.T}${r.sqrtRule ? '|sqrt' : ''}`;
 function record(row: Row): void {
   const at = out.findIndex((r) => keyOf(r) === keyOf(row));
   if (at >= 0) out[at] = row;
   else out.push(row);
   console.log(JSON.stringify(row));
-  writeFileSync(opt.out!, JSON.stringify({ bench: 'bench/budget.ts', note: 'held-out measure of each loop learner at its defaults but T and B; seconds: training to T (a checkpoint: the run so far)', rows: out }, null, 1) + '\n');
+  writeFileSync(opt.out!, JSON.stringify({ bench: 'bench/budget.ts', note: 'held-out measure of each loop learner at its defaults but T and B; sqrtRule: T of the √n_l rule (GROWING_BUDGET); seconds: training to T (a checkpoint: the run so far), on a 2-core machine shared with other jobs', rows: out }, null, 1) + '\n');
 }
 
 /**
  * The table of docs/learners.md § Budgets from the rows recorded so far: per
  * learner and range of n_l, the held-out measure at T = 800 and 1,600 (and at
- * the rule's T) minus T = 400 on the same split, mean [min, max] over the
+ * the √n_l rule's T) minus T = 400 on the same split, mean [min, max] over the
  * (set, seed) pairs, better / tie (±0.005) / worse, and the time ratio.
  */
 function summary(): string {
   const at = new Map(out.map((r) => [keyOf(r), r]));
   const groups: [string, (nl: number) => boolean][] = [['≤ 323', (nl) => nl <= 323], ['510 – 1,000', (nl) => nl > 323]];
-  const lines = ['| learner (measure) | n_l | pairs | T = 800 − 400 | T = 1,600 − 400 | rule − 400 (T) | better / tie / worse at the rule | time: rule / 400 |', '| --- | --- | --- | --- | --- | --- | --- | --- |'];
+  const lines = ['| learner (measure) | n_l | pairs | T = 800 − 400 | T = 1,600 − 400 | √n_l rule − 400 (its T) | better / tie / worse at the √n_l rule | time: √n_l rule / 400 |', '| --- | --- | --- | --- | --- | --- | --- | --- |'];
   const f = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(4)}`;
   const stat = (d: number[]) => (d.length ? `${f(d.reduce((a, b) => a + b, 0) / d.length)} [${f(Math.min(...d))}, ${f(Math.max(...d))}]` : '—');
   for (const learner of ['qsg-s2auc', 'dsg', 'tsgs3vm', 'qs3orao', 'sorao']) {
     for (const [range, inRange] of groups) {
-      const bases = out.filter((r) => r.learner === learner && r.T === 400 && r.B === 64 && !r.derived && inRange(r.nl));
+      const bases = out.filter((r) => r.learner === learner && r.T === 400 && r.B === 64 && !r.sqrtRule && inRange(r.nl));
       if (bases.length === 0) continue;
       const diff = (T: number) => bases.flatMap((b) => { const r = at.get(keyOf({ ...b, T })); return r ? [r.metric - b.metric] : []; });
-      const rules = bases.flatMap((b) => out.filter((r) => r.derived && r.set === b.set && r.protocol === b.protocol && r.seed === b.seed && r.learner === learner && r.B === 64).map((r) => ({ r, b })));
+      const rules = bases.flatMap((b) => out.filter((r) => r.sqrtRule && r.set === b.set && r.protocol === b.protocol && r.seed === b.seed && r.learner === learner && r.B === 64).map((r) => ({ r, b })));
       const dr = rules.map(({ r, b }) => r.metric - b.metric);
       const Ts = [...new Set(rules.map(({ r }) => r.T))].sort((a, b) => a - b);
       const tally = `${dr.filter((x) => x > 0.005).length} / ${dr.filter((x) => Math.abs(x) <= 0.005).length} / ${dr.filter((x) => x < -0.005).length}`;
@@ -163,12 +165,13 @@ for (const set of opt.sets!.split(',')) {
   for (const learner of learners) {
     for (const B of Bs) {
       const base = { set, protocol, rows, n: tr.n, nl, d: tr.d, seed, learner, B };
-      if (byRule) {
+      if (bySqrt) {
+        const T = loopBudget(nl, GROWING_BUDGET).T;
         const a = performance.now();
-        const model = await train({ learner, data: tr, seed, batchSize: B, onWarning: () => {}, ...threads });
+        const model = await train({ learner, data: tr, seed, T, batchSize: B, onWarning: () => {}, ...threads });
         const seconds = (performance.now() - a) / 1000;
         const [metric, name] = await measure(model, test, learner);
-        record({ ...base, T: model.header.hyperparameters.T as number, metric, measure: name, seconds, derived: true });
+        record({ ...base, T, metric, measure: name, seconds, sqrtRule: true });
       }
       if (Ts.length === 0) continue;
       if (learner === 'tsgs3vm') {
