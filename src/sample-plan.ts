@@ -99,6 +99,8 @@ export interface RunPlan {
   /** A continued run: the iterations done and the sampling stream's state after them. */
   readonly start?: { readonly t: number; readonly rng: SamplingState };
   readonly onProgress?: (p: ReadProgress) => void;
+  /** T not given: the run's parameters and step from the labeled rows the scan counted (train/data.ts LoadPlan.budgetFor). */
+  readonly budgetFor?: (labeledRows: number) => { readonly params: Params; readonly step: StepSize | undefined };
 }
 
 /**
@@ -110,9 +112,13 @@ export interface RunPlan {
  * const fitted = await spec.fit({ rows, classes, params, step, engine }); // draws only kept rows
  */
 export async function readPlannedRows(path: string, read: ReadDatasetOptions, plan: RunPlan): Promise<PlannedRows> {
-  const { spec, params, step } = plan;
+  const { spec } = plan;
   const scan = await scanArrow(path, read, plan.onProgress);
   const { meta } = scan;
+  // The first pass has counted the labeled rows: a T from the budget rule is known before the draws are planned.
+  const resolved = plan.budgetFor?.(meta.labeledRows.length);
+  const params = resolved?.params ?? plan.params;
+  const step = resolved?.step ?? plan.step;
   const classes = taskClasses(spec.task, labelsOnly(meta), plan.positive !== undefined ? { positive: plan.positive } : {});
   const recorder = new RowRecorder(meta);
   recorder.add(meta.labeledRows);

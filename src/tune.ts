@@ -497,7 +497,8 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   const fullGrid = opts.fullGrid === true;
   if (fullGrid && opts.t0 !== undefined) throw new UsageError('t0 and fullGrid exclude each other (a full grid runs every setting to T)');
   const budgeted = !continues && !fullGrid && spec.tuneBudget !== undefined && grid.length > 1;
-  const T = continues ? (fixed.T as number) : budgeted ? eta ** BUDGET_RUNGS : 1;
+  // A loop learner's T not fixed by the caller: its budget rule's on the training rows (withDataDefaults).
+  const T = continues ? (defaults.T as number) : budgeted ? eta ** BUDGET_RUNGS : 1;
   const t0 = fullGrid ? T : continues ? (opts.t0 ?? defaultT0(grid.length, eta, T)) : budgeted ? (opts.t0 ?? 1) : 1;
   if (!Number.isSafeInteger(t0) || t0 < 1 || t0 > T) throw new UsageError(`t0 must be a whole number in [1, T = ${T}], got ${String(opts.t0)}`);
   const halving: HalvingOptions = { t0, eta, T, ...(budgeted ? { cut: budgetCut(grid.length, eta) } : {}) };

@@ -28,6 +28,8 @@ import {
   type TrainOptions,
 } from '../api.ts';
 // (parameter checks come from the API: one validation function for scripts and the CLI)
+import { isFixed } from '../learners/budget.ts';
+import { withBudget } from '../train/budget.ts';
 import { intOption, numberOption, positiveNumberOption, type OptionSpecs, type ParsedArgs } from './args.ts';
 
 /** Step-size schedules `--step` accepts (the kinds of {@link StepSize}). */
@@ -255,10 +257,18 @@ export function optionsFor(spec: LearnerSpec, settings: TrainingSettings): Recor
  * describeRun(LEARNERS.slice(0, 2), settings);
  * // "rbf kernel σ = 1, λ = 0.01, γ = 0.9 (<first learner>), hinge loss (<second learner>), η_t = 150/(t + 300), batch 64, m = 64, T = 400, seed 1"
  */
-export function describeRun(learners: readonly LearnerSpec[], settings: TrainingSettings, computed: Readonly<Record<string, number>> = {}): string {
+export function describeRun(learners: readonly LearnerSpec[], settings: TrainingSettings, computed: Readonly<Record<string, number>> = {}, labeledRows?: number): string {
   const parts: string[] = [];
   const seen = new Set<string>();
-  const values = new Map<string, Params>(learners.map((l) => [l.name, resolveParams(l, Object.fromEntries(Object.entries(settings.given).filter(([k]) => k in l.params)))]));
+  // A loop learner's T not given: its budget rule's on `labeledRows` (not known: the rule's T for an unknown n_l).
+  const budgets = new Map<string, string>();
+  const values = new Map<string, Params>(
+    learners.map((l) => {
+      const b = withBudget(l, resolveParams(l, Object.fromEntries(Object.entries(settings.given).filter(([k]) => k in l.params))), labeledRows);
+      if (b.budget && labeledRows !== undefined && l.kind === 'loop' && !isFixed(l.budget)) budgets.set(l.name, ` (from n_l = ${labeledRows})`);
+      return [l.name, b.params];
+    }),
+  );
   const order = ['kernel', 'sigma', 'lambda'];
   const keys = [...new Set([...order, ...learners.flatMap((l) => Object.keys(l.params))])].filter((k) => !['m', 'T', 'seed', 'batchSize'].includes(k));
   for (const key of keys) {
@@ -296,7 +306,14 @@ export function describeRun(learners: readonly LearnerSpec[], settings: Training
     }
     for (const [b, who] of batches) parts.push(batches.size > 1 ? `batch ${b} (${who.join(', ')})` : `batch ${b}`);
     const p = values.get(loops[0].name)!;
-    parts.push(`m = ${p.m}`, `T = ${p.T}`, `seed ${p.seed}`);
+    // One T per value; "(from n_l = …)" when every learner at that value derived it by a growing rule.
+    const Ts = new Map<string, string[]>();
+    for (const l of loops.filter((x) => 'T' in x.params)) {
+      const t = String(values.get(l.name)!.T);
+      Ts.set(t, [...(Ts.get(t) ?? []), l.name]);
+    }
+    const tText = (t: string, who: string[]) => `T = ${t}${who.every((n) => budgets.has(n)) ? budgets.get(who[0])! : ''}${Ts.size > 1 ? ` (${who.join(', ')})` : ''}`;
+    parts.push(`m = ${p.m}`, ...[...Ts].map(([t, who]) => tText(t, who)), `seed ${p.seed}`);
   }
   return parts.join(', ');
 }

@@ -15,6 +15,7 @@ import { AUTO_SORF_MIN_D, autoFeatureFamily, FEATURE_CHOICES, type FeatureFamily
 import { isDataset, type TrainingRows } from '../data/training-rows.ts';
 import type { Dataset } from '../data/dataset.ts';
 import type { ParamTable } from './params.ts';
+import { budgetDoc, FIXED_BUDGET, GROWING_BUDGET, type LoopBudget } from './budget.ts';
 
 /** Largest model seed (random features are seeded with a 32-bit integer). */
 export const MAX_SEED = 0xffffffff;
@@ -83,11 +84,28 @@ export function resolveFeatures(given: (typeof FEATURE_CHOICES)[number] | undefi
   return given === undefined || given === 'auto' ? autoFeatureFamily(kernel, d, m) : given;
 }
 
+/**
+ * The declaration of T (`--iterations`) of a loop learner whose budget rule
+ * is `rule` (learners/budget.ts): no fixed default, filled from the labeled
+ * rows before a fit; `--help` says the rule. {@link FIXED_T_PARAM} is the
+ * one of the learners on {@link FIXED_BUDGET}.
+ *
+ * @example
+ * const params = { ...RANDOM_FEATURE_PARAMS, T: FIXED_T_PARAM }; // T = 400 whatever n_l
+ */
+export function iterationsParam(rule: LoopBudget) {
+  return { kind: 'number', default: undefined, fromData: true, defaultDoc: budgetDoc(rule), min: 1, max: 10_000_000, integer: true, cli: 'iterations', doc: 'iterations T; training time grows as T²' } as const;
+}
+
+/** T of the loop learners on {@link FIXED_BUDGET} (one declaration, so `--help` lists it once for them). */
+export const FIXED_T_PARAM = iterationsParam(FIXED_BUDGET);
+
 /** The random-feature loop: features per block, iterations, seed, batch size. */
 export const RANDOM_FEATURE_PARAMS = {
   ...KERNEL_PARAMS,
   m: { kind: 'number', default: 64, min: 1, max: 65_536, integer: true, cli: 'random-features', doc: 'random features per iteration m; the model grows by 2m coefficients an iteration' },
-  T: { kind: 'number', default: 400, min: 1, max: 10_000_000, integer: true, cli: 'iterations', doc: 'iterations T; training time grows as T²' },
+  // From the data when not given: the learner's budget rule (`budget` in its file, learners/budget.ts), filled before a fit like σ₀.
+  T: iterationsParam(GROWING_BUDGET),
   seed: { kind: 'number', default: 1, min: 0, max: MAX_SEED, integer: true, doc: 'model seed: random features and sampling' },
   batchSize: { kind: 'number', default: 64, min: 1, max: 1_000_000, integer: true, symbol: 'B', doc: 'points drawn per source per iteration' },
   // The mean of the last half of the iterates (docs/learners.md § Averaging), derived from the run's history at no

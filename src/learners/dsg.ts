@@ -3,6 +3,7 @@
  * sees labeled rows only. Objective `mean_L l(y f(x)) + (λ/2)‖f‖²`, labels
  * mapped to ±1, on the same loop as the semi-supervised learners.
  */
+import { GROWING_BUDGET } from './budget.ts';
 import { loopLearner } from './loop-fit.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
@@ -118,6 +119,8 @@ export const dsgSpec = loopLearner({
     loss: { kind: 'choice', choices: MARGIN_LOSSES, default: 'hinge', doc: 'margin loss l(y·f(x)): hinge max(0, 1 − z), logistic log(1 + e^−z), square (1 − z)²' },
   },
   threshold: 'fit',
+  // T when not given: 400·√(n_l/200), 400 to 1,600 (learners/budget.ts; docs/learners.md § Budgets).
+  budget: GROWING_BUDGET,
   defaultStep: lambdaDefaultStep,
   create(ds, classes, params, step) {
     if (classes.kind !== 'binary') throw new Error('dsg needs a binary task');

@@ -14,6 +14,8 @@ import type { EvaluatorOptions } from '../engine/evaluator.ts';
 import type { History } from '../engine/history.ts';
 import { TRAINING_CHUNK_SIZE } from '../engine/chunks.ts';
 import type { RandomFeatures } from '../engine/random-features.ts';
+import { trainingRows } from '../data/training-rows.ts';
+import { loopBudget, type LoopBudget } from './budget.ts';
 import { randomFeaturesFor, type RandomFeatureParamValues } from './common.ts';
 import { RandomFeaturePredictor, type PredictOptions } from '../model/predictor.ts';
 import type { ParamsOf, ParamTable } from './params.ts';
@@ -41,13 +43,15 @@ export type LoopLearnerDeclaration<P extends ParamTable, N extends string> = Omi
  * export const dsgSpec = loopLearner({ kind: 'loop', name: 'dsg', params: { ...RANDOM_FEATURE_PARAMS, … }, create(…) { … }, … });
  */
 export function loopLearner<P extends ParamTable, N extends string>(declared: LoopLearnerDeclaration<P, N>): LoopLearnerSpec<P, N> {
+  const { budget } = declared;
   return {
     ...declared,
     capabilities: LOOP_CAPABILITIES,
-    fit: (run) => fitOnLoop(declared, run),
+    fit: (run) => fitOnLoop(declared, budget, run),
     preflight(params) {
       const { T, m } = loopParams(params);
-      const bytes = T * 2 * m * 8;
+      // T not given: the budget rule's, at most its max (checked again once n_l fills it).
+      const bytes = (T ?? budget.max) * 2 * m * 8;
       if (bytes > MAX_HISTORY_BYTES) throw new UsageError(`T = ${T} iterations of m = ${m} features need a ${(bytes / 2 ** 30).toFixed(0)} GiB history (at most ${MAX_HISTORY_BYTES / 2 ** 30} GiB); lower T or m`);
     },
     replayDraws(rows, classes, params, step, to, from) {
@@ -63,12 +67,15 @@ function loopParams(params: object): LoopParams {
 }
 
 /** A fit on the loop: to `run.to` (default T), from `run.start` when given. */
-async function fitOnLoop<P extends ParamTable, N extends string>(spec: LoopLearnerDeclaration<P, N>, run: FitRun<ParamsOf<P>>): Promise<Fitted> {
-  const params = loopParams(run.params);
+async function fitOnLoop<P extends ParamTable, N extends string>(spec: LoopLearnerDeclaration<P, N>, budget: LoopBudget, run: FitRun<ParamsOf<P>>): Promise<Fitted> {
+  // A caller that did not fill T (train and tune do: withBudget) gets the budget rule's T on these rows.
+  const given = run.params as ParamsOf<P> & { T?: number };
+  const all = given.T === undefined ? ({ ...given, T: loopBudget(trainingRows(run.rows).labeledRows.length, budget).T } as ParamsOf<P>) : run.params;
+  const params = loopParams(all);
   const hooks = run.hooks ?? {};
   const T = run.to ?? params.T;
   const features = randomFeaturesFor(params, run.rows.d);
-  const learner = spec.create(run.rows, run.classes, run.params, run.step ?? spec.defaultStep(run.params));
+  const learner = spec.create(run.rows, run.classes, all, run.step ?? spec.defaultStep(all));
   let evaluation: 'history' | 'rows';
   try {
     evaluation = resolveEvaluation(learner, T, run.evaluation);

@@ -26,6 +26,7 @@
  * labeled pairs only, no unlabeled batch — what a user compares against to
  * see what the unlabeled rows bring.
  */
+import { FIXED_BUDGET } from './budget.ts';
 import { loopLearner } from './loop-fit.ts';
 import { DataError, UsageError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
@@ -33,7 +34,7 @@ import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import type { Batch, DsgLearner, Rng, SampledRows } from '../coordinator/learner.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import type { TaskClasses } from '../model/task.ts';
-import { LAMBDA_PARAM, lambdaDefaultStep, sigmaLadder, RANDOM_FEATURE_PARAMS } from './common.ts';
+import { FIXED_T_PARAM, LAMBDA_PARAM, lambdaDefaultStep, sigmaLadder, RANDOM_FEATURE_PARAMS } from './common.ts';
 import type { ParamTable, ParamValue } from './params.ts';
 import { aucRisk, aucWeights, type PairMasses } from './auc-risk.ts';
 import { BatchBuffers, classSources, drawRows, type ClassSources } from './sources.ts';
@@ -243,8 +244,10 @@ export const qs3oraoSpec = loopLearner({
     'QS3ORAO: ordinal regression for k ≥ 3 ordered classes. One ranking function f maximises the mean AUC of the k − 1 threshold subproblems (y > c_j against y ≤ c_j), each a semi-supervised AUC risk that also uses the unlabeled rows, weighted by its γ_j; then thresholds b_1 < … < b_{k−1} are fitted on the labeled rows. For two classes use qsg-s2auc.',
   task: 'ordinal',
   metric: 'mean-auc',
-  params: { ...RANDOM_FEATURE_PARAMS, ...LAMBDA_PARAM, ...GAMMA_LIST_PARAM },
+  params: { ...RANDOM_FEATURE_PARAMS, T: FIXED_T_PARAM, ...LAMBDA_PARAM, ...GAMMA_LIST_PARAM },
   threshold: 'fit',
+  // T when not given: 400 whatever n_l; the √n_l rule did not help it (learners/budget.ts; docs/learners.md § Budgets).
+  budget: FIXED_BUDGET,
   defaultStep: lambdaDefaultStep,
   create(ds, classes, params, step) {
     const c = ordinalClasses('qs3orao', classes);
@@ -262,8 +265,10 @@ export const soraoSpec = loopLearner({
   help: "SORAO: QS3ORAO's risk with every γ_j = 1, on the labeled rows only (no unlabeled batch), on the same loop and features; the baseline that shows what the unlabeled rows bring to qs3orao.",
   task: 'ordinal',
   metric: 'mean-auc',
-  params: { ...RANDOM_FEATURE_PARAMS, ...LAMBDA_PARAM },
+  params: { ...RANDOM_FEATURE_PARAMS, T: FIXED_T_PARAM, ...LAMBDA_PARAM },
   threshold: 'fit',
+  // T when not given: 400 whatever n_l; the √n_l rule did not help it (learners/budget.ts; docs/learners.md § Budgets).
+  budget: FIXED_BUDGET,
   defaultStep: lambdaDefaultStep,
   create(ds, classes, params, step) {
     const c = ordinalClasses('sorao', classes);

@@ -9,6 +9,7 @@
  * (an unbiased U-statistic); with the square loss the pair sums have closed
  * forms, so the weights cost O(B), not O(B²).
  */
+import { GROWING_BUDGET } from './budget.ts';
 import { loopLearner } from './loop-fit.ts';
 import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
@@ -131,6 +132,8 @@ export const qsgS2aucSpec = loopLearner({
   metric: 'auc',
   params: { ...RANDOM_FEATURE_PARAMS, ...LAMBDA_PARAM, ...GAMMA_PARAM },
   threshold: 'fit',
+  // T when not given: 400·√(n_l/200), 400 to 1,600 (learners/budget.ts; docs/learners.md § Budgets).
+  budget: GROWING_BUDGET,
   defaultStep: lambdaDefaultStep,
   create(ds, classes, params, step) {
     if (classes.kind !== 'binary') throw new Error('qsg-s2auc needs a binary task');

@@ -27,6 +27,7 @@ import type { ProfileReport } from '../engine/profile.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import type { Predictor } from '../model/predictor.ts';
 import type { MetricName, TaskClasses, TaskKind, ThresholdRule } from '../model/task.ts';
+import type { LoopBudget } from './budget.ts';
 import type { ParamsOf, ParamTable, ParamValue } from './params.ts';
 
 /** Validated parameter values with every declared default filled in (untyped: what generic callers hold). */
@@ -189,6 +190,13 @@ export interface LearnerBase<P extends ParamTable = ParamTable, N extends string
 /** A learner on the shared random-feature loop. */
 export interface LoopLearnerSpec<P extends ParamTable = ParamTable, N extends string = string> extends LearnerBase<P, N> {
   readonly kind: 'loop';
+  /**
+   * The iteration budget when the user gives no T: the constants of the loop
+   * learners' one rule (learners/budget.ts, `loopBudget`), T from the labeled
+   * rows n_l. `train` and `tune` fill T with it before the data's other
+   * defaults; the run summary and the model header's training record say how it was derived.
+   */
+  readonly budget: LoopBudget;
   /** The step schedule when the user gives none. */
   defaultStep(params: ParamsOf<P>): StepSize;
   /**

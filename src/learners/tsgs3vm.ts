@@ -19,8 +19,9 @@
  * already place the boundary, and the S3VM objective is about where the
  * boundary runs through the unlabeled rows, not a ranking.
  */
+import { FIXED_BUDGET } from './budget.ts';
 import { loopLearner } from './loop-fit.ts';
-import { sigmaLadder, RANDOM_FEATURE_PARAMS } from './common.ts';
+import { FIXED_T_PARAM, sigmaLadder, RANDOM_FEATURE_PARAMS } from './common.ts';
 import { paperStep, paperStepHorizon, S3VM_PARAMS, S3vmObjective, s3vmSettings } from './s3vm.ts';
 
 /** TSGS3VM in the learner registry. */
@@ -34,11 +35,14 @@ export const tsgs3vmSpec = loopLearner({
   metric: 'accuracy',
   params: {
     ...RANDOM_FEATURE_PARAMS,
+    T: FIXED_T_PARAM,
     ...S3VM_PARAMS,
   },
   threshold: 'zero',
   // Accuracy, not AUC: run by `compare` when `--learners` names it.
   compareByDefault: false,
+  // T when not given: 400 whatever n_l; the √n_l rule did not help it (learners/budget.ts; docs/learners.md § Budgets).
+  budget: FIXED_BUDGET,
   defaultStep: (params) => paperStep(params.T),
   defaultStepHorizon: (step) => paperStepHorizon(step),
   create(ds, classes, params, step) {

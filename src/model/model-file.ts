@@ -80,6 +80,8 @@ export interface TrainingRecord {
    * default rule chose (train/defaults.ts, defaultKernelScale). Absent when σ was given.
    */
   readonly defaultSigma?: { readonly sigma0: number; readonly ratio: number };
+  /** A loop learner trained without a given T: how its budget rule derived T, e.g. `T = 400 from n_l = 200 labeled rows`. */
+  readonly budget?: string;
   /** Validation trace `[t, value]` of the task's ranking metric. */
   readonly validation?: ReadonlyArray<readonly [number, number]>;
   /** Learners on the loop: how f at the batches was obtained. */

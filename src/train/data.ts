@@ -57,6 +57,12 @@ export interface LoadPlan {
   readonly positive: number | string | undefined;
   /** A continued run's resume state: sample on read then reads only the rows the rest of the run draws. */
   readonly resume: ResumeState | undefined;
+  /**
+   * T not given: the run's parameters and step once the labeled rows n_l are
+   * known (the budget rule, train/budget.ts). Sample on read calls it after its
+   * first pass has counted them; a stream keeps `params` (n_l unknown).
+   */
+  readonly budgetFor?: (labeledRows: number) => { readonly params: Params; readonly step: StepSize | undefined };
 }
 
 /**
@@ -87,6 +93,7 @@ export async function loadTrainingRows(opts: RunOptions, plan: LoadPlan): Promis
       spec,
       params,
       step: plan.step!,
+      ...(plan.budgetFor ? { budgetFor: plan.budgetFor } : {}),
       ...(positive !== undefined ? { positive } : {}),
       ...(resume ? { start: { t: resume.t, rng: resume.rng } } : {}),
       ...(opts.onReadProgress ? { onProgress: opts.onReadProgress } : {}),

@@ -14,6 +14,7 @@ import { MAX_SIGMA, resolveFeatures } from '../learners/common.ts';
 import type { KernelSpec } from '../features/kernel-spec.ts';
 import type { FEATURE_CHOICES } from '../features/spectral.ts';
 import type { LearnerSpec, Params } from '../learners/spec.ts';
+import { withBudget } from './budget.ts';
 
 /**
  * The median-heuristic kernel scale σ₀ = 1 / median ‖x − x′‖² over all pairs
@@ -114,7 +115,8 @@ export function defaultSigma(data: Dataset, kernel: 'rbf' | 'laplacian' = 'rbf')
 }
 
 /**
- * `params` with the defaults that come from the data filled in: σ
+ * `params` with the defaults that come from the data filled in: a loop
+ * learner's T by its budget rule from the labeled rows (train/budget.ts), σ
  * ({@link defaultKernelScale}) when the learner has a σ and none was given, and the
  * feature family of `features: 'auto'` (or none given) by the number of
  * columns (`resolveFeatures`): `sorf` is then written out, `gaussian` left as
@@ -138,7 +140,8 @@ export function withDataDefaults(spec: LearnerSpec, params: Params, rows: Datase
  * const { params, sigma } = dataDefaults(spec, given, scaled); // sigma?.ratio: e.g. 4
  */
 export function dataDefaults(spec: LearnerSpec, params: Params, rows: Dataset | TrainingRows, opts: { continued?: boolean } = {}): { params: Params; sigma?: KernelScaleChoice } {
-  let out = params;
+  // A loop learner's T not given: its budget rule on these rows' labeled count (train fills it earlier, before a plan of the rows is read).
+  let out = withBudget(spec, params, trainingRows(rows).labeledRows.length).params;
   if ('features' in spec.params) out = withFeatureFamily(spec, out, rows.d, opts.continued === true);
   if (!('sigma' in spec.params) || params.sigma !== undefined) return { params: out };
   const sigma = defaultKernelScale(rows, params.kernel === 'laplacian' ? 'laplacian' : 'rbf');

@@ -49,7 +49,7 @@ export interface ModelContext {
   readonly step: StepSize | undefined;
   readonly engine: EvaluatorOptions;
   /** What the header's `training` records besides the validation trace and the evaluation strategy. */
-  readonly training: Pick<TrainingRecord, 'rows' | 'labeledRows' | 'reservoir' | 'data' | 'defaultSigma'>;
+  readonly training: Pick<TrainingRecord, 'rows' | 'labeledRows' | 'reservoir' | 'budget' | 'data' | 'defaultSigma'>;
   /** The scaled data's fingerprint (learners that continue). */
   readonly fingerprint: string | undefined;
   /** A continued run's trace so far: the continued model's trace starts with it. */
@@ -82,6 +82,7 @@ export async function modelOf(fitted: Fitted, params: Params, ctx: ModelContext)
       rows: ctx.training.rows,
       labeledRows: ctx.training.labeledRows,
       ...(ctx.training.reservoir !== undefined ? { reservoir: ctx.training.reservoir } : {}),
+      ...(ctx.training.budget !== undefined ? { budget: ctx.training.budget } : {}),
       ...(ctx.training.defaultSigma !== undefined ? { defaultSigma: ctx.training.defaultSigma } : {}),
       ...(trace.length ? { validation: trace } : {}),
       ...(fitted.evaluation !== undefined ? { evaluation: fitted.evaluation } : {}),

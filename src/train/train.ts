@@ -12,6 +12,7 @@ import { learnerSpec } from '../learners/registry.ts';
 import type { FitHooks, FitRun, LearnerSpec, Params } from '../learners/spec.ts';
 import type { Model } from '../model/model.ts';
 import type { TrainingRecord } from '../model/model-file.ts';
+import { withBudget } from './budget.ts';
 import { dataDefaults } from './defaults.ts';
 import { loadTrainingRows, validationFor, type LoadedRows } from './data.ts';
 import { initModel, initState, modelOf, type ModelContext } from './model-of.ts';
@@ -35,14 +36,28 @@ export async function trainModel(opts: TrainArgs): Promise<Model> {
   const spec = learnerSpec(opts.learner ?? init!.header.learner, opts.learner === undefined ? "init: the model's learner" : 'learner');
   const onWarning = opts.onWarning ?? ((m: string) => process.emitWarning(m));
   const given = init ? continuedParams(spec, init, opts) : resolveParams(spec, opts);
-  const step = init ? (init.header.hyperparameters.step as StepSize) : resolveStep(spec, given, opts);
-  warnAboutSettings(spec, given, step, init, onWarning);
+  // A loop learner's T not given comes from the labeled rows (its budget rule, train/budget.ts): known
+  // once the data are read, or scanned for a sample on read. Until then the rule's T for an unknown
+  // n_l stands in for the checks, and it is the T of a stream (its reservoir is sized by T first).
+  const stepOf = (p: Params) => (init ? (init.header.hyperparameters.step as StepSize) : resolveStep(spec, p, opts));
+  const budgetFor = (labeledRows: number | undefined) => {
+    const b = withBudget(spec, given, labeledRows);
+    return { ...b, step: stepOf(b.params) };
+  };
+  const early = budgetFor(undefined);
+  warnAboutSettings(spec, early.params, early.step, init, onWarning);
   const threads = resolveThreads(opts.threads, onWarning);
   checkRunOptions(spec, opts);
   spec.preflight?.(given);
   const initTask = init?.header.task;
   const positive = opts.positive ?? (initTask?.kind === 'binary' ? initTask.positive : undefined);
-  const loaded = await loadTrainingRows(opts, { spec, params: given, step, positive, resume: init?.header.resume });
+  const loaded = await loadTrainingRows(opts, {
+    spec, params: early.params, step: early.step, positive, resume: init?.header.resume,
+    ...(early.budget ? { budgetFor } : {}),
+  });
+  // A stream's run keeps the T its reservoir was sized for; otherwise every labeled row is in `loaded.rows`.
+  const { params: budgeted, budget, step } = loaded.rowsRead !== undefined ? early : budgetFor(trainingRows(loaded.rows).labeledRows.length);
+  if (budget) spec.preflight?.(budgeted);
   if (loaded.rows.d === 0) {
     const source = typeof opts.data === 'string' ? opts.data : loaded.rows.source;
     throw new DataError('no feature columns to learn from: the data hold the label column only', source !== undefined ? { file: source } : {});
@@ -52,7 +67,7 @@ export async function trainModel(opts: TrainArgs): Promise<Model> {
   // iterations — not after the data are read, which would add their memory to the peak of a large read.
   const pool = threads > 1 ? new EvaluatorPool(threads - 1) : undefined;
   try {
-    const { params, sigma } = dataDefaults(spec, given, loaded.rows, { continued: init !== undefined });
+    const { params, sigma } = dataDefaults(spec, budgeted, loaded.rows, { continued: init !== undefined });
     // A continued run keeps the record of its first run's default σ: its header is then the bytes of a run to T at once.
     const defaultSigma = sigma ? { sigma0: sigma.sigma0, ratio: sigma.ratio } : init?.header.training.defaultSigma;
     if (init && init.header.resume!.data !== loaded.fingerprint) throw new UsageError('init: the training data differ from the data the model was trained on (continue a run on the same file, rows and labels)');
@@ -62,7 +77,7 @@ export async function trainModel(opts: TrainArgs): Promise<Model> {
       ...(opts.parallelMinWork !== undefined ? { parallelMinWork: opts.parallelMinWork } : {}),
       ...(pool ? { pool } : {}),
     };
-    const ctx = modelContext(spec, opts, loaded, step, engine, init, defaultSigma);
+    const ctx = modelContext(spec, opts, loaded, step, engine, init, defaultSigma, budget?.why);
     const run: FitRun = {
       rows: loaded.rows, classes: loaded.classes, params, engine,
       ...(step ? { step } : {}),
@@ -102,7 +117,7 @@ function warnAboutSettings(spec: LearnerSpec, given: Params, step: StepSize | un
 }
 
 /** What the model of this run is assembled from besides its fit. */
-function modelContext(spec: LearnerSpec, opts: RunOptions, loaded: LoadedRows, step: StepSize | undefined, engine: EvaluatorOptions, init: Model | undefined, defaultSigma: TrainingRecord['defaultSigma']): ModelContext {
+function modelContext(spec: LearnerSpec, opts: RunOptions, loaded: LoadedRows, step: StepSize | undefined, engine: EvaluatorOptions, init: Model | undefined, defaultSigma: TrainingRecord['defaultSigma'], budget: string | undefined): ModelContext {
   const rows = trainingRows(loaded.rows);
   const labeled = labeledDataset(rows);
   const data = typeof opts.data === 'string' ? opts.data : loaded.rows.source;
@@ -112,6 +127,7 @@ function modelContext(spec: LearnerSpec, opts: RunOptions, loaded: LoadedRows, s
       rows: loaded.rowsRead ?? loaded.rows.n,
       labeledRows: labeled.n,
       ...(loaded.rowsRead !== undefined ? { reservoir: loaded.rows.n - labeled.n } : {}),
+      ...(budget !== undefined ? { budget } : {}),
       ...(defaultSigma !== undefined ? { defaultSigma } : {}),
       ...(data !== undefined ? { data } : {}),
     },

@@ -123,7 +123,7 @@ export const compare: Command = {
     const splitLine = `seed ${seed}: train ${trainSet.n} rows (${labeled} labeled, ${unlabeled} unlabeled), test ${testSet.n} labeled rows`;
     // σ's default comes from the training rows (σ₀·2^k by alignment with the labels): name its value.
     const computed: Record<string, number> = settings.given.sigma === undefined && learners.some((l) => 'sigma' in l.params) ? { sigma: defaultSigma(trainSet, settings.given.kernel === 'laplacian' ? 'laplacian' : 'rbf') } : {};
-    const settingsLine = `${describeRun(learners, settings, computed)}; ${settings.threads} thread${settings.threads === 1 ? '' : 's'}`;
+    const settingsLine = `${describeRun(learners, settings, computed, labeled)}; ${settings.threads} thread${settings.threads === 1 ? '' : 's'}`;
     if (!values.json) {
       io.stdout.write(`data        ${dataPath}: ${ds.n} rows, ${ds.d} features\nsplit       ${splitLine}\nsettings    ${settingsLine}\n\n`);
     }
@@ -157,7 +157,7 @@ export const compare: Command = {
         rows: ds.n,
         features: ds.d,
         split: { seed, train: trainSet.n, labeled, unlabeled, test: testSet.n },
-        hyperparameters: describeRun(learners, settings, computed),
+        hyperparameters: describeRun(learners, settings, computed, labeled),
         options: { ...settings.given, ...settings.run },
         threads: settings.threads,
         results: rows.map((r) => ({ learner: r.learner, ...r.metrics, trainSeconds: r.trainSeconds })),

@@ -191,6 +191,7 @@ export function formatModel(model: Model, file: string): string {
     ...(typeof training.defaultSigma?.ratio === 'number' && typeof training.defaultSigma.sigma0 === 'number'
       ? [`σ default:   ${num(training.defaultSigma.ratio)}σ₀ (σ₀ = ${num(training.defaultSigma.sigma0)}, the median heuristic; σ/σ₀ by kernel–target alignment on the labeled rows)`]
       : []),
+    ...(typeof training.budget === 'string' ? [`budget:      ${training.budget} (the learner's budget rule; T not given)`] : []),
     ...(h.resume ? [`resume:      at t = ${h.resume.t} (continue with --init ${file} --iterations T')`] : []),
     'hyperparameters:',
     ...Object.entries(h.hyperparameters).map(([k, v]) => `  ${k.padEnd(keyWidth)} ${typeof v === 'object' ? JSON.stringify(v) : typeof v === 'number' ? num(v) : String(v)}`),

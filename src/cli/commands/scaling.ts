@@ -99,7 +99,9 @@ export const scalingCommand: Command = {
 
     const read = settings.labelColumn !== undefined ? { labelColumn: settings.labelColumn } : {};
     const data = await readDataset(dataPath, read);
-    io.stderr.write(`${spec.name} on ${dataPath} (${data.n.toLocaleString('en')} rows × ${data.d}): ${describeRun([spec], settings)}\n`);
+    let labeled = 0;
+    for (let i = 0; i < data.n; i++) labeled += data.labeled[i];
+    io.stderr.write(`${spec.name} on ${dataPath} (${data.n.toLocaleString('en')} rows × ${data.d}): ${describeRun([spec], settings, {}, labeled)}\n`);
     const result = await scaling({
       learner: spec.name,
       data,

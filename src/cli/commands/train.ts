@@ -230,7 +230,7 @@ export const trainCommand: Command = {
     );
     await model.save(out);
 
-    const training = model.header.training as { rows: number; labeledRows: number; validation?: Array<[number, number]>; evaluation?: string; defaultSigma?: { sigma0: number; ratio: number } };
+    const training = model.header.training as { rows: number; labeledRows: number; budget?: string; validation?: Array<[number, number]>; evaluation?: string; defaultSigma?: { sigma0: number; ratio: number } };
     const sigma = model.header.hyperparameters.sigma;
     const last = training.validation?.at(-1);
     const rows: [string, string][] = [
@@ -238,7 +238,7 @@ export const trainCommand: Command = {
       ['data', dataPath],
       ['rows', `${training.rows} (${training.labeledRows} labeled, ${training.rows - training.labeledRows} unlabeled)`],
       ...(training.defaultSigma && typeof sigma === 'number' ? ([['σ', sigmaText(sigma, training.defaultSigma)]] as [string, string][]) : []),
-      ...(typeof model.header.hyperparameters.T === 'number' ? ([['iterations', iterationsText(spec, model.header.hyperparameters, values.iterations === undefined)]] as [string, string][]) : []),
+      ...(typeof model.header.hyperparameters.T === 'number' ? ([['iterations', iterationsText(spec, model.header.hyperparameters, values.iterations === undefined, training.budget)]] as [string, string][]) : []),
       ['threads', String(Math.min(settings.threads, defaultThreads()))],
       ...(training.evaluation !== undefined ? ([['evaluation', EVALUATION_TEXT[training.evaluation] ?? training.evaluation]] as [string, string][]) : []),
       ['wall time', formatDuration(wallMs)],
@@ -262,9 +262,15 @@ function sigmaText(sigma: number, chosen: { sigma0: number; ratio: number }): st
   return `${num(sigma)} = ${num(chosen.ratio)}σ₀ (σ₀ = ${num(chosen.sigma0)}, the median heuristic; ${num(chosen.ratio)} by kernel–target alignment on the labeled rows)`;
 }
 
-/** T, and for a learner that derives its budget from the data (no declared T default) when none was given, the batch and where they came from. */
-function iterationsText(spec: { params: Readonly<Record<string, { default?: unknown }>> }, hp: Readonly<Record<string, unknown>>, computed: boolean): string {
+/**
+ * T, and for a learner that derives its budget from the data (no declared T
+ * default) when none was given, where it came from: a loop learner's budget
+ * rule as the model header records it (`400 (T = 400 from n_l = 200 labeled
+ * rows; --iterations sets it)`), GKM's T and batch.
+ */
+function iterationsText(spec: { params: Readonly<Record<string, { default?: unknown }>> }, hp: Readonly<Record<string, unknown>>, computed: boolean, budget: string | undefined): string {
   const T = String(hp.T);
+  if (computed && budget !== undefined) return `${T} (${budget}, the learner's budget rule; --iterations sets it)`;
   if (!computed || spec.params.T?.default !== undefined || typeof hp.batchSize !== 'number') return T;
   return `${T} × batch ${hp.batchSize} (from the labeled rows; --iterations and --batch-size set them)`;
 }

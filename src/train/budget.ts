@@ -1,0 +1,34 @@
+/**
+ * A loop learner's T when the user gives none: its budget rule
+ * (learners/budget.ts) on the labeled rows of the run, filled into the
+ * parameters where a given T would be, so a header at the rule's T is the
+ * bytes of one given that T.
+ */
+import { loopBudget, type DerivedBudget } from '../learners/budget.ts';
+import type { LearnerSpec, Params } from '../learners/spec.ts';
+
+/**
+ * `params` with T filled by the learner's budget rule from `labeledRows`
+ * (undefined: not known before the data are read, the rule's T0) when the
+ * learner has a rule and T is not given; `budget` says how T was derived.
+ * Anything else comes back as it was, without `budget`.
+ *
+ * @example
+ * withBudget(qsgS2aucSpec, resolveParams(qsgS2aucSpec, {}), 200); // { params: { …, T: 400, … }, budget: { T: 400, why: 'T = 400 from n_l = 200 labeled rows' } }
+ * withBudget(qsgS2aucSpec, resolveParams(qsgS2aucSpec, { T: 50 }), 200).budget; // undefined
+ */
+export function withBudget(spec: LearnerSpec, params: Params, labeledRows: number | undefined): { params: Params; budget?: DerivedBudget } {
+  if (spec.kind !== 'loop' || params.T !== undefined) return { params };
+  const budget = loopBudget(labeledRows, spec.budget);
+  return { params: withParamInPlace(spec, params, 'T', budget.T), budget };
+}
+
+/** `params` with `key` set, in the parameter table's order among the keys present (as a given value would stand). */
+function withParamInPlace(spec: LearnerSpec, params: Params, key: string, value: number): Params {
+  const order = Object.keys(spec.params);
+  const at = order.indexOf(key);
+  const entries = Object.entries(params).filter(([k]) => k !== key);
+  const before = entries.findIndex(([k]) => order.indexOf(k) > at);
+  entries.splice(before < 0 ? entries.length : before, 0, [key, value]);
+  return Object.fromEntries(entries);
+}
