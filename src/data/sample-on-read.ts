@@ -69,7 +69,7 @@ export async function scanArrow(path: string, read: ReadOptions = {}, onProgress
   const labeledRows: number[] = [];
   const labels: number[] = [];
   let row0 = 0;
-  for await (const batch of file.batches()) {
+  for await (const batch of file.batches(undefined, { reuse: true })) {
     range.add(batch.X, 0, batch.n);
     for (let i = 0; i < batch.n; i++) {
       if (!Number.isNaN(batch.y[i])) {
@@ -116,7 +116,7 @@ export async function keepRows(scan: ArrowScan, keep: Int32Array, onProgress?: (
   const fingerprint = new DataFingerprint(n, d);
   let row0 = 0;
   let r = 0;
-  for await (const batch of scan.file.batches()) {
+  for await (const batch of scan.file.batches(undefined, { reuse: true })) {
     const end = row0 + batch.n;
     // The arithmetic of the in-memory path (transformInPlace), so kept rows and digest are its bits.
     const scaled = scaler.transformInPlace(batch.X);
