@@ -50,7 +50,7 @@ import { LabelCoder, type ClassOptions, type LabelKind } from './class-labels.ts
 import { withAtomicFile } from './atomic.ts';
 import { makeDataset, type Dataset } from './dataset.ts';
 import { allocateFloat64 } from './row-batches.ts';
-import { ipcLayout, ipcLayoutOfHandle, type ArrowFormat, type IpcLayout } from './ipc-layout.ts';
+import { ipcLayout, ipcLayoutOfHandle, type ArrowFormat, type BatchBody, type IpcLayout } from './ipc-layout.ts';
 import { MAX_COLUMNS, requireLabelColumn, validateDataset, validateRows } from './validate.ts';
 import type { RowBatch } from './row-batches.ts';
 import type { RowSource } from './row-source.ts';
@@ -139,6 +139,8 @@ interface OpenedArrow {
   readonly rows: number[];
   readonly format: ArrowFormat;
   readonly size: number;
+  /** The file format's record batch bodies (undefined for a stream). */
+  readonly bodies: readonly BatchBody[] | undefined;
 }
 
 async function openReader(opened: FileHandle, file: string, opts: ReadOptions): Promise<OpenedArrow> {
@@ -164,7 +166,7 @@ async function openReader(opened: FileHandle, file: string, opts: ReadOptions): 
   }
   if (!reader.schema) throw corrupt(file, new Error('no schema message'));
   const plan = planColumns(reader.schema, file, opts);
-  return { reader, plan, rows, format, size };
+  return { reader, plan, rows, format, size, bodies: layout.bodies };
 }
 
 /**
@@ -363,6 +365,10 @@ export async function openArrowRows(path: string, opts: ReadOptions = {}): Promi
         const opened = await openReader(handle, path, opts);
         // Same column plan as the first open, but the label coder of the first open (class names seen so far).
         const again: OpenedArrow = { ...opened, plan: { ...opened.plan, labels: plan.labels } };
+        if (batchOpts.reuse === true && range === undefined && again.bodies !== undefined && plainBodies(again.reader.schema, again.plan, again.bodies)) {
+          yield* plainBatches(guardReads(handle, path, now.size, now), again.bodies, again.plan, path);
+          return;
+        }
         const source = range ? batchRange(again, path, range) : recordBatches(again, path);
         let bufX = new Float64Array(0);
         let bufY = new Float64Array(0);
@@ -696,6 +702,71 @@ function copyBatch(batch: RecordBatch, plan: ColumnPlan, X: Float64Array, y: Flo
   else for (let i = 0; i < vec.length; i++) y[at + i] = plan.labels.name(vec.get(i) as string | null, { row: row0 + i + 1 });
 }
 
+/**
+ * Whether every record batch of a file can be read straight from its body
+ * bytes ({@link plainBatches}): every column float64 without children or
+ * dictionaries, numeric labels, uncompressed bodies, no null feature, and each
+ * buffer inside its body, 8-byte aligned, as long as its rows need — what
+ * `dsgkit generate` and `dsgkit convert` write. Checked on the headers alone.
+ */
+function plainBodies(schema: Schema, plan: ColumnPlan, bodies: readonly BatchBody[]): boolean {
+  const fields = schema.fields;
+  if (plan.labels.kind === 'name' || schema.dictionaries.size > 0) return false;
+  if (!fields.every((f) => f.type.typeId === Type.Float && (f.type as Float).precision === Precision.DOUBLE && !(f.type.children?.length > 0))) return false;
+  const inside = (b: { offset: number; length: number }, bytes: number, body: BatchBody) => b.offset % 8 === 0 && b.length >= bytes && b.offset + bytes <= body.bodyLength;
+  return bodies.every((body) => {
+    const { header } = body;
+    const n = header.length;
+    if (header.compression != null || header.nodes.length !== fields.length || header.buffers.length !== 2 * fields.length) return false;
+    if (!plan.featureIndex.every((c) => header.nodes[c].length === n && header.nodes[c].nullCount === 0 && inside(header.buffers[2 * c + 1], 8 * n, body))) return false;
+    if (plan.labelIndex < 0) return true;
+    const l = plan.labelIndex;
+    return header.nodes[l].length === n && inside(header.buffers[2 * l + 1], 8 * n, body) && (header.nodes[l].nullCount === 0 || inside(header.buffers[2 * l], Math.ceil(n / 8), body));
+  });
+}
+
+/**
+ * The record batches of a file that {@link plainBodies} accepts, each body
+ * read into one reused buffer and its columns transposed into one reused `X`
+ * (labels into `y`, NaN where null): the values apache-arrow's reader gives,
+ * without a fresh body and fresh rows a batch. Each batch is checked like
+ * `batches()` checks it (validateRows).
+ */
+async function* plainBatches(fh: FileHandle, bodies: readonly BatchBody[], plan: ColumnPlan, file: string): AsyncGenerator<RowBatch> {
+  const d = plan.featureNames.length;
+  const most = bodies.reduce((a, b) => Math.max(a, b.header.length), 0);
+  const body = new Uint8Array(Math.max(8, bodies.reduce((a, b) => Math.max(a, b.bodyLength), 0)));
+  const X = new Float64Array(most * d);
+  const y = new Float64Array(most);
+  let row0 = 0;
+  for (const { bodyStart, bodyLength, header } of bodies) {
+    const n = header.length;
+    for (let got = 0; got < bodyLength; ) {
+      const { bytesRead } = await fh.read(body, got, bodyLength - got, bodyStart + got);
+      if (bytesRead === 0) throw corrupt(file, new Error(`the record batch at byte ${bodyStart} ends early`));
+      got += bytesRead;
+    }
+    const column = (c: number) => new Float64Array(body.buffer, body.byteOffset + header.buffers[2 * c + 1].offset, n);
+    const cols = plan.featureIndex.map(column);
+    const bx = X.subarray(0, n * d);
+    transposeInto(cols, bx, 0, n);
+    const by = y.subarray(0, n);
+    if (plan.labelIndex < 0) by.fill(NaN);
+    else {
+      const l = plan.labelIndex;
+      const values = column(l);
+      if (header.nodes[l].nullCount === 0) by.set(values);
+      else {
+        const bits = body.subarray(header.buffers[2 * l].offset);
+        for (let i = 0; i < n; i++) by[i] = (bits[i >> 3] & (1 << (i & 7))) !== 0 ? values[i] : NaN;
+      }
+    }
+    validateRows({ X: bx, y: by, d, row0, file, featureNames: plan.featureNames, labelName: plan.labelName });
+    yield { n, X: bx, y: by };
+    row0 += n;
+  }
+}
+
 /** Rows a tile of {@link copyPlainFeatures} transposes at a time: its rows of `X` (TILE × d × 8 bytes) stay in cache while every column is written into them. */
 const TILE_ROWS = 256;
 
@@ -707,7 +778,6 @@ const TILE_ROWS = 256;
  * several times faster on wide files. False (nothing written) otherwise.
  */
 function copyPlainFeatures(batch: RecordBatch, plan: ColumnPlan, X: Float64Array, at: number): boolean {
-  const d = plan.featureNames.length;
   const n = batch.numRows;
   const cols: ArrayLike<number>[] = [];
   for (const c of plan.featureIndex) {
@@ -717,6 +787,13 @@ function copyPlainFeatures(batch: RecordBatch, plan: ColumnPlan, X: Float64Array
     if (data.nullCount !== 0 || !isPlainNumeric(data.type) || data.length !== n) return false;
     cols.push(data.values as ArrayLike<number>);
   }
+  transposeInto(cols, X, at, n);
+  return true;
+}
+
+/** Rows `0 … n − 1` of the columns `cols` into row-major `X` from row `at` on, by tiles of {@link TILE_ROWS} rows. */
+function transposeInto(cols: readonly ArrayLike<number>[], X: Float64Array, at: number, n: number): void {
+  const d = cols.length;
   for (let r0 = 0; r0 < n; r0 += TILE_ROWS) {
     const r1 = Math.min(n, r0 + TILE_ROWS);
     for (let k = 0; k < d; k++) {
@@ -724,7 +801,6 @@ function copyPlainFeatures(batch: RecordBatch, plan: ColumnPlan, X: Float64Array
       for (let i = r0; i < r1; i++) X[(at + i) * d + k] = col[i];
     }
   }
-  return true;
 }
 
 /**
