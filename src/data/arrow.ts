@@ -366,7 +366,7 @@ export async function openArrowRows(path: string, opts: ReadOptions = {}): Promi
         // Same column plan as the first open, but the label coder of the first open (class names seen so far).
         const again: OpenedArrow = { ...opened, plan: { ...opened.plan, labels: plan.labels } };
         if (batchOpts.reuse === true && range === undefined && again.bodies !== undefined && plainBodies(again.reader.schema, again.plan, again.bodies)) {
-          yield* plainBatches(guardReads(handle, path, now.size, now), again.bodies, again.plan, path);
+          yield* plainBatches(handle, now, again.bodies, again.plan, path);
           return;
         }
         const source = range ? batchRange(again, path, range) : recordBatches(again, path);
@@ -538,6 +538,20 @@ export const READ_STALL_MS = 120_000;
  * finish within {@link READ_STALL_MS}. Each is a {@link DataError} naming the
  * file and the byte.
  */
+/** `read` raced against {@link READ_STALL_MS} of silence (a DataError naming `file` and the byte). */
+async function withStallGuard<T>(read: Promise<T>, position: number, file: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DataError(`no data for ${READ_STALL_MS / 1000} s when reading byte ${position} (a stalled network file system or device?)`, { file })), READ_STALL_MS);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([read, stalled]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function guardReads(fh: FileHandle, file: string, size: number, opened: { mtimeMs: number; ctimeMs: number }): FileHandle {
   const changed = async (position: number) => {
     const now = await fh.stat();
@@ -725,45 +739,70 @@ function plainBodies(schema: Schema, plan: ColumnPlan, bodies: readonly BatchBod
   });
 }
 
+/** Rows {@link plainBatches} hands out at a time: its buffers (rows × (d + 1) × 8 bytes, twice) stay small whatever the file's batches. */
+const PLAIN_ROWS = 32_768;
+
 /**
- * The record batches of a file that {@link plainBodies} accepts, each body
- * read into one reused buffer and its columns transposed into one reused `X`
- * (labels into `y`, NaN where null): the values apache-arrow's reader gives,
- * without a fresh body and fresh rows a batch. Each batch is checked like
- * `batches()` checks it (validateRows).
+ * The rows of a file that {@link plainBodies} accepts, {@link PLAIN_ROWS} at
+ * a time: each column's values for those rows read from its record batch's
+ * body into one reused buffer and transposed into one reused `X` (labels
+ * into `y`, NaN where null) — the values apache-arrow's reader gives, without
+ * a fresh body and fresh rows a batch, and in a few megabytes instead of two
+ * record batches. Each block is checked like `batches()` checks a batch
+ * (validateRows).
  */
-async function* plainBatches(fh: FileHandle, bodies: readonly BatchBody[], plan: ColumnPlan, file: string): AsyncGenerator<RowBatch> {
+async function* plainBatches(raw: FileHandle, opened: Stats, bodies: readonly BatchBody[], plan: ColumnPlan, file: string): AsyncGenerator<RowBatch> {
+  // Reads of a column's slice are many and small: each is raced against a stall, and the file checked against
+  // what was opened (guardReads) once a record batch, with the batch's first read.
+  const guarded = guardReads(raw, file, opened.size, opened);
   const d = plan.featureNames.length;
-  const most = bodies.reduce((a, b) => Math.max(a, b.header.length), 0);
-  const body = new Uint8Array(Math.max(8, bodies.reduce((a, b) => Math.max(a, b.bodyLength), 0)));
+  const most = Math.min(PLAIN_ROWS, bodies.reduce((a, b) => Math.max(a, b.header.length), 0));
+  const cols = plan.labelIndex < 0 ? plan.featureIndex : [...plan.featureIndex, plan.labelIndex];
+  const values = new Float64Array(Math.max(1, most * cols.length));
+  const bytes = new Uint8Array(values.buffer);
+  const bits = new Uint8Array(Math.ceil(most / 8) + 1);
   const X = new Float64Array(most * d);
   const y = new Float64Array(most);
-  let row0 = 0;
-  for (const { bodyStart, bodyLength, header } of bodies) {
-    const n = header.length;
-    for (let got = 0; got < bodyLength; ) {
-      const { bytesRead } = await fh.read(body, got, bodyLength - got, bodyStart + got);
-      if (bytesRead === 0) throw corrupt(file, new Error(`the record batch at byte ${bodyStart} ends early`));
+  let checked = false;
+  const readAt = async (into: Uint8Array, position: number) => {
+    for (let got = 0; got < into.length; ) {
+      const { bytesRead } = await (checked ? withStallGuard(raw.read(into, got, into.length - got, position + got), position + got, file) : guarded.read(into, got, into.length - got, position + got));
+      checked = true;
+      if (bytesRead === 0) throw corrupt(file, new Error(`the record batch body at byte ${position} ends early`));
       got += bytesRead;
     }
-    const column = (c: number) => new Float64Array(body.buffer, body.byteOffset + header.buffers[2 * c + 1].offset, n);
-    const cols = plan.featureIndex.map(column);
-    const bx = X.subarray(0, n * d);
-    transposeInto(cols, bx, 0, n);
-    const by = y.subarray(0, n);
-    if (plan.labelIndex < 0) by.fill(NaN);
-    else {
-      const l = plan.labelIndex;
-      const values = column(l);
-      if (header.nodes[l].nullCount === 0) by.set(values);
+  };
+  let row0 = 0;
+  for (const { bodyStart, header } of bodies) {
+    checked = false;
+    for (let from = 0; from < header.length; from += most) {
+      const n = Math.min(most, header.length - from);
+      // Column j's values for rows from … from + n − 1, at values[j·n …].
+      for (let j = 0; j < cols.length; j++) await readAt(bytes.subarray(8 * j * n, 8 * (j + 1) * n), bodyStart + header.buffers[2 * cols[j] + 1].offset + 8 * from);
+      const column = (j: number) => values.subarray(j * n, (j + 1) * n);
+      const bx = X.subarray(0, n * d);
+      transposeInto(plan.featureIndex.map((_, k) => column(k)), bx, 0, n);
+      const by = y.subarray(0, n);
+      if (plan.labelIndex < 0) by.fill(NaN);
       else {
-        const bits = body.subarray(header.buffers[2 * l].offset);
-        for (let i = 0; i < n; i++) by[i] = (bits[i >> 3] & (1 << (i & 7))) !== 0 ? values[i] : NaN;
+        const labels = column(d);
+        const l = plan.labelIndex;
+        if (header.nodes[l].nullCount === 0) by.set(labels);
+        else {
+          // The validity bits of rows from … from + n − 1 (bit i of the bitmap is row i), read from the byte holding row `from`.
+          const first = from >> 3;
+          const span = bits.subarray(0, Math.ceil((from + n) / 8) - first);
+          await readAt(span, bodyStart + header.buffers[2 * l].offset + first);
+          for (let i = 0; i < n; i++) {
+            const at = from + i - 8 * first;
+            by[i] = (span[at >> 3] & (1 << (at & 7))) !== 0 ? labels[i] : NaN;
+          }
+        }
       }
+      validateRows({ X: bx, y: by, d, row0, file, featureNames: plan.featureNames, labelName: plan.labelName });
+      yield { n, X: bx, y: by };
+      row0 += n;
     }
-    validateRows({ X: bx, y: by, d, row0, file, featureNames: plan.featureNames, labelName: plan.labelName });
-    yield { n, X: bx, y: by };
-    row0 += n;
   }
 }
 
