@@ -163,7 +163,10 @@ try {
   console.log(markdownTable(rows, { digits: 4 }));
   console.log(JSON.stringify(targets, null, 2));
   const partNames = Object.keys((runs[0] as { seconds: Record<string, number> }).seconds).filter((k) => !k.startsWith('  '));
-  const groups: DotGroup[] = partNames.map((name) => ({ name, rows: runs.map((r) => ({ series: `--features ${String(r.features)}`, mean: (r.seconds as Record<string, number>)[name] })) }));
+  // A pass shorter than a second reports no progress line (its time is then unknown, NaN, and left out of the picture).
+  const groups: DotGroup[] = partNames
+    .map((name) => ({ name, rows: runs.map((r) => ({ series: `--features ${String(r.features)}`, mean: (r.seconds as Record<string, number>)[name] })).filter((r) => Number.isFinite(r.mean)) }))
+    .filter((g) => g.rows.length > 0);
   groups.push({ name: 'whole process (wall)', rows: runs.map((r) => ({ series: `--features ${String(r.features)}`, mean: r.wallS as number })) });
   groups.push({ name: 'whole process (CPU, user + sys)', rows: runs.map((r) => ({ series: `--features ${String(r.features)}`, mean: r.cpuS as number })) });
   const svg = dotPlotSvg({ title: `train QSG-S2AUC by sample on read, ${N.toLocaleString('en-US')} × ${D}, T = ${T}, ${THREADS} threads: where the seconds go`, xLabel: 'seconds', groups });
