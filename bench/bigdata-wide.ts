@@ -173,7 +173,7 @@ try {
   const paths = writeBenchOutputs(values.out, {
     rows: N, d: D, labeled: LABELED, T, seed: SEED, threads: THREADS, ...machine(),
     command: `dsgkit train --learner qsg-s2auc --data <file> --iterations ${T} --threads ${THREADS} --seed ${SEED} --sample-on-read --profile --features <f>`,
-    note: 'peak RSS from /usr/bin/time (%M: the process and its worker threads); CPU = user + sys; pass times from when the CLI reports each pass done; load = 1-minute load average when the step started (2 cores: above 2, other jobs share them)',
+    note: 'peak RSS from /usr/bin/time (%M: the process and its worker threads); CPU = user + sys; pass times from when the CLI reports each pass done; load = 1-minute load average when the step started (2 cores: above 2, other jobs share them); modelSha256: the model header records the data file\'s path, so hashes compare between runs on the same path',
     targets, steps: rows, runs,
   }, svg);
   console.log(`wrote ${paths.json} and ${paths.svg}`);
