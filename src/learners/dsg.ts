@@ -55,7 +55,7 @@ export class SupervisedDsg implements DsgLearner {
     this.positive = positive;
     this.B = params.batchSize;
     this.buffers = new BatchBuffers(this.B, rows.d);
-    this.sampledRows = sampledRows(rows, [this.labeled], this.B, [this.B]);
+    this.sampledRows = sampledRows(rows, [this.labeled], this.B);
   }
 
   /**
