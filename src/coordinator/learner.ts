@@ -3,6 +3,7 @@
  * values at them turn into weights, the step schedule and the regulariser.
  * A learner knows nothing about threads, histories or files.
  */
+import type { DrawSource } from '../engine/hot-rows.ts';
 import type { StepSize } from './step-size.ts';
 
 /** A random number in [0, 1): the loop's sampling stream. */
@@ -34,6 +35,12 @@ export interface SampledRows {
   copyRow(i: number, X: Float64Array, at: number): void;
   /** Points in every batch. */
   readonly batchPoints: number;
+  /**
+   * The sources, each with its draws per iteration, when the learner says
+   * them: a loop evaluating its history then keeps f at the rows of the
+   * sources drawn again and again (engine/hot-rows.ts; the same bits).
+   */
+  readonly sources?: readonly DrawSource[];
 }
 
 /**

@@ -13,6 +13,7 @@ import { BlockOps } from '../engine/block-ops.ts';
 import { Evaluator, type EvaluatorOptions } from '../engine/evaluator.ts';
 import { History } from '../engine/history.ts';
 import { measureKernelRate, PhaseClock, RunProfile, type ProfileReport } from '../engine/profile.ts';
+import { HotRows, hotRowsOf } from '../engine/hot-rows.ts';
 import { RowCache } from '../engine/row-cache.ts';
 import { familyOf, type RandomFeatures } from '../engine/random-features.ts';
 import type { Batch, DsgLearner, LearnerBias } from './learner.ts';
@@ -238,6 +239,8 @@ class LoopRun {
   private readonly bias: LearnerBias | undefined;
   private readonly evaluation: 'history' | 'rows';
   private readonly cache: RowCache | undefined;
+  /** Evaluating the history: f kept at the rows drawn again and again (the labeled rows of most learners), the same bits. */
+  private readonly hot: HotRows | undefined;
   private readonly shell: RunShell;
   private readonly val: Validation | undefined;
   private readonly fVal: Float64Array | undefined;
@@ -278,6 +281,9 @@ class LoopRun {
     this.bias = learner.bias;
     if (start?.bias !== undefined) this.bias!.restore(start.bias);
     this.cache = this.evaluation === 'rows' ? new RowCache({ d: rf.d, rows: learner.sampledRows!.rows(), copyRow: learner.sampledRows!.copyRow }) : undefined;
+    const sources = this.evaluation === 'history' ? learner.sampledRows?.sources : undefined;
+    const hotRows = sources ? hotRowsOf(sources, this.from, T) : undefined;
+    this.hot = hotRows && hotRows.length > 0 ? new HotRows({ d: rf.d, rows: hotRows, copyRow: learner.sampledRows!.copyRow }) : undefined;
     this.val = opts.validation;
     this.fVal = this.val ? new Float64Array(this.val.nPoints) : undefined;
     this.fValBiased = this.val && this.bias ? new Float64Array(this.val.nPoints) : undefined;
@@ -324,6 +330,7 @@ class LoopRun {
     const waited = this.clock.waited();
     if (!this.ready) {
       if (this.cache) this.evaluator.readRows(this.cache, batch.rows, batch.X, batch.nPoints, this.f);
+      else if (this.hot) await this.hot.evaluate(this.evaluator, batch, this.f);
       else await this.evaluator.evaluate(batch.X, batch.nPoints, this.f);
     }
     this.ready = false;
@@ -364,7 +371,9 @@ class LoopRun {
       // t and draws batch t + 2 (batch t is then used up); then it adds the chunk block t − 1 falls in.
       const drawn = this.drawTo(t + 1);
       this.sizeNext(drawn.nPoints);
-      await this.during((work) => evaluator.evaluateAppending(drawn.X, drawn.nPoints, this.fNext, 1, work), () => {
+      const { hot } = this;
+      const call = hot ? (work: () => void) => hot.evaluateAppending(evaluator, drawn, this.fNext, work) : (work: () => void) => evaluator.evaluateAppending(drawn.X, drawn.nPoints, this.fNext, 1, work);
+      await this.during(call, () => {
         this.addBlock();
         this.finish();
         if (t + 2 <= this.T) this.drawTo(t + 2);

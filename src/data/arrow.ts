@@ -50,7 +50,7 @@ import { LabelCoder, type ClassOptions, type LabelKind } from './class-labels.ts
 import { withAtomicFile } from './atomic.ts';
 import { makeDataset, type Dataset } from './dataset.ts';
 import { allocateFloat64 } from './row-batches.ts';
-import { ipcLayout, ipcLayoutOfHandle, type ArrowFormat, type IpcLayout } from './ipc-layout.ts';
+import { ipcLayout, ipcLayoutOfHandle, type ArrowFormat, type BatchBody, type IpcLayout } from './ipc-layout.ts';
 import { MAX_COLUMNS, requireLabelColumn, validateDataset, validateRows } from './validate.ts';
 import type { RowBatch } from './row-batches.ts';
 import type { RowSource } from './row-source.ts';
@@ -139,6 +139,8 @@ interface OpenedArrow {
   readonly rows: number[];
   readonly format: ArrowFormat;
   readonly size: number;
+  /** The file format's record batch bodies (undefined for a stream). */
+  readonly bodies: readonly BatchBody[] | undefined;
 }
 
 async function openReader(opened: FileHandle, file: string, opts: ReadOptions): Promise<OpenedArrow> {
@@ -164,7 +166,7 @@ async function openReader(opened: FileHandle, file: string, opts: ReadOptions): 
   }
   if (!reader.schema) throw corrupt(file, new Error('no schema message'));
   const plan = planColumns(reader.schema, file, opts);
-  return { reader, plan, rows, format, size };
+  return { reader, plan, rows, format, size, bodies: layout.bodies };
 }
 
 /**
@@ -299,10 +301,16 @@ export interface ArrowRows extends RowSource {
    * batch), in the stream format they are read past. A distributed
    * `predict` scores one range per job this way.
    *
+   * With `reuse`, every batch is written into the same `X` and `y` (the
+   * previous batch's values are gone once the next is asked for): for a
+   * caller that is done with a batch before it asks for the next, a pass
+   * over a file then allocates (and the system zero-fills) no new rows a batch.
+   *
    * @example
    * for await (const b of rows.batches({ first: 4, end: 8 })) score(b);
+   * for await (const b of rows.batches(undefined, { reuse: true })) range.add(b.X, 0, b.n); // one X for the whole pass
    */
-  batches(range?: BatchRange): AsyncGenerator<RowBatch>;
+  batches(range?: BatchRange, opts?: { readonly reuse?: boolean }): AsyncGenerator<RowBatch>;
 }
 
 /** Record batches `first … end − 1` of a file (0-based, `end` exclusive). */
@@ -342,7 +350,7 @@ export async function openArrowRows(path: string, opts: ReadOptions = {}): Promi
     bytes: size,
     batchRows: rows,
     hasLabelColumn: plan.labelIndex >= 0,
-    async *batches(range?: BatchRange): AsyncGenerator<RowBatch> {
+    async *batches(range?: BatchRange, batchOpts: { readonly reuse?: boolean } = {}): AsyncGenerator<RowBatch> {
       if (range && !(Number.isInteger(range.first) && Number.isInteger(range.end) && 0 <= range.first && range.first <= range.end && range.end <= rows.length)) {
         throw new DataError(`record batches ${range.first} … ${range.end - 1} asked for; the file has ${rows.length}`, { file: path });
       }
@@ -357,11 +365,22 @@ export async function openArrowRows(path: string, opts: ReadOptions = {}): Promi
         const opened = await openReader(handle, path, opts);
         // Same column plan as the first open, but the label coder of the first open (class names seen so far).
         const again: OpenedArrow = { ...opened, plan: { ...opened.plan, labels: plan.labels } };
+        if (batchOpts.reuse === true && range === undefined && again.bodies !== undefined && plainBodies(again.reader.schema, again.plan, again.bodies)) {
+          yield* plainBatches(handle, now, again.bodies, again.plan, path);
+          return;
+        }
         const source = range ? batchRange(again, path, range) : recordBatches(again, path);
+        let bufX = new Float64Array(0);
+        let bufY = new Float64Array(0);
         for await (const { batch, row0 } of source) {
           const n = batch.numRows;
-          const X = new Float64Array(n * d);
-          const y = new Float64Array(n).fill(NaN);
+          if (batchOpts.reuse === true && bufY.length < n) {
+            bufX = new Float64Array(n * d);
+            bufY = new Float64Array(n);
+          }
+          // copyBatch writes every value of X; y only where there is a label column.
+          const X = batchOpts.reuse === true ? bufX.subarray(0, n * d) : new Float64Array(n * d);
+          const y = (batchOpts.reuse === true ? bufY.subarray(0, n) : new Float64Array(n)).fill(NaN);
           copyBatch(batch, again.plan, X, y, 0, row0, path);
           validateRows({ X, y, d, row0, file: path, featureNames: plan.featureNames, labelName: plan.labelName });
           yield { n, X, y };
@@ -519,6 +538,20 @@ export const READ_STALL_MS = 120_000;
  * finish within {@link READ_STALL_MS}. Each is a {@link DataError} naming the
  * file and the byte.
  */
+/** `read` raced against {@link READ_STALL_MS} of silence (a DataError naming `file` and the byte). */
+async function withStallGuard<T>(read: Promise<T>, position: number, file: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DataError(`no data for ${READ_STALL_MS / 1000} s when reading byte ${position} (a stalled network file system or device?)`, { file })), READ_STALL_MS);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([read, stalled]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function guardReads(fh: FileHandle, file: string, size: number, opened: { mtimeMs: number; ctimeMs: number }): FileHandle {
   const changed = async (position: number) => {
     const now = await fh.stat();
@@ -676,11 +709,137 @@ function listNames(names: readonly string[]): string {
  */
 function copyBatch(batch: RecordBatch, plan: ColumnPlan, X: Float64Array, y: Float64Array, at: number, row0: number, file: string): void {
   const d = plan.featureNames.length;
-  plan.featureIndex.forEach((c, k) => copyColumn(batch.getChildAt(c)!, X, d, k, at, row0, 'error', file, plan.featureNames[k]));
+  if (!copyPlainFeatures(batch, plan, X, at)) plan.featureIndex.forEach((c, k) => copyColumn(batch.getChildAt(c)!, X, d, k, at, row0, 'error', file, plan.featureNames[k]));
   if (plan.labelIndex < 0) return;
   const vec = batch.getChildAt(plan.labelIndex)!;
   if (plan.labels.kind !== 'name') copyColumn(vec, y, 1, 0, at, row0, 'nan', file, plan.labelName);
   else for (let i = 0; i < vec.length; i++) y[at + i] = plan.labels.name(vec.get(i) as string | null, { row: row0 + i + 1 });
+}
+
+/**
+ * Whether every record batch of a file can be read straight from its body
+ * bytes ({@link plainBatches}): every column float64 without children or
+ * dictionaries, numeric labels, uncompressed bodies, no null feature, and each
+ * buffer inside its body, 8-byte aligned, as long as its rows need — what
+ * `dsgkit generate` and `dsgkit convert` write. Checked on the headers alone.
+ */
+function plainBodies(schema: Schema, plan: ColumnPlan, bodies: readonly BatchBody[]): boolean {
+  const fields = schema.fields;
+  if (plan.labels.kind === 'name' || schema.dictionaries.size > 0) return false;
+  if (!fields.every((f) => f.type.typeId === Type.Float && (f.type as Float).precision === Precision.DOUBLE && !(f.type.children?.length > 0))) return false;
+  const inside = (b: { offset: number; length: number }, bytes: number, body: BatchBody) => b.offset % 8 === 0 && b.length >= bytes && b.offset + bytes <= body.bodyLength;
+  return bodies.every((body) => {
+    const { header } = body;
+    const n = header.length;
+    if (header.compression != null || header.nodes.length !== fields.length || header.buffers.length !== 2 * fields.length) return false;
+    if (!plan.featureIndex.every((c) => header.nodes[c].length === n && header.nodes[c].nullCount === 0 && inside(header.buffers[2 * c + 1], 8 * n, body))) return false;
+    if (plan.labelIndex < 0) return true;
+    const l = plan.labelIndex;
+    return header.nodes[l].length === n && inside(header.buffers[2 * l + 1], 8 * n, body) && (header.nodes[l].nullCount === 0 || inside(header.buffers[2 * l], Math.ceil(n / 8), body));
+  });
+}
+
+/** Rows {@link plainBatches} hands out at a time: its buffers (rows × (d + 1) × 8 bytes, twice) stay small whatever the file's batches. */
+const PLAIN_ROWS = 32_768;
+
+/**
+ * The rows of a file that {@link plainBodies} accepts, {@link PLAIN_ROWS} at
+ * a time: each column's values for those rows read from its record batch's
+ * body into one reused buffer and transposed into one reused `X` (labels
+ * into `y`, NaN where null) — the values apache-arrow's reader gives, without
+ * a fresh body and fresh rows a batch, and in a few megabytes instead of two
+ * record batches. Each block is checked like `batches()` checks a batch
+ * (validateRows).
+ */
+async function* plainBatches(raw: FileHandle, opened: Stats, bodies: readonly BatchBody[], plan: ColumnPlan, file: string): AsyncGenerator<RowBatch> {
+  // Reads of a column's slice are many and small: each is raced against a stall, and the file checked against
+  // what was opened (guardReads) once a record batch, with the batch's first read.
+  const guarded = guardReads(raw, file, opened.size, opened);
+  const d = plan.featureNames.length;
+  const most = Math.min(PLAIN_ROWS, bodies.reduce((a, b) => Math.max(a, b.header.length), 0));
+  const cols = plan.labelIndex < 0 ? plan.featureIndex : [...plan.featureIndex, plan.labelIndex];
+  const values = new Float64Array(Math.max(1, most * cols.length));
+  const bytes = new Uint8Array(values.buffer);
+  const bits = new Uint8Array(Math.ceil(most / 8) + 1);
+  const X = new Float64Array(most * d);
+  const y = new Float64Array(most);
+  let checked = false;
+  const readAt = async (into: Uint8Array, position: number) => {
+    for (let got = 0; got < into.length; ) {
+      const { bytesRead } = await (checked ? withStallGuard(raw.read(into, got, into.length - got, position + got), position + got, file) : guarded.read(into, got, into.length - got, position + got));
+      checked = true;
+      if (bytesRead === 0) throw corrupt(file, new Error(`the record batch body at byte ${position} ends early`));
+      got += bytesRead;
+    }
+  };
+  let row0 = 0;
+  for (const { bodyStart, header } of bodies) {
+    checked = false;
+    for (let from = 0; from < header.length; from += most) {
+      const n = Math.min(most, header.length - from);
+      // Column j's values for rows from … from + n − 1, at values[j·n …].
+      for (let j = 0; j < cols.length; j++) await readAt(bytes.subarray(8 * j * n, 8 * (j + 1) * n), bodyStart + header.buffers[2 * cols[j] + 1].offset + 8 * from);
+      const column = (j: number) => values.subarray(j * n, (j + 1) * n);
+      const bx = X.subarray(0, n * d);
+      transposeInto(plan.featureIndex.map((_, k) => column(k)), bx, 0, n);
+      const by = y.subarray(0, n);
+      if (plan.labelIndex < 0) by.fill(NaN);
+      else {
+        const labels = column(d);
+        const l = plan.labelIndex;
+        if (header.nodes[l].nullCount === 0) by.set(labels);
+        else {
+          // The validity bits of rows from … from + n − 1 (bit i of the bitmap is row i), read from the byte holding row `from`.
+          const first = from >> 3;
+          const span = bits.subarray(0, Math.ceil((from + n) / 8) - first);
+          await readAt(span, bodyStart + header.buffers[2 * l].offset + first);
+          for (let i = 0; i < n; i++) {
+            const at = from + i - 8 * first;
+            by[i] = (span[at >> 3] & (1 << (at & 7))) !== 0 ? labels[i] : NaN;
+          }
+        }
+      }
+      validateRows({ X: bx, y: by, d, row0, file, featureNames: plan.featureNames, labelName: plan.labelName });
+      yield { n, X: bx, y: by };
+      row0 += n;
+    }
+  }
+}
+
+/** Rows a tile of {@link copyPlainFeatures} transposes at a time: its rows of `X` (TILE × d × 8 bytes) stay in cache while every column is written into them. */
+const TILE_ROWS = 256;
+
+/**
+ * The feature columns into row-major `X` from row `at` on, when every one is
+ * a single block of plain numbers without nulls (what `dsgkit generate` and
+ * most writers produce): a tiled transpose, each tile's rows of `X` written
+ * column by column while they are in cache — the values `copyColumn` writes,
+ * several times faster on wide files. False (nothing written) otherwise.
+ */
+function copyPlainFeatures(batch: RecordBatch, plan: ColumnPlan, X: Float64Array, at: number): boolean {
+  const n = batch.numRows;
+  const cols: ArrayLike<number>[] = [];
+  for (const c of plan.featureIndex) {
+    const vec = batch.getChildAt(c)!;
+    if (vec.data.length !== 1) return false;
+    const data = vec.data[0];
+    if (data.nullCount !== 0 || !isPlainNumeric(data.type) || data.length !== n) return false;
+    cols.push(data.values as ArrayLike<number>);
+  }
+  transposeInto(cols, X, at, n);
+  return true;
+}
+
+/** Rows `0 … n − 1` of the columns `cols` into row-major `X` from row `at` on, by tiles of {@link TILE_ROWS} rows. */
+function transposeInto(cols: readonly ArrayLike<number>[], X: Float64Array, at: number, n: number): void {
+  const d = cols.length;
+  for (let r0 = 0; r0 < n; r0 += TILE_ROWS) {
+    const r1 = Math.min(n, r0 + TILE_ROWS);
+    for (let k = 0; k < d; k++) {
+      const col = cols[k];
+      for (let i = r0; i < r1; i++) X[(at + i) * d + k] = col[i];
+    }
+  }
 }
 
 /**

@@ -212,7 +212,7 @@ function* streamLayout(size: number, file: string): Walk<number[]> {
  * record batches' row counts. A block outside the data, or one that does not
  * hold a message of its kind, is a {@link DataError}.
  */
-function* fileLayout(size: number, dataEnd: number, file: string): Walk<number[]> {
+function* fileLayout(size: number, dataEnd: number, file: string): Walk<{ rows: number[]; bodies: BatchBody[] }> {
   const bytes = yield* read(dataEnd, size - FRAMING_TAIL - dataEnd);
   try {
     checkFooterMetadata(bytes);
@@ -230,6 +230,7 @@ function* fileLayout(size: number, dataEnd: number, file: string): Walk<number[]
     { name: 'record batch', blocks: blocks(footer.recordBatchesLength(), (i) => footer.recordBatches(i)), is: (m: Message) => m.isRecordBatch() },
   ];
   const rows: number[] = [];
+  const bodies: BatchBody[] = [];
   for (const kind of kinds) {
     for (const { offset, metaDataLength, bodyLength } of kind.blocks) {
       if (!(Number.isSafeInteger(offset) && Number.isSafeInteger(bodyLength) && offset >= 8 && metaDataLength > 0 && bodyLength >= 0 && offset + metaDataLength + bodyLength <= dataEnd)) {
@@ -237,16 +238,33 @@ function* fileLayout(size: number, dataEnd: number, file: string): Walk<number[]
       }
       const next = yield* messageAt(offset, dataEnd, file);
       if ('eosEnd' in next || !kind.is(next.message)) throw corrupt(file, `the footer lists a ${kind.name} at byte ${offset}, but no ${kind.name} is there`);
-      if (next.message.isRecordBatch()) rows.push(batchRows(next.message, offset, file));
+      if (next.message.isRecordBatch()) {
+        rows.push(batchRows(next.message, offset, file));
+        bodies.push({ bodyStart: next.bodyStart, bodyLength: next.message.bodyLength, header: next.message.header() as BatchBody['header'] });
+      }
     }
   }
-  return rows;
+  return { rows, bodies };
+}
+
+/** Where a record batch's body lies in a file, and its header's nodes and buffers (offsets in the body). */
+export interface BatchBody {
+  readonly bodyStart: number;
+  readonly bodyLength: number;
+  readonly header: {
+    readonly length: number;
+    readonly nodes: ReadonlyArray<{ readonly length: number; readonly nullCount: number }>;
+    readonly buffers: ReadonlyArray<{ readonly offset: number; readonly length: number }>;
+    readonly compression?: unknown;
+  };
 }
 
 /** What {@link ipcLayout} finds: the flavour and the row count of every record batch, in order. */
 export interface IpcLayout {
   readonly format: ArrowFormat;
   readonly rows: number[];
+  /** The file format's record batch bodies, in order (the footer locates them); undefined for a stream. */
+  readonly bodies?: readonly BatchBody[];
 }
 
 /**
@@ -267,7 +285,7 @@ export function ipcLayout(bytes: Uint8Array, file: string): IpcLayout {
   const walk = format === 'stream' ? streamLayout(size, file) : fileLayout(size, dataEndOf(format, size, bytes.subarray(size - FRAMING_TAIL)), file);
   let step = walk.next();
   while (!step.done) step = walk.next(bytes.subarray(step.value.at, step.value.at + step.value.length));
-  return { format, rows: step.value };
+  return Array.isArray(step.value) ? { format, rows: step.value } : { format, ...step.value };
 }
 
 /**
@@ -284,5 +302,5 @@ export async function ipcLayoutOfHandle(fh: FileHandle, file: string): Promise<I
   const walk = format === 'stream' ? streamLayout(size, file) : fileLayout(size, dataEnd, file);
   let step = walk.next();
   while (!step.done) step = walk.next(await readExactly(fh, step.value.at, step.value.length));
-  return { format, rows: step.value };
+  return Array.isArray(step.value) ? { format, rows: step.value } : { format, ...step.value };
 }

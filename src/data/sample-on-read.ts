@@ -12,7 +12,10 @@
  *    data fingerprint over the scaled rows, and keeps the planned rows.
  *
  * Memory: labeled rows (label + position) + kept rows × d × 8 bytes + one
- * record batch, whatever the file's size. The kept rows are exactly the rows
+ * record batch, whatever the file's size — less for a file of float64
+ * columns (what `dsgkit generate` and `convert` write), which each pass reads
+ * 32,768 rows at a time into the same buffers (`batches(…, { reuse: true })`
+ * of data/arrow.ts): 6M × 129 (6.2 GB) is read twice in about 70 MB besides the kept rows. The kept rows are exactly the rows
  * the in-memory path would copy, and they are scaled by the same scaler with
  * the same arithmetic, so the model is the same bytes.
  *
@@ -69,7 +72,7 @@ export async function scanArrow(path: string, read: ReadOptions = {}, onProgress
   const labeledRows: number[] = [];
   const labels: number[] = [];
   let row0 = 0;
-  for await (const batch of file.batches()) {
+  for await (const batch of file.batches(undefined, { reuse: true })) {
     range.add(batch.X, 0, batch.n);
     for (let i = 0; i < batch.n; i++) {
       if (!Number.isNaN(batch.y[i])) {
@@ -116,7 +119,7 @@ export async function keepRows(scan: ArrowScan, keep: Int32Array, onProgress?: (
   const fingerprint = new DataFingerprint(n, d);
   let row0 = 0;
   let r = 0;
-  for await (const batch of scan.file.batches()) {
+  for await (const batch of scan.file.batches(undefined, { reuse: true })) {
     const end = row0 + batch.n;
     // The arithmetic of the in-memory path (transformInPlace), so kept rows and digest are its bits.
     const scaled = scaler.transformInPlace(batch.X);

@@ -61,8 +61,10 @@ export class RowCache {
   readonly values: SharedArrayBuffer;
   /** Cached rows. */
   readonly n: number;
-  /** Slot of each dataset row (−1: not cached). */
-  private readonly slot: Int32Array;
+  /** Slot of each dataset row (−1: not cached); undefined when the rows are sparse (few rows of a large file: a binary search in `rows` instead). */
+  private readonly slot: Int32Array | undefined;
+  /** The cached rows, ascending (slot order). */
+  private readonly rows: Int32Array;
   private readonly R: Float64Array;
   private readonly P: Float64Array;
   /** `R + P` covers blocks `[first, upTo)` of the history. */
@@ -82,8 +84,12 @@ export class RowCache {
     this.n = n;
     this.shared = new SharedRows({ n, d });
     for (let s = 0; s < n; s++) source.copyRow(rows[s], this.shared.X, s);
-    this.slot = new Int32Array(max + 1).fill(-1);
-    for (let s = 0; s < n; s++) this.slot[rows[s]] = s;
+    this.rows = rows;
+    // A table by row when it is not much larger than the rows (a few hundred labeled rows of a 6M-row file would take 24 MB).
+    if (max < 4 * n + 4096) {
+      const slot = (this.slot = new Int32Array(max + 1).fill(-1));
+      for (let s = 0; s < n; s++) slot[rows[s]] = s;
+    }
     this.values = new SharedArrayBuffer(8 * Math.max(1, 2 * n));
     this.R = new Float64Array(this.values, 0, n);
     this.P = new Float64Array(this.values, 8 * n, n);
@@ -164,8 +170,21 @@ export class RowCache {
   }
 
   private slotOf(row: number): number {
-    const s = this.slot[row];
+    const s = this.slot !== undefined ? this.slot[row] : searchSorted(this.rows, row);
     if (s === undefined || s < 0) throw new RangeError(`row cache: row ${row} of the batch is not one of the cached rows`);
     return s;
   }
+}
+
+/** The index of `row` in the ascending `rows`, −1 when it is not there. */
+function searchSorted(rows: Int32Array, row: number): number {
+  let lo = 0;
+  let hi = rows.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (rows[mid] < row) lo = mid + 1;
+    else if (rows[mid] > row) hi = mid - 1;
+    else return mid;
+  }
+  return -1;
 }

@@ -143,7 +143,12 @@ export class Qs3orao implements DsgLearner {
       this.B,
     );
     this.buffers = new BatchBuffers(this.k * this.B + this.BU, rows.d);
-    this.sampledRows = sampledRows(rows, this.BU > 0 ? [...this.sources.byClass, this.sources.U] : this.sources.byClass, this.k * this.B + this.BU);
+    this.sampledRows = sampledRows(
+      rows,
+      this.BU > 0 ? [...this.sources.byClass, this.sources.U] : this.sources.byClass,
+      this.k * this.B + this.BU,
+      this.BU > 0 ? [...this.sources.byClass.map(() => this.B), this.BU] : this.sources.byClass.map(() => this.B),
+    );
     this.tmp = new Float64Array(this.k * this.B + this.BU);
   }
 

@@ -71,7 +71,7 @@ export class QsgS2auc implements DsgLearner {
     this.BU = params.gamma < 1 ? params.batchSize : 0;
     this.buffers = new BatchBuffers(2 * this.B + this.BU, rows.d);
     const { P, N, U } = this.sources;
-    this.sampledRows = sampledRows(rows, this.BU > 0 ? [P, N, U] : [P, N], 2 * this.B + this.BU);
+    this.sampledRows = sampledRows(rows, this.BU > 0 ? [P, N, U] : [P, N], 2 * this.B + this.BU, this.BU > 0 ? [this.B, this.B, this.BU] : [this.B, this.B]);
   }
 
   /**

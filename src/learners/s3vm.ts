@@ -287,7 +287,7 @@ export class S3vmObjective implements DsgLearner {
     this.unlabeledRows = U;
     this.B = settings.batchSize;
     this.buffers = new BatchBuffers(2 * this.B, rows.d);
-    this.sampledRows = sampledRows(rows, [this.labeledRows, this.unlabeledRows], 2 * this.B);
+    this.sampledRows = sampledRows(rows, [this.labeledRows, this.unlabeledRows], 2 * this.B, [this.B, this.B]);
     this.v = new Float64Array(2 * this.B);
     this.bias = this.makeBias();
   }

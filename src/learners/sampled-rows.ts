@@ -29,16 +29,20 @@ export function sampledRowsOf(sources: readonly Int32Array[]): Int32Array {
  * sources whatever backs them, so in memory and sample on read choose the same
  * strategy (and write the same model); the rows kept f at are the sources'
  * rows in memory, and the rows read from disk (every row the run draws) on
- * sample on read. Nothing is listed until the loop asks.
+ * sample on read. Nothing is listed until the loop asks. `draws` (each
+ * source's points per iteration, when given) lets a loop evaluating its
+ * history keep f at the rows of the sources it draws again and again.
  *
  * @example
- * this.sampledRows = sampledRows(rows, [P, N, U], 3 * B);
+ * this.sampledRows = sampledRows(rows, [P, N, U], 3 * B, [B, B, B]);
  */
-export function sampledRows(rows: TrainingRows, sources: readonly Source[], batchPoints: number): SampledRows {
+export function sampledRows(rows: TrainingRows, sources: readonly Source[], batchPoints: number, draws?: readonly number[]): SampledRows {
   let list: Int32Array | undefined;
+  if (draws !== undefined && draws.length !== sources.length) throw new RangeError(`sampledRows: ${draws.length} draw counts for ${sources.length} sources`);
   return {
     count: sources.reduce((n, s) => n + s.size, 0),
     batchPoints,
+    ...(draws !== undefined ? { sources: sources.map((s, i) => ({ size: s.size, draws: draws[i], indices: () => s.indices() })) } : {}),
     copyRow: (i, X, at) => rows.copyRow(i, X, at),
     rows: () => (list ??= rows instanceof KeptRows ? rows.keep : sampledRowsOf(sources.map((s) => s.indices()))),
   };

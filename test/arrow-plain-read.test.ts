@@ -1,0 +1,87 @@
+/**
+ * Sample on read's passes over a file of float64 columns read the record
+ * batches' bodies directly (`batches(…, { reuse: true })`, 32,768 rows at a
+ * time into the same buffers): the same rows, labels (nulls = unlabeled) and
+ * located errors as apache-arrow's decoding, on real files; other files keep
+ * the decoded path.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Float64, Int32, RecordBatch, Table, tableToIPC, vectorFromArray } from 'apache-arrow';
+import { openArrowRows } from '../src/data/arrow.ts';
+import { writeSynthetic } from '../src/data/index.ts';
+import { DataError } from '../src/errors.ts';
+
+const dir = await mkdtemp(join(tmpdir(), 'dsgkit-plain-'));
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** Every row of a pass, concatenated (the two paths cut the file into blocks differently). */
+async function allRows(path: string, reuse: boolean): Promise<{ X: Float64Array; y: Float64Array; blocks: number[] }> {
+  const src = await openArrowRows(path);
+  const X: number[] = [];
+  const y: number[] = [];
+  const blocks: number[] = [];
+  for await (const b of src.batches(undefined, { reuse })) {
+    X.push(...b.X.subarray(0, b.n * src.featureNames.length));
+    y.push(...b.y.subarray(0, b.n));
+    blocks.push(b.n);
+  }
+  return { X: Float64Array.from(X), y: Float64Array.from(y), blocks };
+}
+
+const bits = (a: Float64Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+/** An Arrow file of the given record batches (columns by name: numbers, or null = a missing value). */
+async function writeBatches(name: string, batches: Array<Record<string, Array<number | null>>>, types: Record<string, Float64 | Int32> = {}): Promise<string> {
+  const path = join(dir, name);
+  const rbs = batches.map((cols) => new Table(Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, vectorFromArray(v, types[k] ?? new Float64())]))).batches[0] as RecordBatch);
+  await writeFile(path, tableToIPC(new Table(rbs), 'file'));
+  return path;
+}
+
+describe('plain float64 files read from their bodies', () => {
+  it('give the rows and labels of the decoded path, across record batches and 32,768-row blocks', async () => {
+    const path = join(dir, 'xor.arrow');
+    // 70,000 rows in batches of 40,000: blocks of 32,768 + 7,232 and 30,000; 150 labeled rows, the rest null.
+    await writeSynthetic(path, { rows: 70_000, dim: 3, labeled: 150, seed: 4, batchRows: 40_000 });
+    const plain = await allRows(path, true);
+    const decoded = await allRows(path, false);
+    expect(decoded.blocks).toEqual([40_000, 30_000]);
+    expect(plain.blocks).toEqual([32_768, 7_232, 30_000]);
+    expect(bits(plain.X).equals(bits(decoded.X))).toBe(true);
+    expect(bits(plain.y).equals(bits(decoded.y))).toBe(true);
+    expect(plain.y.filter((v) => !Number.isNaN(v)).length).toBe(150);
+  });
+
+  it('read labels without nulls, and labels that are all null (every row unlabeled)', async () => {
+    const both = await writeBatches('labels.arrow', [{ a: [0.5, -2, 3e300], label: [1, -1, 1] }, { a: [7, 8, -0], label: [-1, -1, 1] }]);
+    expect(await allRows(both, true)).toEqual(await allRows(both, false));
+    const none = await writeBatches('unlabeled.arrow', [{ a: [1, 2], b: [3, 4], label: [null, null] }]);
+    const rows = await allRows(none, true);
+    expect([...rows.X]).toEqual([1, 3, 2, 4]);
+    expect([...rows.y].every(Number.isNaN)).toBe(true);
+  });
+
+  it('name the file, column and row of a value that is not finite, as the decoded path does', async () => {
+    const path = await writeBatches('inf.arrow', [{ a: [1, 2], b: [3, 4], label: [1, null] }, { a: [5, 6], b: [7, Infinity], label: [null, -1] }]);
+    const errorOf = async (reuse: boolean) => allRows(path, reuse).then(() => undefined, (e: unknown) => e);
+    const plain = await errorOf(true);
+    expect(plain).toBeInstanceOf(DataError);
+    expect((plain as Error).message).toMatch(/inf\.arrow.*column 'b'.*row 4.*Infinity/s);
+    expect((plain as Error).message).toBe(((await errorOf(false)) as Error).message);
+  });
+
+  it('leave a null feature or another column type to the decoded path: the same error, the same rows', async () => {
+    const withNull = await writeBatches('null.arrow', [{ a: [1, null], label: [1, -1] }]);
+    await expect(allRows(withNull, true)).rejects.toThrow(/column 'a'.*row 2.*missing/s);
+    const ints = await writeBatches('ints.arrow', [{ a: [1, 2, 3], b: [0.5, 0.25, 1], label: [1, null, -1] }], { a: new Int32() });
+    expect(await allRows(ints, true)).toEqual(await allRows(ints, false));
+  });
+
+  it('leave compressed bodies to the decoded path (never read as raw values)', async () => {
+    // Written by pyarrow with LZ4 bodies, which apache-arrow cannot decode: the same error either way.
+    await expect(allRows('test/fixtures/pyarrow/numeric-lz4.arrow', true)).rejects.toThrow(/codec not found/);
+  });
+});
