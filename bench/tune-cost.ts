@@ -5,7 +5,7 @@
  * for GKM and LapSVM), and what it finds: the winner's CV score, the
  * defaults' CV score, the held-out metric of the tuned model and of the
  * default one, and where tune's time went (seconds per halving round, the
- * defaults' reference round and the refit, with how many fits each ran).
+ * defaults' reference round (with the refit) or the refit, with how many fits each ran).
  *
  * Each entry is kept in bench/results/tune-cost.json under
  * `set|learner|label`; a re-run replaces the entries it makes. `--full-grid`
@@ -78,7 +78,7 @@ interface Entry {
   ratio?: number;
   candidates: number;
   /** Per round: its end iteration / budget rung, how many settings ran, how many fits, seconds. Then the reference round and the refit. */
-  rounds: { round: number | 'reference' | 'refit'; t?: number; settings?: number; fits?: number; seconds: number }[];
+  rounds: { round: number | 'reference + refit' | 'refit'; t?: number; settings?: number; fits?: number; seconds: number }[];
   cvBest: number;
   cvDefaults: number;
   overDefaults: { gain: number; se: number };
@@ -135,8 +135,10 @@ for (const set of opt.sets.split(',').map((s) => s.trim()).filter(Boolean)) {
       const rec = r.rounds.find((x) => x.round === m.round);
       const seconds = ends[i] - startOf(i);
       if (!rec) return { round: 'refit' as const, seconds };
+      // The defaults' reference round and the refit share a round number (a refit of a learner that does not continue reports only at its end).
+      if (rec.reference) return { round: 'reference + refit' as const, t: rec.t, settings: 1, fits: r.folds + 1, seconds };
       const fitsPer = (rec as { t: number }).t < (r.model.header.training.tune?.halving?.T ?? 0) && r.model.header.training.tune?.halving?.budget ? (r.model.header.training.tune.halving.earlyFolds ?? r.folds) : r.folds;
-      return { round: rec.reference ? ('reference' as const) : rec.round, t: rec.t, settings: rec.candidates.length, fits: rec.candidates.length * fitsPer, seconds };
+      return { round: rec.round, t: rec.t, settings: rec.candidates.length, fits: rec.candidates.length * fitsPer, seconds };
     });
     const row = (id: number) => r.table.find((x) => x.id === id)!;
     const winner = r.table.find((x) => x.status === 'best')!;
