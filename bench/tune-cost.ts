@@ -76,6 +76,10 @@ interface Entry {
   trainSeconds?: number;
   tuneSeconds: number;
   ratio?: number;
+  /** CPU seconds of the process (all its threads) for the train and the tune, and their ratio: steadier than wall time on a shared machine. */
+  trainCpu?: number;
+  tuneCpu: number;
+  cpuRatio?: number;
   candidates: number;
   /** Per round: its end iteration / budget rung, how many settings ran, how many fits, seconds. Then the reference round and the refit. */
   rounds: { round: number | 'reference + refit' | 'refit'; t?: number; settings?: number; fits?: number; seconds: number }[];
@@ -88,6 +92,12 @@ interface Entry {
   testDefaults?: number;
   loadavg: { before: number[]; after: number[] };
   date: string;
+}
+
+/** CPU seconds (user + system, every thread of this process) since `from`. */
+function cpuSeconds(from: NodeJS.CpuUsage): number {
+  const u = process.cpuUsage(from);
+  return (u.user + u.system) / 1e6;
 }
 
 function heldOutMetric(ordinal: boolean, test: Dataset, f: ArrayLike<number>): number {
@@ -110,15 +120,19 @@ for (const set of opt.sets.split(',').map((s) => s.trim()).filter(Boolean)) {
     const before = loadavg();
     let trainSeconds: number | undefined;
     let testDefaults: number | undefined;
+    let trainCpu: number | undefined;
     if (!opt['no-train']) {
       const t0 = performance.now();
+      const c0 = process.cpuUsage();
       const model = await train({ learner, data: tr, seed, threads } as Parameters<typeof train>[0]);
       trainSeconds = (performance.now() - t0) / 1000;
+      trainCpu = cpuSeconds(c0);
       testDefaults = heldOutMetric(ordinal, test, await model.decisionFunction(test, { threads }));
     }
     // Seconds per round: the progress reports carry the round and the elapsed time.
     const marks: { round: number; at: number }[] = [];
     const t1 = performance.now();
+    const c1 = process.cpuUsage();
     const r = await tuneModel({
       learner, data: tr, seed, threads, ...(opt['full-grid'] ? { fullGrid: true } : {}),
       onWarning: () => undefined,
@@ -127,6 +141,7 @@ for (const set of opt.sets.split(',').map((s) => s.trim()).filter(Boolean)) {
       },
     });
     const tuneSeconds = (performance.now() - t1) / 1000;
+    const tuneCpu = cpuSeconds(c1);
     const testTune = heldOutMetric(ordinal, test, await r.model.decisionFunction(test, { threads }));
     // A round's time runs from its first report to the next round's first report (the first round from 0).
     const ends = marks.map((m, i) => (i + 1 < marks.length ? marks[i + 1].at : tuneSeconds));
@@ -145,7 +160,8 @@ for (const set of opt.sets.split(',').map((s) => s.trim()).filter(Boolean)) {
     const e: Entry = {
       set, learner, label: opt.label, protocol, seed, trainRows: tr.n, labeledRows, threads, fullGrid: opt['full-grid'],
       ...(trainSeconds !== undefined ? { trainSeconds, ratio: tuneSeconds / trainSeconds } : {}),
-      tuneSeconds, candidates: r.table.length, rounds,
+      ...(trainCpu !== undefined ? { trainCpu, cpuRatio: tuneCpu / trainCpu } : {}),
+      tuneSeconds, tuneCpu, candidates: r.table.length, rounds,
       cvBest: winner.score, cvDefaults: row(r.defaultsId).score, overDefaults: r.overDefaults,
       best: Object.fromEntries(Object.keys(winner.params).map((k) => [k, r.best[k]])),
       ...(r.sigmaRatio !== undefined ? { sigmaRatio: r.sigmaRatio } : {}),
@@ -155,9 +171,9 @@ for (const set of opt.sets.split(',').map((s) => s.trim()).filter(Boolean)) {
     const at = entries.findIndex((x) => x.set === set && x.learner === learner && x.label === opt.label);
     if (at >= 0) entries[at] = e;
     else entries.push(e);
-    console.log(`${set} ${learner} [${opt.label}]: train ${trainSeconds?.toFixed(1) ?? '—'} s, tune ${tuneSeconds.toFixed(1)} s${e.ratio !== undefined ? ` (${e.ratio.toFixed(1)}×)` : ''}; CV ${winner.score.toFixed(4)} (defaults ${e.cvDefaults.toFixed(4)}); test ${testTune.toFixed(4)}${testDefaults !== undefined ? ` (defaults ${testDefaults.toFixed(4)})` : ''}; σ/σ₀ ${r.sigmaRatio ?? '—'}; best ${JSON.stringify(e.best)}; load ${before.map((x) => x.toFixed(2)).join(' ')}`);
+    console.log(`${set} ${learner} [${opt.label}]: train ${trainSeconds?.toFixed(1) ?? '—'} s, tune ${tuneSeconds.toFixed(1)} s${e.ratio !== undefined ? ` (${e.ratio.toFixed(1)}×; CPU ${e.cpuRatio!.toFixed(1)}×)` : ''}; CV ${winner.score.toFixed(4)} (defaults ${e.cvDefaults.toFixed(4)}); test ${testTune.toFixed(4)}${testDefaults !== undefined ? ` (defaults ${testDefaults.toFixed(4)})` : ''}; σ/σ₀ ${r.sigmaRatio ?? '—'}; best ${JSON.stringify(e.best)}; load ${before.map((x) => x.toFixed(2)).join(' ')}`);
     console.log(`  rounds: ${rounds.map((x) => `${x.round}${x.t !== undefined ? `@${x.t}` : ''}${x.settings !== undefined ? ` ${x.settings}×${x.fits! / x.settings}` : ''} ${x.seconds.toFixed(1)}s`).join(' | ')}`);
     writeBenchOutputs('tune-cost', { meta: { cpu: cpus()[0]?.model, cores: availableCores(), note: 'tune / one train at defaults, same split, same threads; loadavg before and after each entry' }, entries });
   }
 }
-console.log(markdownTable(entries.map((e) => ({ set: e.set, learner: e.learner, label: e.label, train: e.trainSeconds ?? NaN, tune: e.tuneSeconds, ratio: e.ratio ?? NaN, cvBest: e.cvBest, cvDefaults: e.cvDefaults, test: e.testTune })), { digits: 3 }));
+console.log(markdownTable(entries.map((e) => ({ set: e.set, learner: e.learner, label: e.label, train: e.trainSeconds ?? NaN, tune: e.tuneSeconds, ratio: e.ratio ?? NaN, cpuRatio: e.cpuRatio ?? NaN, cvBest: e.cvBest, cvDefaults: e.cvDefaults, test: e.testTune })), { digits: 3 }));
