@@ -43,24 +43,21 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import seedrandom from 'seedrandom';
 import { learnerSpec, train, type LearnerName, type Model } from '../src/api.ts';
 import { CancelledError } from '../src/errors.ts';
-import { readDataset, selectRows, splitDataset, type Dataset } from '../src/data/index.ts';
-import { shuffleInPlace } from '../src/data/split.ts';
+import { readDataset, type Dataset } from '../src/data/index.ts';
 import { availableCores } from '../src/engine/cores.ts';
 import { accuracy, auc, mean, meanAbsoluteError, ordinalMeanAuc, sampleSd } from '../src/metrics/index.ts';
 import { tune } from '../src/tune.ts';
 import { dotPlotSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
 import { runPythonPeers, type PeerRecord } from './peers/python-peers.ts';
-import { cellKey, gapToBestPeer as peerGap, latestCells, tally, type QualityCell } from './lib/quality.ts';
+import { cellKey, gapToBestPeer as peerGap, HIDE_MAX_ROWS, latestCells, qualitySplit, tally, type QualityCell } from './lib/quality.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const DEFAULT_CELLS = join(REPO, 'bench/results/quality-cells.jsonl');
 const DOC = join(REPO, 'docs/benchmarks-quality.md');
 
-/** Largest set the `hide` protocol runs on: bigger sets are cut to a seeded sample of this many rows first (5,000 training rows, 1,000 labeled). */
-export const HIDE_MAX_ROWS = 6250;
+export { HIDE_MAX_ROWS } from './lib/quality.ts';
 /** Two results closer than this are a tie in the wins / ties / losses tables. */
 export const TIE = 0.005;
 
@@ -177,19 +174,7 @@ function readCells(): Cell[] {
 
 /** The split of `set` for `seed` under `protocol` (see the module comment). */
 function makeSplit(raw: Dataset, set: BenchSet, protocol: Protocol, seed: number): { train: Dataset; test: Dataset; rows: number } {
-  if (protocol === 'labeled') {
-    const { train: tr, test } = splitDataset(raw, { labeled: 200, test: 0.2, seed });
-    return { train: tr, test: test!, rows: raw.n };
-  }
-  let ds = raw;
-  if (raw.n > HIDE_MAX_ROWS) {
-    const order = shuffleInPlace(Array.from({ length: raw.n }, (_, i) => i), seedrandom(`quality-hide-${set.name}-${seed}`));
-    ds = selectRows(raw, order.slice(0, HIDE_MAX_ROWS).sort((a, b) => a - b));
-  }
-  const testCount = Math.round(0.2 * ds.n);
-  const labeled = Math.round(0.2 * (ds.n - testCount));
-  const { train: tr, test } = splitDataset(ds, { labeled, test: 0.2, seed });
-  return { train: tr, test: test!, rows: ds.n };
+  return qualitySplit(raw, set.name, protocol, seed);
 }
 
 function heldOut(task: Task, test: Dataset, scores: ArrayLike<number>, predicted: ArrayLike<number>): Pick<Cell, 'metric' | 'accuracy' | 'mae'> {

@@ -93,6 +93,16 @@ describe('rankCandidates', () => {
     expect(rankCandidates([9, 2, 4, 1], [0.5, 0.5, 0.7, NaN])).toEqual([4, 2, 9, 1]);
     expect(rankCandidates([2, 1], [NaN, NaN])).toEqual([1, 2]);
   });
+
+  it('breaks ties of the score by the tie-break score (tune: equal neighbourhood means by the own score), then by id', () => {
+    // Three survivors that are each other's neighbours share one neighbourhood mean: the own score decides.
+    expect(rankCandidates([16, 17, 18], [0.913, 0.913, 0.913], [0.906, 0.906, 0.925])).toEqual([18, 16, 17]);
+    expect(rankCandidates([3, 5, 7], [0.9, 0.95, 0.9], [0.1, 0.0, 0.2])).toEqual([5, 7, 3]);
+    expect(rankCandidates([3, 5], [0.9, 0.9], [NaN, 0.5])).toEqual([5, 3]);
+    expect(() => rankCandidates([3, 5], [0.9, 0.9], [0.5])).toThrow(/tie-break/);
+    const step = firstHalvingStep(3, { t0: 1, eta: 3, T: 3 });
+    expect(nextHalvingStep(3, { t0: 1, eta: 3, T: 3 }, step, [0.8, 0.8, 0.8], [0.1, 0.3, 0.2]).next!.run).toEqual([1]);
+  });
 });
 
 describe('a whole halving run', () => {

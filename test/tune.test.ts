@@ -14,12 +14,12 @@ import { describe, expect, it } from 'vitest';
 import { train } from '../src/api.ts';
 import { labeledFolds, readDataset, repeatedLabeledFolds, splitDataset, writeArrow, type Dataset } from '../src/data/index.ts';
 import { auc } from '../src/metrics/index.ts';
-import { continuationCost } from '../src/coordinator/successive-halving.ts';
+import { continuationCost, halvingPlan } from '../src/coordinator/successive-halving.ts';
 import { poolTasksCompleted } from '../src/engine/pool.ts';
 import { UsageError } from '../src/errors.ts';
 import { learnerSpec } from '../src/learners/registry.ts';
 import { Model } from '../src/model/model.ts';
-import { parseGrid, tuneModel as tune, type TuneResult } from '../src/tune.ts';
+import { budgetCut, parseGrid, tuneModel as tune, type TuneResult } from '../src/tune.ts';
 import { runCli } from './support/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'dsgkit-tune-'));
@@ -261,6 +261,15 @@ describe('tune (script API)', () => {
     expect(spent).toBeCloseTo(22 / 3, 12);
     expect(full.rounds.reduce((n, r) => n + r.candidates.length * 3, 0)).toBe(30);
   }, 60_000);
+
+  it('a budget halving takes two or three settings to the full budget (GKM\'s 60, FRS3VM\'s 72), one only when the grid is too large', () => {
+    const rounds = (n: number) => halvingPlan(n, { t0: 1, eta: 3, T: 27, cut: budgetCut(n, 3) }).map((r) => [r.t, r.count]);
+    expect(rounds(60)).toEqual([[1, 60], [3, 20], [9, 6], [27, 2]]);
+    expect(rounds(72)).toEqual([[1, 72], [3, 24], [9, 8], [27, 2]]);
+    expect(rounds(81)).toEqual([[1, 81], [3, 27], [9, 9], [27, 3]]);
+    expect(budgetCut(100, 3)).toBe(4);
+    expect(rounds(100)).toEqual([[1, 100], [3, 25], [9, 6], [27, 1]]);
+  });
 
   it('refuses a bad grid with a UsageError naming it', () => {
     const spec = learnerSpec(loopLearner);

@@ -4,7 +4,37 @@
  * method, the newest cell per key, a method's paired gap to the best peer,
  * and the wins / ties / losses tally.
  */
+import seedrandom from 'seedrandom';
+import { selectRows, splitDataset, type Dataset } from '../../src/data/index.ts';
+import { shuffleInPlace } from '../../src/data/split.ts';
 import { mean, sampleSd } from '../../src/metrics/index.ts';
+
+/** Largest set the `hide` protocol runs on: bigger sets are cut to a seeded sample of this many rows first (5,000 training rows, 1,000 labeled). */
+export const HIDE_MAX_ROWS = 6250;
+
+/**
+ * The benchmark's split of set `name` for `seed` (bench/quality.ts, bench/tune-cost.ts):
+ * `labeled`: 20% held out, 200 labeled training rows; `hide`: on a seeded sample
+ * of at most {@link HIDE_MAX_ROWS} rows, 20% held out and 80% of the training labels hidden.
+ *
+ * @example
+ * const { train, test, rows } = qualitySplit(await readDataset('bench/data-public/letter.arrow'), 'letter', 'hide', 1); // rows = 6,250
+ */
+export function qualitySplit(raw: Dataset, name: string, protocol: 'labeled' | 'hide', seed: number): { train: Dataset; test: Dataset; rows: number } {
+  if (protocol === 'labeled') {
+    const { train: tr, test } = splitDataset(raw, { labeled: 200, test: 0.2, seed });
+    return { train: tr, test: test!, rows: raw.n };
+  }
+  let ds = raw;
+  if (raw.n > HIDE_MAX_ROWS) {
+    const order = shuffleInPlace(Array.from({ length: raw.n }, (_, i) => i), seedrandom(`quality-hide-${name}-${seed}`));
+    ds = selectRows(raw, order.slice(0, HIDE_MAX_ROWS).sort((a, b) => a - b));
+  }
+  const testCount = Math.round(0.2 * ds.n);
+  const labeled = Math.round(0.2 * (ds.n - testCount));
+  const { train: tr, test } = splitDataset(ds, { labeled, test: 0.2, seed });
+  return { train: tr, test: test!, rows: ds.n };
+}
 
 /** One finished cell, as one line of bench/results/quality-cells.jsonl. */
 export interface QualityCell {

@@ -112,28 +112,35 @@ export function firstHalvingStep(nCandidates: number, opts: HalvingOptions): Hal
 
 /**
  * Candidates ranked best first by score (higher is better). Ties go to the
- * smaller candidate id; a NaN score (a diverged run) ranks below every number.
+ * higher `tiebreak` score when one is given (tune's neighbourhood selection:
+ * the candidate's own score, so survivors that are all each other's
+ * neighbours, and so share one neighbourhood mean, are still told apart),
+ * then to the smaller candidate id; a NaN score (a diverged run) ranks below
+ * every number.
  *
  * @example
  * rankCandidates([3, 5, 7], [0.9, NaN, 0.9]); // [3, 7, 5]
+ * rankCandidates([3, 5, 7], [0.9, NaN, 0.9], [0.8, 0.7, 0.85]); // [7, 3, 5]
  */
-export function rankCandidates(ids: readonly number[], scores: ArrayLike<number>): number[] {
+export function rankCandidates(ids: readonly number[], scores: ArrayLike<number>, tiebreak?: ArrayLike<number>): number[] {
   if (scores.length !== ids.length) throw new RangeError(`rankCandidates: ${ids.length} candidates but ${scores.length} scores`);
-  const order = ids.map((id, i) => ({ id, s: scores[i] }));
-  order.sort((a, b) => {
-    const an = Number.isNaN(a.s);
-    const bn = Number.isNaN(b.s);
-    if (an !== bn) return an ? 1 : -1;
-    if (!an && a.s !== b.s) return b.s - a.s;
-    return a.id - b.id;
-  });
+  if (tiebreak !== undefined && tiebreak.length !== ids.length) throw new RangeError(`rankCandidates: ${ids.length} candidates but ${tiebreak.length} tie-break scores`);
+  const order = ids.map((id, i) => ({ id, s: scores[i], b: tiebreak === undefined ? 0 : tiebreak[i] }));
+  const byScore = (x: number, y: number): number => {
+    const xn = Number.isNaN(x);
+    const yn = Number.isNaN(y);
+    if (xn !== yn) return xn ? 1 : -1;
+    return !xn && x !== y ? y - x : 0;
+  };
+  order.sort((a, b) => byScore(a.s, b.s) || byScore(a.b, b.b) || a.id - b.id);
   return order.map((o) => o.id);
 }
 
 /**
  * Given the scores of the candidates that ran `step` (in `step.run` order),
  * says who continues, to which iteration, and who is dropped; after the last
- * round (t = T) it names the winner.
+ * round (t = T) it names the winner. Equal scores are told apart by
+ * `tiebreak` (in the same order) when given ({@link rankCandidates}).
  *
  * @example
  * const opts = { t0: 100, eta: 2, T: 400 };
@@ -143,13 +150,13 @@ export function rankCandidates(ids: readonly number[], scores: ArrayLike<number>
  * d = nextHalvingStep(4, opts, d.next!, [0.91, 0.93]);     // d.next = { round: 2, from: 200, t: 400, run: [2] }, d.dropped = [1]
  * d = nextHalvingStep(4, opts, d.next!, [0.95]);           // d.winner = 2, d.dropped = []
  */
-export function nextHalvingStep(nCandidates: number, opts: HalvingOptions, step: HalvingStep, scores: ArrayLike<number>): HalvingDecision {
+export function nextHalvingStep(nCandidates: number, opts: HalvingOptions, step: HalvingStep, scores: ArrayLike<number>, tiebreak?: ArrayLike<number>): HalvingDecision {
   const plan = halvingPlan(nCandidates, opts);
   const here = plan[step.round];
   if (!here || here.t !== step.t || here.count !== step.run.length) {
     throw new RangeError(`nextHalvingStep: round ${step.round} (t = ${step.t}, ${step.run.length} candidates) is not a round of this plan`);
   }
-  const ranked = rankCandidates(step.run, scores);
+  const ranked = rankCandidates(step.run, scores, tiebreak);
   const following = plan[step.round + 1];
   if (!following) return { dropped: ranked.slice(1).reverse(), winner: ranked[0] };
   const keep = ranked.slice(0, following.count).sort((a, b) => a - b);

@@ -46,7 +46,7 @@ Options:
   --learner <name>     ${LEARNER_NAMES.join(' | ')} (required)
   --data <file>        training data: Arrow, CSV or LIBSVM (required)
   --out <file>         the refit winner's model file (required)
-  --folds <k>          folds over the labeled rows (default 5)
+  --folds <k>          folds over the labeled rows (default 3)
   --repeats <r>        draw the k folds r times, each with its own shuffle, and
                        rank by the mean score over the draws: steadier with few
                        labels, r times the cost (default 1)
