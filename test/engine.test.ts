@@ -59,6 +59,16 @@ describe('Evaluator', () => {
     for (const r of [cold, warm, partial]) expect(bits(r).equals(bits(plain))).toBe(true);
   });
 
+  it("reads a given frequency store of the same features (the training run's) instead of a new one, with the same bits; another map's store is not used", async () => {
+    const run = new Evaluator(history, rf, { threads: 1 });
+    const plain = await run.evaluate(X, 37);
+    const shared = new Evaluator(history, { ...rf }, { threads: 1, frequencies: run.frequencies });
+    expect(shared.frequencies).toBe(run.frequencies);
+    expect(bits(await shared.evaluate(X, 37)).equals(bits(plain))).toBe(true);
+    const other = new Evaluator(history, { ...rf, seed: rf.seed + 1 }, { threads: 1, frequencies: run.frequencies });
+    expect(other.frequencies).not.toBe(run.frequencies);
+  });
+
   it("a point's value does not depend on the other points in the call", async () => {
     const ev = new Evaluator(history, rf, { threads: 1 });
     const all = await ev.evaluate(X, 37);

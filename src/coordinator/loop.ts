@@ -11,6 +11,7 @@
 import seedrandom from 'seedrandom';
 import { BlockOps } from '../engine/block-ops.ts';
 import { Evaluator, type EvaluatorOptions } from '../engine/evaluator.ts';
+import type { FrequencyStore } from '../engine/frequency-store.ts';
 import { History } from '../engine/history.ts';
 import { measureKernelRate, PhaseClock, RunProfile, type ProfileReport } from '../engine/profile.ts';
 import { HotRows, hotRowsOf } from '../engine/hot-rows.ts';
@@ -146,6 +147,8 @@ export interface LoopResult {
   readonly evaluation: 'history' | 'rows';
   /** Where the time went, when asked for. */
   readonly profile?: ProfileReport;
+  /** The run's frequency store: what the model's first scoring reads (EvaluatorOptions.frequencies). */
+  readonly frequencies: FrequencyStore;
 }
 
 /**
@@ -471,6 +474,7 @@ class LoopRun {
       ...(this.profile ? { profile: this.profile.report(loopMs, this.evaluator.threads, this.T - this.from, measureKernelRate(this.rf.d, this.rf.m, undefined, familyOf(this.rf))) } : {}),
       evaluation: this.evaluation,
       ...(b !== undefined ? { bias: b, runningBias: this.bias!.value } : {}),
+      frequencies: this.evaluator.frequencies,
     };
   }
 

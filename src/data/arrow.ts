@@ -740,7 +740,7 @@ function plainBodies(schema: Schema, plan: ColumnPlan, bodies: readonly BatchBod
 }
 
 /** Rows {@link plainBatches} hands out at a time: its buffers (rows × (d + 1) × 8 bytes, twice) stay small whatever the file's batches. */
-const PLAIN_ROWS = 32_768;
+const PLAIN_ROWS = 8_192;
 
 /**
  * The rows of a file that {@link plainBodies} accepts, {@link PLAIN_ROWS} at

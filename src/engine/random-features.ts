@@ -49,3 +49,15 @@ export function checkRandomFeatures(rf: RandomFeatures): RandomFeatures {
   }
   return rf;
 }
+
+/**
+ * Whether two feature maps draw the same blocks: same kernel, seed, d, m and
+ * family, so block `i` of one has the bits of block `i` of the other.
+ *
+ * @example
+ * sameFeatures(rf, { ...rf }); // true
+ * sameFeatures(rf, { ...rf, seed: rf.seed + 1 }); // false
+ */
+export function sameFeatures(a: RandomFeatures, b: RandomFeatures): boolean {
+  return a === b || (a.seed === b.seed && a.d === b.d && a.m === b.m && familyOf(a) === familyOf(b) && JSON.stringify(a.kernel) === JSON.stringify(b.kernel));
+}

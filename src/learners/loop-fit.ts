@@ -96,10 +96,11 @@ async function fitOnLoop<P extends ParamTable, N extends string>(spec: LoopLearn
   });
   if (result.profile) hooks.onProfile?.(result.profile);
   return {
-    predictor: await loopPredictor(result.history, features, learner, params.average, learner.bias, result.bias, run.engine),
+    predictor: await loopPredictor(result.history, features, learner, params.average, learner.bias, result.bias, { ...run.engine, frequencies: result.frequencies }),
     trace: result.trace,
     state: { history: result.history, rng: result.rng, ...(result.runningBias !== undefined ? { bias: result.runningBias } : {}) },
     evaluation: result.evaluation,
+    frequencies: result.frequencies,
   };
 }
 
@@ -146,6 +147,6 @@ async function loopPredictor(history: History, features: RandomFeatures, learner
 
 /** The engine options a prediction takes of a run's. */
 function predictOptions(engine: EvaluatorOptions): PredictOptions {
-  const { threads, cacheBytes, parallelMinWork, pool } = engine;
-  return { ...(threads !== undefined ? { threads } : {}), ...(cacheBytes !== undefined ? { cacheBytes } : {}), ...(parallelMinWork !== undefined ? { parallelMinWork } : {}), ...(pool !== undefined ? { pool } : {}) };
+  const { threads, cacheBytes, parallelMinWork, pool, frequencies } = engine;
+  return { ...(threads !== undefined ? { threads } : {}), ...(cacheBytes !== undefined ? { cacheBytes } : {}), ...(parallelMinWork !== undefined ? { parallelMinWork } : {}), ...(pool !== undefined ? { pool } : {}), ...(frequencies !== undefined ? { frequencies } : {}) };
 }

@@ -21,6 +21,7 @@ import type { TuneSelection } from '../coordinator/grid-neighbourhood.ts';
 import type { Dataset } from '../data/dataset.ts';
 import type { TrainingRows } from '../data/training-rows.ts';
 import type { EvaluatorOptions } from '../engine/evaluator.ts';
+import type { FrequencyStore } from '../engine/frequency-store.ts';
 import type { DsgLearner } from '../coordinator/learner.ts';
 import type { Evaluation, LoopStart, Progress, SamplingState, Validation } from '../coordinator/loop.ts';
 import type { ProfileReport } from '../engine/profile.ts';
@@ -100,6 +101,12 @@ export interface Fitted {
   readonly state?: FitState;
   /** Learners that profile: the strategy that gave f at the batches. */
   readonly evaluation?: 'history' | 'rows';
+  /**
+   * Random-feature fits: the run's frequency store, which the model's first
+   * scoring (its threshold) reads instead of generating a second copy. Not
+   * part of the model, and dropped with the Fitted.
+   */
+  readonly frequencies?: FrequencyStore;
 }
 
 /** What a search space may depend on: facts of the training data. */

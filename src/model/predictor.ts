@@ -25,7 +25,7 @@ import type { KernelExpansion } from '../features/kernel-expansion.ts';
 import { checkKernelSpec, type KernelSpec } from '../features/kernel-spec.ts';
 
 /** How prediction runs (threads, cache); never changes a value. */
-export type PredictOptions = Pick<EvaluatorOptions, 'threads' | 'cacheBytes' | 'parallelMinWork' | 'pool'>;
+export type PredictOptions = Pick<EvaluatorOptions, 'threads' | 'cacheBytes' | 'parallelMinWork' | 'pool' | 'frequencies'>;
 
 /** Most rows per engine call when scoring many rows (fewer on long histories: see `rowsPerCall`). */
 const PREDICT_BATCH = 4096;

@@ -65,7 +65,9 @@ export interface ModelContext {
  */
 export async function modelOf(fitted: Fitted, params: Params, ctx: ModelContext): Promise<Model> {
   const { spec, rows, step } = ctx;
-  const task = await fittedTask(fitted.predictor, rows, ctx.labeled, ctx.classes, spec.threshold, ctx.engine, params.seed as number);
+  // The run's frequency store, when it has one, serves the threshold's scoring: no second copy of the frequencies.
+  const engine = fitted.frequencies ? { ...ctx.engine, frequencies: fitted.frequencies } : ctx.engine;
+  const task = await fittedTask(fitted.predictor, rows, ctx.labeled, ctx.classes, spec.threshold, engine, params.seed as number);
   const trace = [...ctx.traceBefore, ...(fitted.trace ?? [])];
   const header: ModelHeader = {
     format: 'dsgkit-model',
