@@ -1,6 +1,6 @@
 /**
  * Sample on read's passes over a file of float64 columns read the record
- * batches' bodies directly (`batches(…, { reuse: true })`, 8,192 rows at a
+ * batches' bodies directly (`batches(…, { reuse: true })`, 4,096 rows at a
  * time into the same buffers): the same rows, labels (nulls = unlabeled) and
  * located errors as apache-arrow's decoding, on real files; other files keep
  * the decoded path.
@@ -42,14 +42,14 @@ async function writeBatches(name: string, batches: Array<Record<string, Array<nu
 }
 
 describe('plain float64 files read from their bodies', () => {
-  it('give the rows and labels of the decoded path, across record batches and 8,192-row blocks', async () => {
+  it('give the rows and labels of the decoded path, across record batches and 4,096-row blocks', async () => {
     const path = join(dir, 'xor.arrow');
-    // 70,000 rows in batches of 40,000: blocks of 4 × 8,192 + 7,232 and 3 × 8,192 + 5,424; 150 labeled rows, the rest null.
+    // 70,000 rows in batches of 40,000: blocks of 9 × 4,096 + 3,136 and 7 × 4,096 + 1,328; 150 labeled rows, the rest null.
     await writeSynthetic(path, { rows: 70_000, dim: 3, labeled: 150, seed: 4, batchRows: 40_000 });
     const plain = await allRows(path, true);
     const decoded = await allRows(path, false);
     expect(decoded.blocks).toEqual([40_000, 30_000]);
-    expect(plain.blocks).toEqual([8_192, 8_192, 8_192, 8_192, 7_232, 8_192, 8_192, 8_192, 5_424]);
+    expect(plain.blocks).toEqual([...Array(9).fill(4_096), 3_136, ...Array(7).fill(4_096), 1_328]);
     expect(bits(plain.X).equals(bits(decoded.X))).toBe(true);
     expect(bits(plain.y).equals(bits(decoded.y))).toBe(true);
     expect(plain.y.filter((v) => !Number.isNaN(v)).length).toBe(150);
