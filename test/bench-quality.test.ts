@@ -24,11 +24,14 @@ describe('bench:quality summary', () => {
     expect(byAccuracy.gap).toBeCloseTo(0.85 - 0.89, 12);
   });
 
-  it('lets only peers that ran on every seed of the learner compete', () => {
-    // svc lacks seed 2, so the weaker knn is the reference; without any complete peer there is no gap.
-    const cells = [cell('svc', 1, 0.99, 0.9), cell('label-spreading-knn', 1, 0.8, 0.8), cell('label-spreading-knn', 2, 0.8, 0.8), cell('dsg', 1, 0.85, 0.8, 'dsgkit'), cell('dsg', 2, 0.85, 0.8, 'dsgkit')];
-    expect(gapToBestPeer(cells, 'dsg', 'metric', ['svc', 'label-spreading-knn'])!.peer).toBe('label-spreading-knn');
-    expect(gapToBestPeer(cells, 'dsg', 'metric', ['svc'])).toBeUndefined();
+  it('compares on the seeds the learner shares with every peer that ran, so the best peer always competes', () => {
+    // svc lacks seed 2: the comparison is on seed 1, where svc is best (a weaker peer with more seeds does not stand in for it).
+    const cells = [cell('svc', 1, 0.99, 0.9), cell('label-spreading-knn', 1, 0.8, 0.8), cell('label-spreading-knn', 2, 0.8, 0.8), cell('dsg', 1, 0.85, 0.8, 'dsgkit'), cell('dsg', 2, 0.75, 0.8, 'dsgkit')];
+    const g = gapToBestPeer(cells, 'dsg', 'metric', ['svc', 'label-spreading-knn'])!;
+    expect(g).toMatchObject({ peer: 'svc', seeds: 1, value: 0.85 });
+    expect(g.gap).toBeCloseTo(0.85 - 0.99, 12);
+    // No peer ran on the learner's seeds, or the learner did not run: no gap.
+    expect(gapToBestPeer([cell('svc', 3, 0.9, 0.9), cell('dsg', 1, 0.85, 0.8, 'dsgkit')], 'dsg', 'metric', ['svc'])).toBeUndefined();
     expect(gapToBestPeer(cells, 'gkm', 'metric', ['svc'])).toBeUndefined();
   });
 

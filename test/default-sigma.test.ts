@@ -7,7 +7,7 @@ import { LEARNERS, resolveParams, train } from '../src/api.ts';
 import { makeDataset, type Dataset } from '../src/data/dataset.ts';
 import { writeArrow } from '../src/data/arrow.ts';
 import { alignedSigma, centredAlignment, pairDistances } from '../src/features/kernel-alignment.ts';
-import { dataDefaults, defaultKernelScale, kernelScale0, withDataDefaults } from '../src/train/defaults.ts';
+import { DEFAULT_SIGMA_EXPONENTS, dataDefaults, defaultKernelScale, kernelScale0, withDataDefaults } from '../src/train/defaults.ts';
 
 /** n points uniform in [0, 1]^d, labelled by `label` (row → class 0 or 1); the rows from `labeled` on are unlabeled. */
 function generated(n: number, d: number, label: (x: Float64Array) => number, seed: string, labeled = n): Dataset {
@@ -17,9 +17,10 @@ function generated(n: number, d: number, label: (x: Float64Array) => number, see
   return makeDataset({ X, d, y });
 }
 
-// Labels that change over short distances (stripes of width 1/12 along the first coordinate)
+// Labels that change over short distances (stripes of width 1/6 along the first coordinate)
 // against labels that change once (a half-space): the first wants a narrower kernel than σ₀.
-const stripes = (x: Float64Array) => (Math.floor(x[0] * 12) % 2 === 0 ? 1 : 0);
+const stripes = (x: Float64Array) => (Math.floor(x[0] * 6) % 2 === 0 ? 1 : 0);
+const wideStripes = (x: Float64Array) => (Math.floor(x[0] * 4) % 2 === 0 ? 1 : 0);
 const halfSpace = (x: Float64Array) => (x[0] + x[1] > 1 ? 1 : 0);
 
 describe('centredAlignment', () => {
@@ -80,13 +81,25 @@ describe('the default σ (defaultKernelScale)', () => {
   });
 
   it('leaves σ₀ only for a rung whose alignment beats σ₀\'s by more than the minimum gain', () => {
-    const ds = generated(200, 2, stripes, 'gain');
-    const free = alignedSigma(ds.X, ds.y, ds.n, ds.d, 1, { exponents: [0, 1, 2, 3] });
+    const ds = generated(150, 2, wideStripes, 'partly');
+    const s0 = kernelScale0(ds);
+    const free = alignedSigma(ds.X, ds.y, ds.n, ds.d, s0, { exponents: [0, 1, 2, 3] });
     const gain = free.scores[free.scores.length - 1] / free.scores[0] - 1;
     expect(free.exponent).toBe(3);
     expect(gain).toBeGreaterThan(0);
-    expect(alignedSigma(ds.X, ds.y, ds.n, ds.d, 1, { exponents: [0, 1, 2, 3], minGain: gain * 0.99 }).exponent).toBe(3);
-    expect(alignedSigma(ds.X, ds.y, ds.n, ds.d, 1, { exponents: [0, 1, 2, 3], minGain: gain * 1.01 })).toMatchObject({ exponent: 0, sigma: 1 });
+    // σ₀'s alignment is above the identity kernel's here, so σ₀'s is the bar.
+    expect(free.scores[0]).toBeGreaterThan(1 / Math.sqrt(ds.n - 1));
+    expect(alignedSigma(ds.X, ds.y, ds.n, ds.d, s0, { exponents: [0, 1, 2, 3], minGain: gain * 0.99 }).exponent).toBe(3);
+    expect(alignedSigma(ds.X, ds.y, ds.n, ds.d, s0, { exponents: [0, 1, 2, 3], minGain: gain * 1.01 })).toMatchObject({ exponent: 0, sigma: s0 });
+  });
+
+  it('keeps σ₀ when no rung aligns better than the identity kernel (labels the features do not predict): the narrowest rung would win by approaching it', () => {
+    const rng = seedrandom('noise');
+    const ds = generated(200, 3, () => (rng() < 0.5 ? 1 : 0), 'noise');
+    const free = alignedSigma(ds.X, ds.y, ds.n, ds.d, kernelScale0(ds), { exponents: DEFAULT_SIGMA_EXPONENTS });
+    expect(free.exponent).toBe(6);
+    expect(Math.max(...free.scores)).toBeLessThan(1.1 / Math.sqrt(ds.n - 1));
+    expect(defaultKernelScale(ds).ratio).toBe(1);
   });
 
   it('never overrides a σ that was given, for every learner with one', () => {

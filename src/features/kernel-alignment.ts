@@ -118,7 +118,12 @@ export interface AlignedSigma {
  * alignment with their labels `y` ({@link centredAlignment}); ties go to the
  * rung nearest σ₀. σ₀ itself when no rung has a score (fewer than 2 rows, one
  * label value), and with `minGain` g σ₀ itself unless the best rung's score
- * exceeds σ₀'s by the factor 1 + g (0 must be among the exponents). `norm:
+ * exceeds by the factor 1 + g both σ₀'s (0 must be among the exponents) and
+ * the identity kernel's, 1/√(n − 1): a kernel that only tells each point from
+ * the others. As σ grows every Gaussian tends to the identity, so on labels
+ * the features barely predict — where every rung aligns worse than it — the
+ * narrowest rung would win by approaching it, not by fitting the labels
+ * (fertility, diamonds: 64σ₀, 0.17 lower held-out mean threshold AUC). `norm:
  * 'l1'` scores the Laplacian kernel `exp(−σ‖x − x'‖₁)`;
  * `score` replaces the alignment by another score to maximise (a benchmark's
  * alternative, e.g. a negated leave-one-out error).
@@ -147,7 +152,7 @@ export function alignedSigma(
   if (best < 0) return { sigma: sigma0, exponent: 0, scores };
   // σ₀ stays unless the best rung beats it by the factor 1 + minGain (σ₀'s own score must be a number).
   const at0 = exponents.indexOf(0);
-  if (opts.minGain !== undefined && at0 >= 0 && Number.isFinite(scores[at0]) && !(scores[best] > (1 + opts.minGain) * scores[at0])) return { sigma: sigma0, exponent: 0, scores };
+  if (opts.minGain !== undefined && at0 >= 0 && Number.isFinite(scores[at0]) && !(scores[best] > (1 + opts.minGain) * Math.max(scores[at0], 1 / Math.sqrt(n - 1)))) return { sigma: sigma0, exponent: 0, scores };
   return { sigma: sigma0 * 2 ** exponents[best], exponent: exponents[best], scores };
 }
 
