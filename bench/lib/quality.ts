@@ -100,9 +100,10 @@ export interface PeerGap {
 
 /**
  * `method`'s paired gap to the best of `peers` on one set's cells, by
- * `measure`: only peers that ran on every seed the method ran on compete,
- * and the best is the one of highest mean on those seeds. Undefined when the
- * method has no cell or no peer covers its seeds.
+ * `measure`, on the seeds the method and the peers share: the seeds of the
+ * method's that the peers ran on (on the largest sets the slow peers ran on
+ * seed 1 alone), and of those peers the one of highest mean competes.
+ * Undefined when the method has no cell or no peer ran on any of its seeds.
  *
  * @example
  * gapToBestPeer(cellsOfSpam, 'tune qsg-s2auc', 'metric', ['svc', 'label-spreading-knn']);
@@ -112,7 +113,10 @@ export function gapToBestPeer(cells: readonly QualityCell[], method: string, mea
   const bySeed = (m: string) => new Map(cells.filter((c) => c.method === m).map((c) => [c.seed, c[measure]]));
   const mine = bySeed(method);
   if (mine.size === 0) return undefined;
-  const seeds = [...mine.keys()];
+  const ran = peers.map((p) => bySeed(p)).filter((theirs) => theirs.size > 0);
+  // The seeds of the method's that every peer that ran on the set ran on.
+  const seeds = [...mine.keys()].filter((s) => ran.every((theirs) => theirs.has(s)));
+  if (seeds.length === 0) return undefined;
   let best: { peer: string; mean: number; diffs: number[] } | undefined;
   for (const p of peers) {
     const theirs = bySeed(p);
@@ -121,7 +125,7 @@ export function gapToBestPeer(cells: readonly QualityCell[], method: string, mea
     if (!best || m > best.mean) best = { peer: p, mean: m, diffs: seeds.map((s) => mine.get(s)! - theirs.get(s)!) };
   }
   if (!best) return undefined;
-  return { peer: best.peer, peerMean: best.mean, value: mean([...mine.values()]), gap: mean(best.diffs), sdGap: best.diffs.length > 1 ? sampleSd(best.diffs) : 0, seeds: seeds.length };
+  return { peer: best.peer, peerMean: best.mean, value: mean(seeds.map((s) => mine.get(s)!)), gap: mean(best.diffs), sdGap: best.diffs.length > 1 ? sampleSd(best.diffs) : 0, seeds: seeds.length };
 }
 
 /** Wins, ties and losses of per-set gaps, their mean and the worst set. */
