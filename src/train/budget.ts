@@ -6,6 +6,7 @@
  */
 import { loopBudget, type DerivedBudget } from '../learners/budget.ts';
 import type { LearnerSpec, Params } from '../learners/spec.ts';
+import { withParamInPlace } from './params.ts';
 
 /**
  * `params` with T filled by the learner's budget rule from `labeledRows`
@@ -21,14 +22,4 @@ export function withBudget(spec: LearnerSpec, params: Params, labeledRows: numbe
   if (spec.kind !== 'loop' || params.T !== undefined) return { params };
   const budget = loopBudget(labeledRows, spec.budget);
   return { params: withParamInPlace(spec, params, 'T', budget.T), budget };
-}
-
-/** `params` with `key` set, in the parameter table's order among the keys present (as a given value would stand). */
-function withParamInPlace(spec: LearnerSpec, params: Params, key: string, value: number): Params {
-  const order = Object.keys(spec.params);
-  const at = order.indexOf(key);
-  const entries = Object.entries(params).filter(([k]) => k !== key);
-  const before = entries.findIndex(([k]) => order.indexOf(k) > at);
-  entries.splice(before < 0 ? entries.length : before, 0, [key, value]);
-  return Object.fromEntries(entries);
 }
