@@ -528,16 +528,6 @@ function notAFile(kind: string): string {
 /** How long one read of a data file may take before the file is declared stalled (a hung network file system). */
 export const READ_STALL_MS = 120_000;
 
-/**
- * `fh` as apache-arrow and the layout walk see it: after every read the file's
- * size and modification times are compared with those it had when opened,
- * so a file truncated, extended or rewritten in place while it is read is an
- * error (apache-arrow's own reader would loop forever on the 0-byte reads of
- * a truncated file, or decode whatever the new bytes say); a read that
- * returns nothing before the end is an error too, and so is one that does not
- * finish within {@link READ_STALL_MS}. Each is a {@link DataError} naming the
- * file and the byte.
- */
 /** `read` raced against {@link READ_STALL_MS} of silence (a DataError naming `file` and the byte). */
 async function withStallGuard<T>(read: Promise<T>, position: number, file: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -552,6 +542,16 @@ async function withStallGuard<T>(read: Promise<T>, position: number, file: strin
   }
 }
 
+/**
+ * `fh` as apache-arrow and the layout walk see it: after every read the file's
+ * size and modification times are compared with those it had when opened,
+ * so a file truncated, extended or rewritten in place while it is read is an
+ * error (apache-arrow's own reader would loop forever on the 0-byte reads of
+ * a truncated file, or decode whatever the new bytes say); a read that
+ * returns nothing before the end is an error too, and so is one that does not
+ * finish within {@link READ_STALL_MS}. Each is a {@link DataError} naming the
+ * file and the byte.
+ */
 function guardReads(fh: FileHandle, file: string, size: number, opened: { mtimeMs: number; ctimeMs: number }): FileHandle {
   const changed = async (position: number) => {
     const now = await fh.stat();
@@ -562,22 +562,13 @@ function guardReads(fh: FileHandle, file: string, size: number, opened: { mtimeM
     return undefined;
   };
   const read = async (buffer: Uint8Array, offset: number, length: number, position: number) => {
-    let timer: NodeJS.Timeout | undefined;
-    const stalled = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new DataError(`no data for ${READ_STALL_MS / 1000} s when reading byte ${position} (a stalled network file system or device?)`, { file })), READ_STALL_MS);
-      timer.unref();
-    });
-    try {
-      const result = await Promise.race([fh.read(buffer, offset, length, position), stalled]);
-      const change = await changed(position);
-      if (change) throw change;
-      if (result.bytesRead === 0 && length > 0 && position < size) {
-        throw new DataError(`the file ended at byte ${position} while it was being read (it had ${size} bytes when opened): another program truncated or rewrote it — read it again once it is complete`, { file });
-      }
-      return result;
-    } finally {
-      clearTimeout(timer);
+    const result = await withStallGuard(fh.read(buffer, offset, length, position), position, file);
+    const change = await changed(position);
+    if (change) throw change;
+    if (result.bytesRead === 0 && length > 0 && position < size) {
+      throw new DataError(`the file ended at byte ${position} while it was being read (it had ${size} bytes when opened): another program truncated or rewrote it — read it again once it is complete`, { file });
     }
+    return result;
   };
   const guarded = { fd: fh.fd, stat: () => fh.stat(), read, close: async () => undefined };
   return guarded as unknown as FileHandle;
