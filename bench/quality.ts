@@ -96,6 +96,8 @@ interface DsgkitMethod {
   fixed?: Record<string, unknown>;
   /** The learner this is the supervised special case of. */
   specialOf?: string;
+  /** Parameters given to every run of this row (`--params`): a candidate default under study, named in the row. */
+  variant?: Record<string, unknown>;
 }
 
 /** Each learner's protocol and its supervised special case (the parameter that switches off the unlabeled term). */
@@ -110,12 +112,38 @@ const LEARNERS: { learner: LearnerName; task: Task; protocol: Protocol; special?
   { learner: 'sorao', task: 'ordinal', protocol: 'labeled' },
 ];
 
-function dsgkitMethods(learner: (typeof LEARNERS)[number], modes: ('default' | 'tune')[], specials: boolean): DsgkitMethod[] {
+function dsgkitMethods(learner: (typeof LEARNERS)[number], modes: ('default' | 'tune')[], specials: boolean, variant?: Record<string, unknown>): DsgkitMethod[] {
   const out: DsgkitMethod[] = [];
+  // A variant's rows are named for it, `dsg {lambda=0.001,loss=square}`, so they never mix with the defaults' rows.
+  const suffix = variant ? ` {${Object.entries(variant).map(([k, v]) => `${k}=${String(v)}`).join(',')}}` : '';
+  const v = variant ? { variant } : {};
   for (const mode of modes) {
     const prefix = mode === 'tune' ? 'tune ' : '';
-    out.push({ name: `${prefix}${learner.learner}`, learner: learner.learner, mode });
-    if (specials && learner.special) out.push({ name: `${prefix}${learner.learner} [${learner.special.label}]`, learner: learner.learner, mode, fixed: learner.special.fixed, specialOf: learner.learner });
+    out.push({ name: `${prefix}${learner.learner}${suffix}`, learner: learner.learner, mode, ...v });
+    if (specials && learner.special) out.push({ name: `${prefix}${learner.learner} [${learner.special.label}]${suffix}`, learner: learner.learner, mode, fixed: learner.special.fixed, specialOf: learner.learner, ...v });
+  }
+  return out;
+}
+
+/**
+ * `--params 'dsg:loss=square,lambda=0.001;tsgs3vm:C=1000'`: per learner, the
+ * parameters every one of its runs is given (numbers where they parse) — a
+ * candidate default measured on the benchmark before it becomes the default.
+ */
+function parseVariants(value: string | undefined): Map<string, Record<string, unknown>> {
+  const out = new Map<string, Record<string, unknown>>();
+  if (value === undefined) return out;
+  for (const part of value.split(';').map((s) => s.trim()).filter(Boolean)) {
+    const colon = part.indexOf(':');
+    if (colon < 0) throw new Error(`--params: '${part}' is not learner:key=value,…`);
+    const learner = part.slice(0, colon);
+    const params: Record<string, unknown> = {};
+    for (const kv of part.slice(colon + 1).split(',')) {
+      const [k, v] = kv.split('=');
+      if (!k || v === undefined) throw new Error(`--params: '${kv}' in '${part}' is not key=value`);
+      params[k.trim()] = v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v.trim();
+    }
+    out.set(learner, params);
   }
   return out;
 }
@@ -140,6 +168,7 @@ const { values: opt } = parseArgs({
     python: { type: 'string', default: '/usr/bin/python3' },
     cells: { type: 'string' },
     threads: { type: 'string' },
+    params: { type: 'string' },
   },
 });
 
@@ -159,6 +188,8 @@ const seeds = opt.seeds.split(',').map((s) => {
 });
 const cellTimeout = opt['cell-timeout'] === undefined ? undefined : Number(opt['cell-timeout']);
 if (cellTimeout !== undefined && !(cellTimeout > 0)) throw new Error(`--cell-timeout: seconds > 0, got '${opt['cell-timeout']}'`);
+const variants = parseVariants(opt.params);
+for (const l of variants.keys()) if (!LEARNERS.some((x) => x.learner === l)) throw new Error(`--params: unknown learner '${l}'`);
 const modes: ('default' | 'tune')[] = opt['tune-only'] ? ['tune'] : opt['no-tune'] ? ['default'] : ['default', 'tune'];
 /** Where cells are read and appended: one file per process when several run side by side (a many-core machine), merged afterwards. */
 const CELLS = opt.cells ?? DEFAULT_CELLS;
@@ -190,7 +221,7 @@ async function runDsgkit(m: DsgkitMethod, task: Task, trainSet: Dataset, testSet
   let params: Record<string, unknown> | undefined;
   const warnings: string[] = [];
   const signal = cellTimeout !== undefined ? AbortSignal.timeout(cellTimeout * 1000) : undefined;
-  const run = { seed, ...(m.fixed ?? {}), ...(threads !== undefined ? { threads } : {}), onWarning: (w: string) => warnings.push(w), ...(signal ? { signal } : {}) };
+  const run = { seed, ...(m.variant ?? {}), ...(m.fixed ?? {}), ...(threads !== undefined ? { threads } : {}), onWarning: (w: string) => warnings.push(w), ...(signal ? { signal } : {}) };
   if (m.mode === 'tune') {
     const r = await tune({ learner: m.learner, data: trainSet, ...run, onProgress: () => undefined });
     model = r.model;
@@ -198,6 +229,9 @@ async function runDsgkit(m: DsgkitMethod, task: Task, trainSet: Dataset, testSet
     params = { ...r.best, ...(r.sigmaRatio !== undefined ? { sigmaRatio: r.sigmaRatio } : {}), overDefaults: r.overDefaults };
   } else {
     model = await train({ learner: m.learner, data: trainSet, ...run });
+    // The default σ's rung (σ/σ₀), when σ came from the data: what docs/learners.md reports per set.
+    const chosen = model.header.training.defaultSigma;
+    if (chosen !== undefined) params = { sigmaRatio: chosen.ratio };
   }
   const f = await model.decisionFunction(testSet);
   const seconds = (performance.now() - t0) / 1000;
@@ -216,7 +250,7 @@ async function runCells(): Promise<void> {
       const setLearners = learners.filter((l) => l.task === set.task);
       const protocols = [...new Set(setLearners.map((l) => l.protocol))];
       for (const protocol of protocols) {
-        const methods = opt['no-dsgkit'] ? [] : setLearners.filter((l) => l.protocol === protocol).flatMap((l) => dsgkitMethods(l, modes, !opt['no-special']));
+        const methods = opt['no-dsgkit'] ? [] : setLearners.filter((l) => l.protocol === protocol).flatMap((l) => dsgkitMethods(l, modes, !opt['no-special'], variants.get(l.learner)));
         const peersTodo = peers.filter((p) => !done.has(cellKey({ set: set.name, protocol, seed, method: p })));
         const dsgTodo = methods.filter((m) => !done.has(cellKey({ set: set.name, protocol, seed, method: m.name })));
         if (peersTodo.length === 0 && dsgTodo.length === 0) continue;
