@@ -723,7 +723,7 @@ export const BUDGET_MAX_T = 4000;
  * Chosen on bench/quality.ts (80% of the labels hidden, 11 binary sets, seeds
  * 1–2) among fixed C and rules c·n_l (docs/learners.md § gkm).
  */
-export const DEFAULT_C_PER_LABELED = 8;
+export const DEFAULT_C_PER_LABELED = 4;
 
 /**
  * The default C when none is given: `C = 4·n_l` ({@link DEFAULT_C_PER_LABELED}),
