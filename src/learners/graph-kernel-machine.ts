@@ -740,6 +740,17 @@ export function defaultGraphC(labeledRows: number): number {
   return Math.max(1, DEFAULT_C_PER_LABELED * labeledRows);
 }
 
+/**
+ * `tune`'s C grid per labeled row: C = c·n_l for c in ¼, 1, 4, 16, 64 — the
+ * default's 4·n_l in the middle, as many values as the former fixed grid
+ * {1, 4, …, 256} (so the same cost), which on 1,000 labeled rows stopped at
+ * C/n_l = 0.26 (letter, spam and satellite chose its top).
+ *
+ * @example
+ * GRAPH_C_PER_LABELED_GRID.map((c) => c * 200); // [50, 200, 800, 3200, 12800]
+ */
+export const GRAPH_C_PER_LABELED_GRID: readonly number[] = [0.25, 1, 4, 16, 64];
+
 /** Every parameter a graph machine may take: one declaration each, shared by the presets (so `--help` lists an option once for all of them). */
 const GRAPH_PARAMS = {
   sigma: KERNEL_PARAMS.sigma,
@@ -910,11 +921,12 @@ export function graphMachineSpec<N extends string, P extends ParamTable>(preset:
     // Below p = 2 the default C′ does not depend on C, so C′ = 0 (the supervised case) and the default
     // cross the grid; at p = 2 C′ is searched under the paper's condition, 0 included; above 2 the
     // default depends on C and C′ is not searched.
-    searchSpace: ({ sigma0, fixed: given }) => {
+    // C follows the labeled rows as its default does: 4·n_l and a factor 4 and 16 either side (GRAPH_C_PER_LABELED_GRID).
+    searchSpace: ({ sigma0, fixed: given, labeledRows = 1 }) => {
       const p = fixed.p ?? (given.p as number | undefined) ?? GRAPH_PARAMS.p.default;
       return {
         sigma: sigmaLadder(sigma0),
-        C: [1, 4, 16, 64, 256],
+        C: GRAPH_C_PER_LABELED_GRID.map((c) => c * Math.max(1, labeledRows)),
         ...(p === 2 ? { Cprime: [0, 0.01, 0.05, 0.12] } : p < 2 ? { Cprime: [0, DEFAULT_CPRIME_BELOW_2] } : {}),
       };
     },

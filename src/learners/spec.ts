@@ -115,6 +115,8 @@ export interface SearchContext {
   readonly sigma0: number;
   /** The parameters the search does not vary, as resolved (given values and defaults), e.g. GKM's p. */
   readonly fixed: Params;
+  /** Labeled training rows n_l, for grids that follow them (GKM's C = c·n_l); 1 when not known (help texts print such values as `c·n_l`). */
+  readonly labeledRows?: number;
 }
 
 /** Fields every learner declares. */
