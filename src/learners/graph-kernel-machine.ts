@@ -711,7 +711,7 @@ export function graphBudget(labeledRows: number, given: { T?: number | undefined
   return { T: Math.ceil(draws / batchSize), batchSize };
 }
 /** Times the default budget visits each labeled row ({@link graphBudget}). */
-export const BUDGET_EPOCHS = 12;
+export const BUDGET_EPOCHS = 6;
 /** Fewest labeled draws of the default budget (small sets: T = 1,000, B = 1). */
 export const BUDGET_MIN_DRAWS = 1000;
 /** Most labeled draws of the default budget. */
