@@ -159,7 +159,7 @@ export interface LearnerBase<P extends ParamTable = ParamTable, N extends string
    * more, and the last round runs the setting itself (tune.ts).
    *
    * @example
-   * spec.tuneBudget({ sigma: 1, C: 64, seed: 1 }, 1 / 9, 500); // GKM: { sigma: 1, C: 64, seed: 1, T: 333, batchSize: 1 }
+   * spec.tuneBudget({ sigma: 1, C: 2000, seed: 1 }, 1 / 9, 500); // GKM: { sigma: 1, C: 2000, seed: 1, T: 333, batchSize: 1 }
    */
   tuneBudget?(params: Params, fraction: number, labeledRows: number): Params;
   /**
