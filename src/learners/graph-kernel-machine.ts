@@ -930,7 +930,7 @@ export function graphMachineSpec<N extends string, P extends ParamTable>(preset:
     },
     coefficients: (predictor) => (predictor as KernelExpansionPredictor).expansion.c,
     // σ and C, with C′ at its default for GKM (the paper tunes two parameters; each one more adds selection
-    // noise with few labels); LapSVM searches C′ under the paper's condition (docs/tuning.md).
+    // noise with few labels); LapSVM searches C′ from 0 to past the paper's condition (P2_CPRIME_GRID).
     supervisedCase: { Cprime: 0 },
     // Below p = 2 the default C′ does not depend on C, so C′ = 0 (the supervised case) and the default
     // cross the grid; at p = 2 C′ is searched from 0 to beyond the paper's condition (P2_CPRIME_GRID);
