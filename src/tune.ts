@@ -510,7 +510,7 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   // Scaled once with the scaler of all training rows (unsupervised: the features' ranges only).
   const ds = MinMaxScaler.fit(raw).transform(raw);
   const sigma0 = kernelScale0(ds);
-  const space = searchSpace(spec, opts, fixedGiven, fixed, sigma0);
+  const space = searchSpace(spec, opts, fixedGiven, fixed, sigma0, ds);
   const grid = gridCandidates(space).map((c) => withDataDefaults(spec, { ...fixed, ...c }, ds));
   // The learner's defaults (with what the caller fixed) take part whether or not they are a grid point.
   const defaults = withDataDefaults(spec, fixed, ds);
@@ -543,9 +543,11 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
 }
 
 /** The search space: the learner's, with the caller's grid replacing what it names, without the parameters the caller fixed. */
-function searchSpace(spec: LearnerSpec, opts: TuneArgs, fixedGiven: Readonly<Record<string, unknown>>, fixed: Params, sigma0: number): Record<string, ParamValue[]> {
+function searchSpace(spec: LearnerSpec, opts: TuneArgs, fixedGiven: Readonly<Record<string, unknown>>, fixed: Params, sigma0: number, ds: Dataset): Record<string, ParamValue[]> {
   const space: Record<string, ParamValue[]> = {};
-  for (const [key, values] of Object.entries(spec.searchSpace({ sigma0, fixed }))) if (fixedGiven[key] === undefined) space[key] = [...values];
+  let labeledRows = 0;
+  for (let i = 0; i < ds.n; i++) labeledRows += ds.labeled[i];
+  for (const [key, values] of Object.entries(spec.searchSpace({ sigma0, fixed, labeledRows }))) if (fixedGiven[key] === undefined) space[key] = [...values];
   if (opts.grid !== undefined) {
     if (opts.grid === null || typeof opts.grid !== 'object') throw new UsageError('grid must be an object: parameter → list of values');
     for (const [key, values] of Object.entries(opts.grid)) space[key] = checkGridValues(spec, key, values);

@@ -218,7 +218,7 @@ describe('tune (script API)', () => {
     // The same CV either way; only the rule that reads it differs.
     expect(byRegion.table.map((r) => r.score)).toEqual(byOwn.table.map((r) => r.score));
     // Each grid row's neighbourhood mean, recomputed from the table: the rows one grid step away in σ and C
-    // (the defaults, σ₀ and C = 64, are not a grid point here: their row comes last, outside the grid).
+    // (the defaults, σ₀ and C = 4·n_l, are not a grid point here: their row comes last, outside the grid).
     const grid = byRegion.table.slice(0, 9);
     expect(byRegion.defaultsId).toBe(9);
     const step = (values: readonly number[], a: number, b: number) => Math.abs(values.indexOf(a) - values.indexOf(b));
@@ -253,7 +253,7 @@ describe('tune (script API)', () => {
     for (const row of halved.table) expect(row.folds).toHaveLength(row.t === 27 ? 3 : 2);
     // The winner's last round is its own setting at the full budget (T = 200) on every fold: the full grid's fold scores, bit for bit.
     if (winner.id < 9) expect(winner.folds).toEqual(full.table[winner.id].folds);
-    // The defaults (σ₀, C = 64: not a grid point) are scored at their full budget on every fold, as in the full grid.
+    // The defaults (σ₀, C = 4·n_l: not a grid point) are scored at their full budget on every fold, as in the full grid.
     expect(halved.table[halved.defaultsId].folds).toEqual(full.table[full.defaultsId].folds);
     expect(halved.table[halved.defaultsId].score).toBeLessThanOrEqual(halved.table[winner.id].score);
     // Fits weighted by the fraction of the budget they ran: 9·2/27 + 3·2·3/27 + 1·3 + the defaults' 3 = 7.33 full fits, against 10·3.

@@ -115,6 +115,8 @@ export interface SearchContext {
   readonly sigma0: number;
   /** The parameters the search does not vary, as resolved (given values and defaults), e.g. GKM's p. */
   readonly fixed: Params;
+  /** Labeled training rows n_l, for grids that follow them (GKM's C = c·n_l); 1 when not known (help texts print such values as `c·n_l`). */
+  readonly labeledRows?: number;
 }
 
 /** Fields every learner declares. */
@@ -157,7 +159,7 @@ export interface LearnerBase<P extends ParamTable = ParamTable, N extends string
    * more, and the last round runs the setting itself (tune.ts).
    *
    * @example
-   * spec.tuneBudget({ sigma: 1, C: 64, seed: 1 }, 1 / 9, 500); // GKM: { sigma: 1, C: 64, seed: 1, T: 333, batchSize: 1 }
+   * spec.tuneBudget({ sigma: 1, C: 2000, seed: 1 }, 1 / 9, 500); // GKM: { sigma: 1, C: 2000, seed: 1, T: 333, batchSize: 1 }
    */
   tuneBudget?(params: Params, fraction: number, labeledRows: number): Params;
   /**
