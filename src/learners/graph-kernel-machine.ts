@@ -932,6 +932,12 @@ export function graphMachineSpec<N extends string, P extends ParamTable>(preset:
     // σ and C, with C′ at its default for GKM (the paper tunes two parameters; each one more adds selection
     // noise with few labels); LapSVM searches C′ from 0 to past the paper's condition (P2_CPRIME_GRID).
     supervisedCase: { Cprime: 0 },
+    // C′ unset is the default of p and C (GKM: 1 at p = 1): the defaults are that grid point when σ and C are on it.
+    impliedParams: (params) => {
+      if (params.Cprime !== undefined || typeof params.C !== 'number') return params;
+      const p = fixed.p ?? (params.p as number | undefined) ?? GRAPH_PARAMS.p.default;
+      return { ...params, Cprime: defaultCPrime(p, params.C) };
+    },
     // Below p = 2 the default C′ does not depend on C, so C′ = 0 (the supervised case) and the default
     // cross the grid; at p = 2 C′ is searched from 0 to beyond the paper's condition (P2_CPRIME_GRID);
     // above 2 the default depends on C and C′ is not searched.

@@ -22,7 +22,7 @@
 import { FIXED_BUDGET } from './budget.ts';
 import { loopLearner } from './loop-fit.ts';
 import { FIXED_T_PARAM, sigmaLadder, RANDOM_FEATURE_PARAMS } from './common.ts';
-import { paperStep, paperStepHorizon, S3VM_PARAMS, S3vmObjective, s3vmSettings } from './s3vm.ts';
+import { paperStep, paperStepHorizon, s3vmImpliedParams, S3VM_PARAMS, S3vmObjective, s3vmSettings } from './s3vm.ts';
 
 /** TSGS3VM in the learner registry. */
 export const tsgs3vmSpec = loopLearner({
@@ -52,5 +52,7 @@ export const tsgs3vmSpec = loopLearner({
   // C up to 10³, the top of the paper's range: with C ≤ 100 the top value won most selections on the public
   // sets (docs/tuning.md has the measurements).
   supervisedCase: { Cstar: 0 },
+  // C* unset is C/10: the defaults are the grid point (C = 100, C* = 10) when σ is on the ladder.
+  impliedParams: s3vmImpliedParams,
   searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0), C: [1, 10, 100, 1000], Cstar: [0, 0.1, 1, 10] }),
 });
