@@ -526,7 +526,7 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   const grid = gridCandidates(space).map((c) => withDataDefaults(spec, { ...fixed, ...c }, ds));
   // The learner's defaults (with what the caller fixed) take part whether or not they are a grid point.
   const defaults = withDataDefaults(spec, fixed, ds);
-  const found = defaultsOnGrid(spec, space, grid, defaults);
+  const found = defaultsOnGrid(spec, space, grid, defaults, labeledCount(ds));
   const candidates = found >= 0 ? grid : [...grid, defaults];
   const defaultsId = found >= 0 ? found : grid.length;
   const splits = repeatedLabeledFolds(ds, { k, seed: typeof fixed.seed === 'number' ? fixed.seed : 1, repeats });
@@ -566,10 +566,10 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
  * instead of once more in a reference round of their own.
  *
  * @example
- * defaultsOnGrid(tsgs3vmSpec, { C: [10, 100], Cstar: [0, 10] }, grid, { C: 100, sigma: 1 }); // the index of { C: 100, Cstar: 10 }
+ * defaultsOnGrid(tsgs3vmSpec, { C: [10, 100], Cstar: [0, 10] }, grid, { C: 100, sigma: 1 }, 200); // the index of { C: 100, Cstar: 10 }
  */
-export function defaultsOnGrid(spec: Pick<LearnerSpec, 'impliedParams'>, space: Readonly<Record<string, readonly ParamValue[]>>, grid: readonly Params[], defaults: Params): number {
-  const implied = (p: Params): Params => spec.impliedParams?.(p) ?? p;
+export function defaultsOnGrid(spec: Pick<LearnerSpec, 'impliedParams'>, space: Readonly<Record<string, readonly ParamValue[]>>, grid: readonly Params[], defaults: Params, labeledRows: number): number {
+  const implied = (p: Params): Params => spec.impliedParams?.(p, labeledRows) ?? p;
   const d = implied(defaults);
   return grid.findIndex((c) => {
     const ci = implied(c);
@@ -580,8 +580,7 @@ export function defaultsOnGrid(spec: Pick<LearnerSpec, 'impliedParams'>, space: 
 /** The search space: the learner's, with the caller's grid replacing what it names, without the parameters the caller fixed. */
 function searchSpace(spec: LearnerSpec, opts: TuneArgs, fixedGiven: Readonly<Record<string, unknown>>, fixed: Params, sigma0: number, ds: Dataset): Record<string, ParamValue[]> {
   const space: Record<string, ParamValue[]> = {};
-  let labeledRows = 0;
-  for (let i = 0; i < ds.n; i++) labeledRows += ds.labeled[i];
+  const labeledRows = labeledCount(ds);
   for (const [key, values] of Object.entries(spec.searchSpace({ sigma0, fixed, labeledRows }))) if (fixedGiven[key] === undefined) space[key] = [...values];
   if (opts.grid !== undefined) {
     if (opts.grid === null || typeof opts.grid !== 'object') throw new UsageError('grid must be an object: parameter → list of values');
@@ -758,6 +757,7 @@ export async function runFold(plan: FitPlan, c: number, j: number, to: number, e
   return { score: metricValue('accuracy', task, va.y, f), f };
 }
 
+/** How many rows of `ds` are labeled. */
 function labeledCount(ds: Dataset): number {
   let n = 0;
   for (let i = 0; i < ds.n; i++) n += ds.labeled[i];

@@ -70,16 +70,16 @@ describe('tune: safe selection', () => {
     expect(s3vm.table).toHaveLength(4);
     expect(s3vm.table[s3vm.defaultsId].params).toEqual({ C: 100, Cstar: 10 });
     expect(s3vm.rounds.some((round) => round.reference)).toBe(false);
-    // GKM's C′ unset is 1 at its default p = 1: with C = 64 the defaults are the grid point C′ = 1; 4 settings × 3 folds, no more.
+    // GKM's C unset is 4·n_l (600 on 150 labeled rows) and its C′ 1 at p = 1: the defaults are the grid point { C: 600, C′: 1 }; 4 settings × 3 folds, no more.
     const data = splitDataset(await readDataset('data/breast_cancer.arrow'), { labeled: 150, seed: 4 }).train;
-    const gkm = await tune({ learner: 'gkm', data, folds: 3, seed: 2, threads: 1, T: 60, sigma: 0.4, grid: { C: [16, 64], Cprime: [0, 1] }, fullGrid: true });
+    const gkm = await tune({ learner: 'gkm', data, folds: 3, seed: 2, threads: 1, T: 60, sigma: 0.4, grid: { C: [150, 600], Cprime: [0, 1] }, fullGrid: true });
     expect(gkm.table).toHaveLength(4);
-    expect(gkm.table[gkm.defaultsId].params).toEqual({ C: 64, Cprime: 1 });
+    expect(gkm.table[gkm.defaultsId].params).toEqual({ C: 600, Cprime: 1 });
     expect(gkm.rounds.map((round) => round.candidates.length * 3)).toEqual([12]);
     // LapSVM (p = 2): its default C′ = 0.99/8 is the grid point 0.12375 when the grid holds it.
-    const lap = await tune({ learner: 'lapsvm', data, folds: 3, seed: 2, threads: 1, T: 60, sigma: 0.4, grid: { C: [64], Cprime: [0, 0.99 / 8] }, fullGrid: true });
+    const lap = await tune({ learner: 'lapsvm', data, folds: 3, seed: 2, threads: 1, T: 60, sigma: 0.4, grid: { C: [600], Cprime: [0, 0.99 / 8] }, fullGrid: true });
     expect(lap.table).toHaveLength(2);
-    expect(lap.table[lap.defaultsId].params).toEqual({ C: 64, Cprime: 0.99 / 8 });
+    expect(lap.table[lap.defaultsId].params).toEqual({ C: 600, Cprime: 0.99 / 8 });
   }, 120_000);
 
   it('reports the pick\'s CV gain over the defaults with its standard error; guard one-se returns the defaults unless the gain exceeds it', async () => {

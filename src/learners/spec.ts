@@ -170,17 +170,19 @@ export interface LearnerBase<P extends ParamTable = ParamTable, N extends string
   /** The grid `tune` searches, per parameter (parameters not listed keep their value). */
   searchSpace(ctx: SearchContext): Readonly<Record<string, readonly ParamValue[]>>;
   /**
-   * Parameters whose default is computed from other parameters (absent: none):
-   * `params` with those left unset filled in as the fit fills them. `tune`
+   * Parameters whose default is computed from other parameters or from the
+   * number of labeled rows (absent: none): `params` with those left unset
+   * filled in as a fit on `labeledRows` labeled rows fills them. `tune`
    * compares the learner's defaults with its grid points through it, so
    * defaults that are a grid point in effect (TSGS3VM's C* = C/10 with C = 100
    * against the grid's C* = 10) are scored as that point, not once more in a
    * round of their own.
    *
    * @example
-   * tsgs3vmSpec.impliedParams({ C: 100, sigma: 1 }); // { C: 100, sigma: 1, Cstar: 10 }
+   * tsgs3vmSpec.impliedParams({ C: 100, sigma: 1 }, 200); // { C: 100, sigma: 1, Cstar: 10 }
+   * gkmSpec.impliedParams({ sigma: 1 }, 200);              // { sigma: 1, C: 800, Cprime: 1 }
    */
-  impliedParams?(params: Params): Params;
+  impliedParams?(params: Params, labeledRows: number): Params;
   /**
    * Learners that do not continue but whose cost grows with a budget
    * (iterations, epochs): the parameters of the same setting on `fraction`
