@@ -28,6 +28,8 @@ describe('HotRows', () => {
   });
 
   it('gives the bits of evaluating the history at every point, hot or not, through renormalisation and dropped blocks, on 1 and 2 threads', async () => {
+    // One item (block) at one point is 140 of work here (m·(d + 8)): with a threshold of 2,000 the 9 hot rows'
+    // new block (1,260) is added on the calling thread during the call over the cold points (560·t, parallel from t = 4).
     const rng = seedrandom('hot');
     // Dataset rows far apart, as the labeled rows of a large file are (the cache then finds them by search).
     const hot = Int32Array.from({ length: 9 }, (_, i) => 1_000_003 * i + 17);
@@ -37,11 +39,11 @@ describe('HotRows', () => {
       if (!x) features.set(r, (x = Float64Array.from({ length: rf.d }, () => rng())));
       return x;
     };
-    for (const threads of [1, 2]) {
+    for (const [threads, parallelMinWork] of [[1, 0], [2, 0], [2, 2000]]) {
       const pool = threads > 1 ? new EvaluatorPool(threads - 1) : undefined;
       if (pool) pools.push(pool);
       const history = new History({ m: rf.m, capacity: 50 });
-      const ev = new Evaluator(history, rf, { threads, parallelMinWork: 0, chunkSize: 4, ...(pool ? { pool } : {}) });
+      const ev = new Evaluator(history, rf, { threads, parallelMinWork, chunkSize: 4, ...(pool ? { pool } : {}) });
       const cache = new HotRows({ d: rf.d, rows: hot, copyRow: (i, out, at) => out.set(rowX(i), at * rf.d) });
       for (let t = 1; t <= 50; t++) {
         // 12 points: hot rows (some twice) and cold rows, interleaved.
@@ -66,6 +68,10 @@ describe('HotRows', () => {
       }
       expect(history.renormalisations).toBeGreaterThan(0);
       expect(history.firstLive).toBe(32);
+      if (threads > 1) expect(ev.parallelCalls).toBeGreaterThan(0);
+      // Below the threshold the hot rows are brought up to date on the calling thread, not by the workers.
+      if (parallelMinWork > 0) expect(ev.workerRows).toBe(0);
+      else if (threads > 1) expect(ev.workerRows).toBeGreaterThan(0);
       await ev.close();
     }
   });

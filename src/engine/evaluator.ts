@@ -149,7 +149,7 @@ export abstract class HistoryEvaluator {
   /** Dimension of the points. */
   readonly d: number;
   private readonly evaluated: ScaledHistory;
-  private readonly runner = new ChunkRunner();
+  protected readonly runner = new ChunkRunner();
   /** Where timings go, when the run is profiled. */
   protected readonly profile: RunProfile | undefined;
   private pool: EvaluatorPool | undefined;
@@ -442,6 +442,48 @@ export class Evaluator extends HistoryEvaluator {
    * await ev.updateRows(cache, () => learner.sample(rng, t + 1)); // cache now covers block t − 1 too
    */
   async updateRows(cache: RowCache, meanwhile?: () => void): Promise<void> {
+    const update = this.rowsUpdate(cache);
+    if (update === undefined) {
+      meanwhile?.();
+      return;
+    }
+    const { task, parts } = update;
+    if (this.profile) this.profile.pointBlocks += (task.lastBlock - task.firstBlock) * cache.n;
+    this.calls.workerRows += await this.runUnits(task, rowGrain(cache.n, parts), parts, meanwhile);
+    cache.covered(task.lastBlock);
+  }
+
+  /**
+   * Brings a row cache up to date on the calling thread, now, when the update
+   * is too small to be split ({@link updateRows} would run it on this thread
+   * alone: its work is below `parallelMinWork`); otherwise leaves the cache
+   * as it is. Returns whether the cache is up to date. The same bits as
+   * {@link updateRows}. A loop that evaluates its history calls it while the
+   * workers evaluate the next batch (`HotRows.evaluateAppending`): the hot
+   * rows' new block is then added during the call instead of after it, while
+   * the calling thread would otherwise wait.
+   *
+   * @example
+   * history.append(alpha);
+   * ev.updateRowsHere(cache); // true: 1,000 hot rows × 1 block of m = 64, d = 9 is below the threshold
+   */
+  updateRowsHere(cache: RowCache): boolean {
+    const update = this.rowsUpdate(cache);
+    if (update === undefined) return true;
+    if (update.parts > 1) return false;
+    if (this.profile) this.profile.pointBlocks += (update.task.lastBlock - update.task.firstBlock) * cache.n;
+    this.runner.run(update.task);
+    cache.covered(update.task.lastBlock);
+    return true;
+  }
+
+  /**
+   * The task that brings a row cache up to date with the history (resetting
+   * the cache first when it no longer matches the history; see
+   * {@link updateRows}) and the threads it is split over; undefined when the
+   * cache is up to date already.
+   */
+  private rowsUpdate(cache: RowCache): { task: RowsTask; parts: number } | undefined {
     const h = this.history;
     if (cache.shared.d !== this.features.d) throw new RangeError(`row cache has d = ${cache.shared.d}, features have d = ${this.features.d}`);
     if (cache.firstBlock !== h.firstLive || cache.renormalisations !== h.renormalisations || cache.blocks > h.t || cache.blocks < h.firstLive) {
@@ -449,18 +491,13 @@ export class Evaluator extends HistoryEvaluator {
     }
     const firstBlock = cache.blocks;
     const lastBlock = h.t;
-    if (lastBlock <= firstBlock) {
-      meanwhile?.();
-      return;
-    }
-    if (this.profile) this.profile.pointBlocks += (lastBlock - firstBlock) * cache.n;
+    if (lastBlock <= firstBlock) return undefined;
     const parts = this.threadsFor((lastBlock - firstBlock) * cache.n * this.itemWork(), cache.n);
     const task: RowsTask = {
       kind: 'rows', history: h.buffer, features: this.features, frequencies: this.frequencies.buffer,
       rows: cache.shared.memory, values: cache.values, rowFrom: 0, rowTo: cache.n, chunkSize: this.chunkSize, cacheFirst: cache.firstBlock, firstBlock, lastBlock,
     };
-    this.calls.workerRows += await this.runUnits(task, rowGrain(cache.n, parts), parts, meanwhile);
-    cache.covered(lastBlock);
+    return { task, parts };
   }
 
   /**

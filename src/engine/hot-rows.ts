@@ -100,14 +100,20 @@ export class HotRows {
   /**
    * f at `batch` over the history as `append` leaves it (bits of
    * `evaluator.evaluateAppending`): the history at the other points while
-   * `append` runs, then the cache brought up to date at the hot rows.
+   * `append` runs, then the cache brought up to date at the hot rows. Where
+   * that update is too small to split between threads, the calling thread
+   * makes it right after `append`, while the workers evaluate the other
+   * points (`Evaluator.updateRowsHere`), instead of after the call while the
+   * workers wait for the next one; a larger one is a call of its own after.
    *
    * @example
    * await hot.evaluateAppending(evaluator, next, fNext, () => { history.shrink(factor); history.append(alpha); });
    */
   async evaluateAppending(evaluator: Evaluator, batch: RowsBatch, out: Float64Array, append: () => void): Promise<Float64Array> {
     this.split(batch);
-    await evaluator.evaluateAppending(this.coldX, this.nCold, this.coldF, 1, append);
+    const { cache } = this;
+    const withHot = this.nHot > 0 ? () => { append(); evaluator.updateRowsHere(cache); } : append;
+    await evaluator.evaluateAppending(this.coldX, this.nCold, this.coldF, 1, withHot);
     return this.merge(evaluator, out);
   }
 
