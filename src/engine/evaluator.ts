@@ -11,7 +11,7 @@
  * partial sums are added in chunk order. The result is the same bits for any
  * thread count.
  */
-import { ChunkRunner, type EngineTask, type EvalTask, type RffTask, type RowsRider, type RowsTask, type SvTask, type TaskCommon } from './chunk-runner.ts';
+import { ChunkRunner, riderUnits, type EngineTask, type EvalTask, type RffTask, type RowsRider, type RowsTask, type SvTask, type TaskCommon } from './chunk-runner.ts';
 import type { RunProfile } from './profile.ts';
 import { chunkSpan, DEFAULT_CHUNK_SIZE, reduceChunks, slicesFor } from './chunks.ts';
 import type { History } from './history.ts';
@@ -324,7 +324,7 @@ export abstract class HistoryEvaluator {
     const { parts, slices: S } = split;
     const chunks = task.chunkTo - task.chunkFrom;
     // `slices` always set, even to 1, so the task's template does not change when the slicing does.
-    const units = await this.runUnits({ ...task, slices: S }, chunkGrain(chunks * S), parts, meanwhile);
+    const units = await this.runUnits({ ...task, slices: S }, chunkGrain(chunks * S + riderUnits(task)), parts, meanwhile);
     this.calls.workerChunks += units / S;
   }
 
