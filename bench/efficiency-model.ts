@@ -323,6 +323,7 @@ const checkedFiles: Array<{ file: string; shape: Shape; hot: Hot }> = [
   { file: 'scaling-shuttle-T400.json', shape: SHUTTLE, hot: 'none' },
   { file: 'scaling-shuttle-T1000.json', shape: SHUTTLE, hot: 'none' },
   { file: 'scaling-shuttle-hot-T400.json', shape: SHUTTLE, hot: 'after' },
+  { file: 'scaling-shuttle-hot-base-T400.json', shape: SHUTTLE, hot: 'after' },
   { file: 'scaling-shuttle-rider-T400.json', shape: SHUTTLE, hot: 'units' },
   { file: 'scaling-1M-T1000.json', shape: BIG, hot: 'none' },
 ];
