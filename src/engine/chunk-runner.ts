@@ -53,12 +53,51 @@ export interface TaskCommon {
 }
 
 /** A task over a random-feature {@link History} (the kind a task without `kind` has). */
-export interface RffTask extends TaskCommon {
+export interface RffTask extends TaskCommon, Partial<RowsRider> {
   readonly kind?: 'rff';
   /** Frequencies' identity. */
   readonly features: RandomFeatures;
   /** The shared frequency store (see frequency-store.ts); blocks it lacks are regenerated. */
   readonly frequencies: SharedArrayBuffer;
+}
+
+/**
+ * Blocks added to a cache of rows (row-cache.ts) in the same call as a
+ * history's chunks: a loop that keeps f at its hot rows (hot-rows.ts) brings
+ * them up to date in the call that evaluates its batch's other points, so one
+ * call an iteration does both. The rows are cut into `riderGrain` rows per
+ * range index, after the chunks' indices (see {@link taskRange}); the fields
+ * are those of a {@link RowsTask} over all the cache's rows, renamed.
+ */
+export interface RowsRider {
+  /** The cached rows' features (see shared-rows.ts). */
+  readonly riderRows: WasmMemory;
+  /** The cached sums: `R` for every cached row, then `P`. */
+  readonly riderValues: SharedArrayBuffer;
+  /** Cached rows (0 when the rider adds nothing). */
+  readonly riderN: number;
+  /** Rows per range index. */
+  readonly riderGrain: number;
+  /** The block the cache's sums started from. */
+  readonly riderCacheFirst: number;
+  /** Blocks `[riderFirstBlock, riderLastBlock)` are added at every cached row. */
+  readonly riderFirstBlock: number;
+  readonly riderLastBlock: number;
+}
+
+/** Range indices a task's rider takes after its chunks' (0 without a rider, or one with nothing to add). */
+export function riderUnits(task: EngineTask): number {
+  if (task.kind === 'rows' || task.kind === 'sv') return 0;
+  const { riderN = 0, riderGrain = 1, riderFirstBlock = 0, riderLastBlock = 0 } = task;
+  return riderN > 0 && riderLastBlock > riderFirstBlock ? Math.ceil(riderN / riderGrain) : 0;
+}
+
+/** The {@link RowsTask} a task's rider runs. */
+function riderTask(task: RffTask & RowsRider): RowsTask {
+  return {
+    kind: 'rows', history: task.history, features: task.features, frequencies: task.frequencies, rows: task.riderRows, values: task.riderValues,
+    rowFrom: 0, rowTo: task.riderN, chunkSize: task.chunkSize, cacheFirst: task.riderCacheFirst, firstBlock: task.riderFirstBlock, lastBlock: task.riderLastBlock,
+  };
 }
 
 /** A task over a {@link SupportVectorHistory}. */
@@ -348,7 +387,19 @@ export class ChunkRunner {
   begin(task: EngineTask, home?: readonly [number, number]): (from: number, to: number) => void {
     if (task.kind === 'rows') return (this.rowBlocks ??= new RowBlocks()).begin(task, home);
     if (task.kind === 'sv') return this.beginWith((this.svItems ??= new SvItems()), task);
-    return this.beginWith((this.rffItems ??= new RffItems()), task);
+    if (riderUnits(task) === 0) return this.beginWith((this.rffItems ??= new RffItems()), task);
+    // Chunks first, then the rider's rows: each part prepared the first time this thread gets some of it.
+    const end = task.chunkTo * (task.slices ?? 1);
+    const rider = task as RffTask & RowsRider;
+    let chunks: ((from: number, to: number) => void) | undefined;
+    let rows: ((from: number, to: number) => void) | undefined;
+    return (i0, i1) => {
+      if (i0 < end) (chunks ??= this.beginWith((this.rffItems ??= new RffItems()), task))(i0, Math.min(i1, end));
+      if (i1 > end) {
+        rows ??= (this.rowBlocks ??= new RowBlocks()).begin(riderTask(rider));
+        rows((Math.max(i0, end) - end) * rider.riderGrain, Math.min(rider.riderN, (i1 - end) * rider.riderGrain));
+      }
+    };
   }
 
   private beginWith<T extends EvalTask>(items: ItemKernel<T>, task: T): (from: number, to: number) => void {
@@ -377,15 +428,17 @@ export class ChunkRunner {
 
 /**
  * The range a task's work is cut along: its chunks `[chunkFrom, chunkTo)` (in
- * slices when the task cuts its chunks into point slices), or for blocks into
+ * slices when the task cuts its chunks into point slices), then its rider's
+ * rows in groups of `riderGrain` ({@link RowsRider}); or for blocks into
  * cached rows its rows `[rowFrom, rowTo)`.
  *
  * @example
  * taskRange({ ...evalTask, chunkFrom: 3, chunkTo: 9 });            // [3, 9]
  * taskRange({ ...evalTask, chunkFrom: 3, chunkTo: 9, slices: 4 }); // [12, 36]
+ * taskRange({ ...evalTask, chunkFrom: 3, chunkTo: 9, ...rider });   // [3, 25]: 1,000 rows of a rider in 16 indices of 64
  */
 export function taskRange(task: EngineTask): [number, number] {
   if (task.kind === 'rows') return [task.rowFrom, task.rowTo];
   const S = task.slices ?? 1;
-  return [task.chunkFrom * S, task.chunkTo * S];
+  return [task.chunkFrom * S, task.chunkTo * S + riderUnits(task)];
 }

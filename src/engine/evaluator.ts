@@ -11,7 +11,7 @@
  * partial sums are added in chunk order. The result is the same bits for any
  * thread count.
  */
-import { ChunkRunner, type EngineTask, type EvalTask, type RffTask, type RowsTask, type SvTask, type TaskCommon } from './chunk-runner.ts';
+import { ChunkRunner, riderUnits, type EngineTask, type EvalTask, type RffTask, type RowsRider, type RowsTask, type SvTask, type TaskCommon } from './chunk-runner.ts';
 import type { RunProfile } from './profile.ts';
 import { chunkSpan, DEFAULT_CHUNK_SIZE, reduceChunks, slicesFor } from './chunks.ts';
 import type { History } from './history.ts';
@@ -107,6 +107,21 @@ export function chunkSplit(work: number, chunks: number, nPoints: number, thread
   return { parts, slices: parts > 1 ? slicesFor(chunks, nPoints, parts) : 1 };
 }
 
+/**
+ * Work a call of {@link HistoryEvaluator.evaluateAppending} takes along: a
+ * cache of rows brought up to date in the same call ({@link Evaluator.rowsRider}).
+ */
+export interface TaskRider {
+  /** The fields that add, during a call on `parts` threads, the blocks the cache lacks before the append. */
+  fields(parts: number): RowsRider;
+  /** Run on the calling thread during that call, right after the append. */
+  alongside(): void;
+  /** After the call: the cache covers the blocks the fields added. */
+  done(): void;
+  /** Instead of all three, when the call runs on the calling thread alone: after the append. */
+  alone(): void;
+}
+
 /** How a history evaluator of either kind runs. None of these options changes a result except `chunkSize`. */
 export interface EngineOptions {
   /**
@@ -149,7 +164,7 @@ export abstract class HistoryEvaluator {
   /** Dimension of the points. */
   readonly d: number;
   private readonly evaluated: ScaledHistory;
-  private readonly runner = new ChunkRunner();
+  protected readonly runner = new ChunkRunner();
   /** Where timings go, when the run is profiled. */
   protected readonly profile: RunProfile | undefined;
   private pool: EvaluatorPool | undefined;
@@ -176,7 +191,7 @@ export abstract class HistoryEvaluator {
     return this.calls.parallel;
   }
 
-  /** Chunks the pool's workers have computed so far (0 when every call stayed on the calling thread; a chunk cut into point slices counts by its slices' share). */
+  /** Chunks the pool's workers have computed so far (0 when every call stayed on the calling thread; a chunk cut into point slices counts by its slices' share, a rider's group of rows as a chunk). */
   get workerChunks(): number {
     return this.calls.workerChunks;
   }
@@ -220,12 +235,14 @@ export abstract class HistoryEvaluator {
    * the next batch over the rest. `append` must add exactly `items` items and
    * change no stored value (no dropped items, no renormalisation: see
    * `ScaledHistory.shrinkIsLazy`); the call throws, after the workers finish,
-   * if it did not or if it threw.
+   * if it did not or if it threw. `rider`: work the call takes along (the
+   * hot rows' blocks, {@link Evaluator.rowsRider}), its rows split between
+   * the threads with the chunks when the pool takes part.
    *
    * @example
    * await ev.evaluateAppending(next.X, next.nPoints, fNext, 1, () => { history.shrink(factor); history.append(alpha); });
    */
-  async evaluateAppending(X: Float64Array, nPoints: number, out: Float64Array, items: number, append: () => void): Promise<Float64Array> {
+  async evaluateAppending(X: Float64Array, nPoints: number, out: Float64Array, items: number, append: () => void, rider?: TaskRider): Promise<Float64Array> {
     const h = this.evaluated;
     const { t, firstLive } = h;
     const renormalisations = h.renormalisations;
@@ -242,28 +259,30 @@ export abstract class HistoryEvaluator {
       }
     };
     const plan = this.plan(X, nPoints, t + items);
-    if (plan === undefined) {
+    const split = plan === undefined ? undefined : this.chunkSplit(plan.work, Math.max(plan.task.chunkFrom, Math.floor(t / this.chunkSize)) - plan.task.chunkFrom, nPoints);
+    if (plan === undefined || split!.parts === 1) {
       appendChecked();
+      if (!failure) rider?.alone();
       if (failure) throw failure.error;
-      return out.fill(0, 0, nPoints);
+      if (plan === undefined) return out.fill(0, 0, nPoints);
+      if (this.profile) this.profile.pointBlocks += (plan.task.lastBlock - plan.task.firstBlock) * nPoints;
+      this.runner.run(plan.task);
+      return this.finish(plan.task, out);
     }
     const { task } = plan;
     if (this.profile) this.profile.pointBlocks += (task.lastBlock - task.firstBlock) * nPoints;
     // Chunks before `changed` hold none of the new items: the workers sum them while append runs.
     const changed = Math.max(task.chunkFrom, Math.floor(t / this.chunkSize));
-    const split = this.chunkSplit(plan.work, changed - task.chunkFrom, nPoints);
-    if (split.parts === 1) {
+    const riding = rider?.fields(split!.parts);
+    const settled: EvalTask = { ...task, chunkTo: changed, lastBlock: Math.min(task.lastBlock, changed * this.chunkSize), ...riding };
+    await this.runChunks(settled, split!, () => {
       appendChecked();
-      if (failure) throw failure.error;
-      this.runner.run(task);
-    } else {
-      const settled: EvalTask = { ...task, chunkTo: changed, lastBlock: Math.min(task.lastBlock, changed * this.chunkSize) };
-      await this.runChunks(settled, split, () => {
-        appendChecked();
-        if (!failure) this.runner.run({ ...task, chunkFrom: changed });
-      });
-      if (failure) throw failure.error;
-    }
+      if (failure) return;
+      rider?.alongside();
+      this.runner.run({ ...task, chunkFrom: changed });
+    });
+    if (riding) rider!.done();
+    if (failure) throw failure.error;
     return this.finish(task, out);
   }
 
@@ -305,7 +324,7 @@ export abstract class HistoryEvaluator {
     const { parts, slices: S } = split;
     const chunks = task.chunkTo - task.chunkFrom;
     // `slices` always set, even to 1, so the task's template does not change when the slicing does.
-    const units = await this.runUnits({ ...task, slices: S }, chunkGrain(chunks * S), parts, meanwhile);
+    const units = await this.runUnits({ ...task, slices: S }, chunkGrain(chunks * S + riderUnits(task)), parts, meanwhile);
     this.calls.workerChunks += units / S;
   }
 
@@ -442,6 +461,47 @@ export class Evaluator extends HistoryEvaluator {
    * await ev.updateRows(cache, () => learner.sample(rng, t + 1)); // cache now covers block t − 1 too
    */
   async updateRows(cache: RowCache, meanwhile?: () => void): Promise<void> {
+    const update = this.rowsUpdate(cache);
+    if (update === undefined) {
+      meanwhile?.();
+      return;
+    }
+    const { task, parts } = update;
+    if (this.profile) this.profile.pointBlocks += (task.lastBlock - task.firstBlock) * cache.n;
+    this.calls.workerRows += await this.runUnits(task, rowGrain(cache.n, parts), parts, meanwhile);
+    cache.covered(task.lastBlock);
+  }
+
+  /**
+   * Brings a row cache up to date on the calling thread, now, when the update
+   * is too small to be split ({@link updateRows} would run it on this thread
+   * alone: its work is below `parallelMinWork`); otherwise leaves the cache
+   * as it is. Returns whether the cache is up to date. The same bits as
+   * {@link updateRows}. A loop that evaluates its history calls it where its
+   * call over the next batch's other points runs on the calling thread alone
+   * ({@link rowsRider}): the hot rows then need no call of their own.
+   *
+   * @example
+   * history.append(alpha);
+   * ev.updateRowsHere(cache); // true: 1,000 hot rows × 1 block of m = 64, d = 9 is below the threshold
+   */
+  updateRowsHere(cache: RowCache): boolean {
+    const update = this.rowsUpdate(cache);
+    if (update === undefined) return true;
+    if (update.parts > 1) return false;
+    if (this.profile) this.profile.pointBlocks += (update.task.lastBlock - update.task.firstBlock) * cache.n;
+    this.runner.run(update.task);
+    cache.covered(update.task.lastBlock);
+    return true;
+  }
+
+  /**
+   * The task that brings a row cache up to date with the history (resetting
+   * the cache first when it no longer matches the history; see
+   * {@link updateRows}) and the threads it is split over; undefined when the
+   * cache is up to date already.
+   */
+  private rowsUpdate(cache: RowCache): { task: RowsTask; parts: number } | undefined {
     const h = this.history;
     if (cache.shared.d !== this.features.d) throw new RangeError(`row cache has d = ${cache.shared.d}, features have d = ${this.features.d}`);
     if (cache.firstBlock !== h.firstLive || cache.renormalisations !== h.renormalisations || cache.blocks > h.t || cache.blocks < h.firstLive) {
@@ -449,18 +509,62 @@ export class Evaluator extends HistoryEvaluator {
     }
     const firstBlock = cache.blocks;
     const lastBlock = h.t;
-    if (lastBlock <= firstBlock) {
-      meanwhile?.();
-      return;
-    }
-    if (this.profile) this.profile.pointBlocks += (lastBlock - firstBlock) * cache.n;
+    if (lastBlock <= firstBlock) return undefined;
     const parts = this.threadsFor((lastBlock - firstBlock) * cache.n * this.itemWork(), cache.n);
     const task: RowsTask = {
       kind: 'rows', history: h.buffer, features: this.features, frequencies: this.frequencies.buffer,
       rows: cache.shared.memory, values: cache.values, rowFrom: 0, rowTo: cache.n, chunkSize: this.chunkSize, cacheFirst: cache.firstBlock, firstBlock, lastBlock,
     };
-    this.calls.workerRows += await this.runUnits(task, rowGrain(cache.n, parts), parts, meanwhile);
-    cache.covered(lastBlock);
+    return { task, parts };
+  }
+
+  /**
+   * Hot rows brought up to date in the call that evaluates a batch's other
+   * points (`evaluateAppending`'s rider; hot-rows.ts): one call an iteration
+   * instead of two, the rows' blocks split between the threads like the
+   * chunks. The call is published before the append, so it adds the blocks
+   * the cache lacks then and the cache stays a block behind; right after the
+   * append the calling thread computes the newest block at the batch's hot
+   * points `X` ({@link newestAhead}), which {@link readRows} then adds: the
+   * bits of the cache brought up to date and read. On the calling thread
+   * alone, the cache is brought up to date after the append where that is
+   * below the parallel threshold ({@link updateRowsHere}).
+   *
+   * @example
+   * await ev.evaluateAppending(coldX, nCold, coldF, 1, append, ev.rowsRider(cache, hotX, nHot));
+   * ev.readRows(cache, hotRows, hotX, nHot, hotF);
+   */
+  rowsRider(cache: RowCache, X: Float64Array, nPoints: number): TaskRider {
+    let upTo = -1;
+    return {
+      fields: (parts) => {
+        const update = this.rowsUpdate(cache);
+        const first = update?.task.firstBlock ?? cache.blocks;
+        upTo = update?.task.lastBlock ?? cache.blocks;
+        if (this.profile) this.profile.pointBlocks += (upTo - first) * cache.n;
+        return {
+          riderRows: cache.shared.memory, riderValues: cache.values, riderN: cache.n, riderGrain: rowGrain(cache.n, parts),
+          riderCacheFirst: cache.firstBlock, riderFirstBlock: first, riderLastBlock: upTo,
+        };
+      },
+      alongside: () => this.newestAhead(X, nPoints),
+      done: () => cache.covered(upTo),
+      alone: () => void this.updateRowsHere(cache),
+    };
+  }
+
+  /**
+   * Blocks of the history a row cache lacks (what {@link readRows} would add
+   * on the calling thread); Infinity when the cache no longer matches the
+   * history (dropped blocks, a renormalisation: {@link updateRows} rebuilds it).
+   *
+   * @example
+   * if (ev.lag(cache) > 1) await ev.updateRows(cache);
+   */
+  lag(cache: RowCache): number {
+    const h = this.history;
+    if (cache.firstBlock !== h.firstLive || cache.renormalisations !== h.renormalisations || cache.blocks > h.t) return Infinity;
+    return h.t - cache.blocks;
   }
 
   /**

@@ -71,6 +71,7 @@ export class HotRows {
   private coldX = new Float64Array(0);
   private coldF = new Float64Array(0);
   private hotF = new Float64Array(0);
+  private hotX = new Float64Array(0);
   private coldAt = new Int32Array(0);
   private hotAt = new Int32Array(0);
   private hotRow = new Int32Array(0);
@@ -99,25 +100,36 @@ export class HotRows {
 
   /**
    * f at `batch` over the history as `append` leaves it (bits of
-   * `evaluator.evaluateAppending`): the history at the other points while
-   * `append` runs, then the cache brought up to date at the hot rows.
+   * `evaluator.evaluateAppending`): one call evaluates the history at the
+   * other points and adds the blocks the cache lacks at the hot rows, while
+   * `append` runs; the calling thread then computes the newest block at the
+   * batch's hot points and reads them from the cache, a block behind, plus
+   * that block (`Evaluator.rowsRider`).
    *
    * @example
    * await hot.evaluateAppending(evaluator, next, fNext, () => { history.shrink(factor); history.append(alpha); });
    */
   async evaluateAppending(evaluator: Evaluator, batch: RowsBatch, out: Float64Array, append: () => void): Promise<Float64Array> {
     this.split(batch);
-    await evaluator.evaluateAppending(this.coldX, this.nCold, this.coldF, 1, append);
-    return this.merge(evaluator, out);
+    const { cache, nHot } = this;
+    const rider = nHot > 0 ? evaluator.rowsRider(cache, this.hotX, nHot) : undefined;
+    await evaluator.evaluateAppending(this.coldX, this.nCold, this.coldF, 1, append, rider);
+    if (nHot > 0) {
+      // A cache more than a block behind (too large for the calling thread alone, no call to ride) is brought up to date first.
+      if (evaluator.lag(cache) > 1) await evaluator.updateRows(cache);
+      evaluator.readRows(cache, this.hotRow, this.hotX, nHot, this.hotF);
+    }
+    return this.place(out);
   }
 
-  /** The batch's points: the cold ones copied together, in order, the hot ones' rows listed. */
+  /** The batch's points: the cold ones copied together, in order, and the hot ones, with their rows. */
   private split(batch: RowsBatch): void {
     const { d } = this;
     const { X, nPoints, rows } = batch;
     if (this.coldAt.length < nPoints) {
       this.coldX = new Float64Array(nPoints * d);
       this.coldF = new Float64Array(nPoints);
+      this.hotX = new Float64Array(nPoints * d);
       this.hotF = new Float64Array(nPoints);
       this.coldAt = new Int32Array(nPoints);
       this.hotAt = new Int32Array(nPoints);
@@ -127,6 +139,7 @@ export class HotRows {
     let nHot = 0;
     for (let p = 0; p < nPoints; p++) {
       if (this.isHot.has(rows[p])) {
+        this.hotX.set(X.subarray(p * d, p * d + d), nHot * d);
         this.hotAt[nHot] = p;
         this.hotRow[nHot++] = rows[p];
       } else {
@@ -140,11 +153,16 @@ export class HotRows {
 
   /** The cache brought up to the history, read at the hot points, and both parts written to `out` in batch order. */
   private async merge(evaluator: Evaluator, out: Float64Array): Promise<Float64Array> {
-    const { nCold, nHot } = this;
-    if (nHot > 0) {
+    if (this.nHot > 0) {
       await evaluator.updateRows(this.cache);
-      this.cache.read(this.hotRow, nHot, evaluator.rowFactor(), this.hotF);
+      this.cache.read(this.hotRow, this.nHot, evaluator.rowFactor(), this.hotF);
     }
+    return this.place(out);
+  }
+
+  /** The cold and hot points' values written to `out` in batch order. */
+  private place(out: Float64Array): Float64Array {
+    const { nCold, nHot } = this;
     for (let i = 0; i < nCold; i++) out[this.coldAt[i]] = this.coldF[i];
     for (let i = 0; i < nHot; i++) out[this.hotAt[i]] = this.hotF[i];
     return out;
