@@ -47,11 +47,11 @@ async function tunedOnOneThread(): Promise<TuneResult> {
 describe('tune: safe selection', () => {
   it("includes the learner's supervised special case, runs its defaults to T, and never picks worse than them in CV", async () => {
     // TSGS3VM: C* = 0 is its supervised case; its default C* = C/10 is computed from C (no grid value), so the defaults are a row of their own.
-    const r = await tune({ learner: 'tsgs3vm', data: await trainSet(), T: 20, m: 8, batchSize: 8, seed: 3, folds: 3, grid: { C: [1, 100] }, threads: 1 });
+    const r = await tune({ learner: 'tsgs3vm', data: await trainSet(), T: 20, m: 8, batchSize: 8, seed: 3, folds: 3, grid: { C: [1, 300] }, threads: 1 });
     expect(r.table.some((row) => row.params.Cstar === 0)).toBe(true);
     const defaults = r.table[r.defaultsId];
     expect(defaults.params.Cstar).toBeUndefined();
-    expect(defaults.params.C).toBe(100);
+    expect(defaults.params.C).toBe(300); // TSGS3VM's default C
     expect(defaults.t).toBe(20);
     const winner = r.table.find((row) => row.status === 'best')!;
     expect(winner.score).toBeGreaterThanOrEqual(defaults.score);
