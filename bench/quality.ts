@@ -226,7 +226,10 @@ async function runDsgkit(m: DsgkitMethod, task: Task, trainSet: Dataset, testSet
     const r = await tune({ learner: m.learner, data: trainSet, ...run, onProgress: () => undefined });
     model = r.model;
     // The chosen σ/σ₀ and the pick's CV gain over the defaults (± se): what docs/tuning.md reports per set.
-    params = { ...r.best, ...(r.sigmaRatio !== undefined ? { sigmaRatio: r.sigmaRatio } : {}), overDefaults: r.overDefaults };
+    // With the pick's CV score and the defaults' (the score ranked by): a change to tune's search shows in both.
+    const cv = r.table.find((row) => row.status === 'best')?.score;
+    const cvDefaults = r.table.find((row) => row.id === r.defaultsId)?.score;
+    params = { ...r.best, ...(r.sigmaRatio !== undefined ? { sigmaRatio: r.sigmaRatio } : {}), overDefaults: r.overDefaults, cv, cvDefaults };
   } else {
     model = await train({ learner: m.learner, data: trainSet, ...run });
     // The default σ's rung (σ/σ₀), when σ came from the data: what docs/learners.md reports per set.

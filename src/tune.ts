@@ -27,7 +27,7 @@ export { TUNE_SELECTIONS, type TuneSelection } from './coordinator/grid-neighbou
 import { continuationCost, firstHalvingStep, halvingPlan, nextHalvingStep, type HalvingOptions, type HalvingStep } from './coordinator/successive-halving.ts';
 import { checkParam, paramSpec, type ParamValue } from './learners/params.ts';
 import { learnerSpec } from './learners/registry.ts';
-import type { FitState, LearnerSpec, Params } from './learners/spec.ts';
+import type { BudgetSchedule, FitState, LearnerSpec, Params } from './learners/spec.ts';
 import { Model } from './model/model.ts';
 import type { TuneRecord, TuneRoundRecord, TuneTableRow } from './model/model-file.ts';
 import { metricValue, METRICS, rankingMetric, taskClasses, type MetricName, type TaskClasses } from './model/task.ts';
@@ -246,12 +246,13 @@ function defaultT0(n: number, eta: number, T: number): number {
 }
 
 /**
- * The rounds of a budget halving before the last: budgets 1/η³, 1/η², 1/η of
- * the full one (η = 3: 1/27, 1/9, 1/3), then the full budget. Much less than
- * 1/27 and a fit of a few steps says little of the setting (FRS3VM at 1/81 of
- * its 10 epochs on 81 unlabeled rows is 2 SGD steps; GKM at 1/81 of T =
- * 1,000, 12 iterations). The field is cut by c per round ({@link budgetCut}),
- * so at most {@link BUDGET_FINALISTS} settings reach the full budget whatever n.
+ * The rounds of a budget halving before the last: by default budgets 1/η³,
+ * 1/η², 1/η of the full one (η = 3: 1/27, 1/9, 1/3), then the full budget.
+ * Much less than 1/27 and a fit of a few steps says little of the setting
+ * (GKM at 1/81 of T = 1,000, 12 iterations); a learner whose fold fits each
+ * cost a whole train starts lower ({@link BudgetSchedule}: FRS3VM 1/81, 1/27,
+ * 1/9). The field is cut by c per round ({@link budgetCut}), so at most
+ * {@link BUDGET_FINALISTS} settings reach the full budget whatever n.
  */
 export const BUDGET_RUNGS = 3;
 
@@ -265,27 +266,36 @@ export const BUDGET_RUNGS = 3;
 export const BUDGET_FINALISTS = 3;
 
 /**
- * The cut per round of a budget halving of n settings: the smallest whole
- * c ≥ η with {@link BUDGET_FINALISTS}·c^{@link BUDGET_RUNGS} ≥ n.
+ * The cut per round of a halving of n settings: the smallest whole c ≥ η
+ * with finalists·c^{@link BUDGET_RUNGS} ≥ n (finalists {@link BUDGET_FINALISTS}
+ * unless the learner's {@link BudgetSchedule} says). It is also the cut of a
+ * loop learner's halving: a grid of more than 81 settings (96, say) is
+ * cut by 4, 96 → 24 → 6 → 1, not by 3 to 32 → 10 → 3 → 1, whose three
+ * settings at 2/3 of T cost more than two trains.
  *
  * @example
  * budgetCut(60, 3); // 3: 60 settings → 20 → 6 → 2 at the full budget
  * budgetCut(100, 3); // 4: 100 → 25 → 6 → 1
+ * budgetCut(72, 3, 1); // 5: 72 → 14 → 2 → 1 (FRS3VM)
  */
-export function budgetCut(n: number, eta: number): number {
+export function budgetCut(n: number, eta: number, finalists = BUDGET_FINALISTS): number {
   let c = eta;
-  while (BUDGET_FINALISTS * c ** BUDGET_RUNGS < n) c++;
+  while (finalists * c ** BUDGET_RUNGS < n) c++;
   return c;
 }
 
+/** `tune`'s budget halving when the learner declares no {@link BudgetSchedule} of its own. */
+export const DEFAULT_BUDGET_SCHEDULE: BudgetSchedule = { firstRung: BUDGET_RUNGS, finalists: BUDGET_FINALISTS, earlyRows: 200 };
+
 /**
- * Validation rows the early rounds of a budget halving score on, at least:
- * the noise of a fold score depends on how many rows it counts, not on the
- * share of the folds, so a large set drops its worst settings on a fold or
- * two while a small one (where fits are cheap anyway) uses every fold; the
- * last round, which picks the winner, scores on every fold.
+ * Validation rows the early rounds of a budget halving score on, at least (by
+ * default; {@link BudgetSchedule.earlyRows}): the noise of a fold score
+ * depends on how many rows it counts, not on the share of the folds, so a
+ * large set drops its worst settings on a fold or two while a small one
+ * (where fits are cheap anyway) uses every fold; the last round, which picks
+ * the winner, scores on every fold.
  */
-export const EARLY_VALIDATION_ROWS = 200;
+export const EARLY_VALIDATION_ROWS = DEFAULT_BUDGET_SCHEDULE.earlyRows;
 
 /**
  * The folds (indices into `plan.folds`) a round to `t` scores on: every fold,
@@ -295,11 +305,11 @@ export const EARLY_VALIDATION_ROWS = 200;
  * @example
  * roundFolds(plan, 3); // [0, 1] with 5 folds of 147 validation rows each, T = 81
  */
-export function roundFolds(plan: Pick<TunePlan, 'budgeted' | 'T' | 'k' | 'folds'>, t: number): number[] {
+export function roundFolds(plan: Pick<TunePlan, 'budgeted' | 'T' | 'k' | 'folds' | 'earlyRows'>, t: number): number[] {
   let count = plan.folds.length;
   if (plan.budgeted && t < plan.T) {
     let rows = 0;
-    for (count = 0; count < plan.k && rows < EARLY_VALIDATION_ROWS; count++) rows += plan.folds[count].validation.n;
+    for (count = 0; count < plan.k && rows < plan.earlyRows; count++) rows += plan.folds[count].validation.n;
   }
   return Array.from({ length: count }, (_, j) => j);
 }
@@ -341,6 +351,8 @@ export interface TunePlan {
    * budget, on the first folds only ({@link roundFolds}) until the last round.
    */
   readonly budgeted: boolean;
+  /** A budget halving's early rounds score on the first folds holding this many validation rows ({@link roundFolds}). */
+  readonly earlyRows: number;
   readonly halving: HalvingOptions;
   /** Rounds of the halving plan. */
   readonly roundCount: number;
@@ -466,7 +478,7 @@ export async function tuneModel(opts: TuneArgs): Promise<TuneResult> {
     sigma0: plan.sigma0,
     ...(sigmaRatio !== undefined ? { sigmaRatio } : {}),
     space: plan.space,
-    ...(plan.spec.capabilities.continues || plan.budgeted ? { halving: { eta: plan.eta, t0: plan.t0, T: plan.T, ...(plan.budgeted ? { budget: true as const, cut: plan.halving.cut!, earlyFolds: roundFolds(plan, 0).length } : {}) } } : {}),
+    ...(plan.spec.capabilities.continues || plan.budgeted ? { halving: { eta: plan.eta, t0: plan.t0, T: plan.T, ...(plan.budgeted ? { budget: true as const, cut: plan.halving.cut!, earlyFolds: roundFolds(plan, 0).length } : plan.halving.cut !== undefined ? { cut: plan.halving.cut } : {}) } } : {}),
     table,
     rounds: outcome.rounds,
     blockEvaluations: cost,
@@ -510,11 +522,11 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   // Scaled once with the scaler of all training rows (unsupervised: the features' ranges only).
   const ds = MinMaxScaler.fit(raw).transform(raw);
   const sigma0 = kernelScale0(ds);
-  const space = searchSpace(spec, opts, fixedGiven, fixed, sigma0);
+  const space = searchSpace(spec, opts, fixedGiven, fixed, sigma0, ds);
   const grid = gridCandidates(space).map((c) => withDataDefaults(spec, { ...fixed, ...c }, ds));
   // The learner's defaults (with what the caller fixed) take part whether or not they are a grid point.
   const defaults = withDataDefaults(spec, fixed, ds);
-  const found = grid.findIndex((c) => Object.keys(space).every((k) => c[k] === defaults[k]));
+  const found = defaultsOnGrid(spec, space, grid, defaults, labeledCount(ds));
   const candidates = found >= 0 ? grid : [...grid, defaults];
   const defaultsId = found >= 0 ? found : grid.length;
   const splits = repeatedLabeledFolds(ds, { k, seed: typeof fixed.seed === 'number' ? fixed.seed : 1, repeats });
@@ -524,28 +536,52 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   const fullGrid = opts.fullGrid === true;
   if (fullGrid && opts.t0 !== undefined) throw new UsageError('t0 and fullGrid exclude each other (a full grid runs every setting to T)');
   const budgeted = !continues && !fullGrid && spec.tuneBudget !== undefined && grid.length > 1;
+  const schedule: BudgetSchedule = { ...DEFAULT_BUDGET_SCHEDULE, ...spec.tuneSchedule };
   // A loop learner's T not fixed by the caller: its budget rule's on the training rows (withDataDefaults).
-  const T = continues ? (defaults.T as number) : budgeted ? eta ** BUDGET_RUNGS : 1;
+  const T = continues ? (defaults.T as number) : budgeted ? eta ** schedule.firstRung : 1;
   const t0 = fullGrid ? T : continues ? (opts.t0 ?? defaultT0(grid.length, eta, T)) : budgeted ? (opts.t0 ?? 1) : 1;
   if (!Number.isSafeInteger(t0) || t0 < 1 || t0 > T) throw new UsageError(`t0 must be a whole number in [1, T = ${T}], got ${String(opts.t0)}`);
-  const halving: HalvingOptions = { t0, eta, T, ...(budgeted ? { cut: budgetCut(grid.length, eta) } : {}) };
+  // Loop learners too: a grid of more than 81 settings is cut by more than η (budgetCut).
+  const cut = budgeted ? budgetCut(grid.length, eta, schedule.finalists) : continues && !fullGrid ? budgetCut(grid.length, eta) : eta;
+  const halving: HalvingOptions = { t0, eta, T, ...(cut !== eta || budgeted ? { cut } : {}) };
   const rounds = halvingPlan(grid.length, halving);
   const planned = rounds.reduce((sum, r, i) => sum + r.count * continuationCost(i === 0 ? 0 : rounds[i - 1].t, r.t), 0) * folds.length;
   const refitCost = continues ? continuationCost(0, T) : 0;
-  const fits = rounds.reduce((sum, r) => sum + r.count * roundFolds({ budgeted, T, k, folds }, r.t).length, 0);
+  const earlyRows = schedule.earlyRows;
+  const fits = rounds.reduce((sum, r) => sum + r.count * roundFolds({ budgeted, T, k, folds, earlyRows }, r.t).length, 0);
   const total = continues ? planned + refitCost : fits + 1;
   const steps = candidates.map((c) => resolveStep(spec, c, {}));
   const pooled = splits.map((split) => ({ y: Float64Array.from(split.flatMap((f) => Array.from(f.validation.y))), sizes: split.map((f) => f.validation.n) }));
   return {
     spec, opts, raw, classes, sigma0, space, candidates, gridCount: grid.length, defaultsId, steps, k, repeats, pooled, folds, metric, select, guard,
-    eta, t0, T, budgeted, halving, roundCount: rounds.length, threads, onWarning, planned, refitCost, total,
+    eta, t0, T, budgeted, earlyRows, halving, roundCount: rounds.length, threads, onWarning, planned, refitCost, total,
   };
 }
 
+/**
+ * The grid point that is the learner's defaults in effect, or −1: the point
+ * whose searched values are the defaults', parameters whose default follows
+ * from others filled in first (`spec.impliedParams`: GKM's C′ = 1 at p = 1,
+ * TSGS3VM's C* = C/10), so the defaults run in the halving as that point
+ * instead of once more in a reference round of their own.
+ *
+ * @example
+ * defaultsOnGrid(tsgs3vmSpec, { C: [10, 100], Cstar: [0, 10] }, grid, { C: 100, sigma: 1 }, 200); // the index of { C: 100, Cstar: 10 }
+ */
+export function defaultsOnGrid(spec: Pick<LearnerSpec, 'impliedParams'>, space: Readonly<Record<string, readonly ParamValue[]>>, grid: readonly Params[], defaults: Params, labeledRows: number): number {
+  const implied = (p: Params): Params => spec.impliedParams?.(p, labeledRows) ?? p;
+  const d = implied(defaults);
+  return grid.findIndex((c) => {
+    const ci = implied(c);
+    return Object.keys(space).every((k) => ci[k] === d[k]);
+  });
+}
+
 /** The search space: the learner's, with the caller's grid replacing what it names, without the parameters the caller fixed. */
-function searchSpace(spec: LearnerSpec, opts: TuneArgs, fixedGiven: Readonly<Record<string, unknown>>, fixed: Params, sigma0: number): Record<string, ParamValue[]> {
+function searchSpace(spec: LearnerSpec, opts: TuneArgs, fixedGiven: Readonly<Record<string, unknown>>, fixed: Params, sigma0: number, ds: Dataset): Record<string, ParamValue[]> {
   const space: Record<string, ParamValue[]> = {};
-  for (const [key, values] of Object.entries(spec.searchSpace({ sigma0, fixed }))) if (fixedGiven[key] === undefined) space[key] = [...values];
+  const labeledRows = labeledCount(ds);
+  for (const [key, values] of Object.entries(spec.searchSpace({ sigma0, fixed, labeledRows }))) if (fixedGiven[key] === undefined) space[key] = [...values];
   if (opts.grid !== undefined) {
     if (opts.grid === null || typeof opts.grid !== 'object') throw new UsageError('grid must be an object: parameter → list of values');
     for (const [key, values] of Object.entries(opts.grid)) space[key] = checkGridValues(spec, key, values);
@@ -721,6 +757,7 @@ export async function runFold(plan: FitPlan, c: number, j: number, to: number, e
   return { score: metricValue('accuracy', task, va.y, f), f };
 }
 
+/** How many rows of `ds` are labeled. */
 function labeledCount(ds: Dataset): number {
   let n = 0;
   for (let i = 0; i < ds.n; i++) n += ds.labeled[i];

@@ -141,4 +141,15 @@ describe('dsgkit train', () => {
     expect(given.out).toMatch(/iterations\s+20\n/);
     expect((await runCli(['describe', out])).out).not.toContain('budget:');
   });
+
+  it('says in its summary that GKM\'s C came from the labeled rows (4·n_l), and --c overrides it', async () => {
+    const { trainFile } = await writeBreastCancerSplit(dir);
+    const out = join(dir, 'g.dsg');
+    const derived = await runCli(['train', '--learner', 'gkm', '--data', trainFile, '--out', out, '--iterations', '50', '--threads', '1', '--quiet']);
+    expect(derived.code, derived.err).toBe(0);
+    expect(derived.out).toMatch(/\nC\s+400 \(4·n_l from the labeled rows n_l .*; --c sets it\)/);
+    const given = await runCli(['train', '--learner', 'gkm', '--data', trainFile, '--out', out, '--iterations', '50', '--threads', '1', '--quiet', '--c', '64']);
+    expect(given.code, given.err).toBe(0);
+    expect(given.out).not.toMatch(/\nC\s/);
+  });
 });

@@ -8,7 +8,7 @@ import { train } from '../src/api.ts';
 import { readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
 import { MinMaxScaler } from '../src/data/scaler.ts';
 import { samplingRng } from '../src/coordinator/loop.ts';
-import { graphBudget, KnnEdges } from '../src/learners/graph-kernel-machine.ts';
+import { defaultGraphC, graphBudget, graphSettings, KnnEdges } from '../src/learners/graph-kernel-machine.ts';
 import { knnGraph } from '../src/learners/knn-graph.ts';
 import { defaultSigma } from '../src/train/defaults.ts';
 
@@ -115,6 +115,26 @@ describe('the default budget', () => {
     expect(model.header.hyperparameters).toMatchObject({ T: 1000, batchSize: 1 });
     const given = await train({ learner: 'gkm', data: tr, T: 50, threads: 1, onWarning: () => {} });
     expect(given.header.hyperparameters).toMatchObject({ T: 50, batchSize: 1 });
+  });
+});
+
+describe('the default C', () => {
+  it('is 4·n_l (at least 1), written to the model header when computed; a given C is kept, and the model is the one trained with that C given', async () => {
+    expect([1, 91, 1000].map((l) => defaultGraphC(l))).toEqual([4, 364, 4000]);
+    expect(defaultGraphC(0)).toBe(1);
+    expect(graphSettings({ sigma: 1, seed: 1 }, {}, 200).C).toBe(800);
+    expect(graphSettings({ sigma: 1, C: 64, seed: 1 }, {}, 200).C).toBe(64);
+    const { train: tr, test } = splitDataset(await readDataset('data/breast_cancer.arrow'), { labeled: 60, test: 0.2, seed: 2 });
+    const opts = { data: tr, T: 200, threads: 1, onWarning: () => {} };
+    for (const learner of ['gkm', 'lapsvm'] as const) {
+      const model = await train({ learner, ...opts });
+      expect(model.header.hyperparameters.C).toBe(240);
+      const given = await train({ learner, ...opts, C: 240 });
+      expect(given.header.hyperparameters.C).toBe(240);
+      expect(await model.decisionFunction(test!)).toEqual(await given.decisionFunction(test!));
+      const other = await train({ learner, ...opts, C: 64 });
+      expect(await other.decisionFunction(test!)).not.toEqual(await model.decisionFunction(test!));
+    }
   });
 });
 

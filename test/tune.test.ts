@@ -46,10 +46,12 @@ async function tunedOnOneThread(): Promise<TuneResult> {
 
 describe('tune: safe selection', () => {
   it("includes the learner's supervised special case, runs its defaults to T, and never picks worse than them in CV", async () => {
-    // TSGS3VM: C* = 0 is its supervised case; its default C* = C/10 is computed from C (no grid value), so the defaults are a row of their own.
-    const r = await tune({ learner: 'tsgs3vm', data: await trainSet(), T: 20, m: 8, batchSize: 8, seed: 3, folds: 3, grid: { C: [1, 300] }, threads: 1 });
+    // TSGS3VM: C* = 0 is its supervised case; its default C* = C/10 = 30 is not among C* = 0, 1, so the defaults are a row of their own.
+    const r = await tune({ learner: 'tsgs3vm', data: await trainSet(), T: 20, m: 8, batchSize: 8, seed: 3, folds: 3, sigma: 0.5, grid: { C: [1, 300], Cstar: [0, 1] }, threads: 1 });
+    expect(r.table).toHaveLength(5);
     expect(r.table.some((row) => row.params.Cstar === 0)).toBe(true);
     const defaults = r.table[r.defaultsId];
+    expect(r.defaultsId).toBe(4);
     expect(defaults.params.Cstar).toBeUndefined();
     expect(defaults.params.C).toBe(300); // TSGS3VM's default C
     expect(defaults.t).toBe(20);
@@ -60,6 +62,24 @@ describe('tune: safe selection', () => {
     const ref = r.rounds.filter((round) => round.reference);
     expect(ref.length).toBeLessThanOrEqual(1);
     if (ref.length === 1) expect(ref[0].candidates).toEqual([r.defaultsId]);
+  }, 120_000);
+
+  it('scores defaults that are a grid point in effect as that point: no row and no round of their own', async () => {
+    // TSGS3VM's C* unset is C/10: with its default C = 300 the defaults are the grid point C* = 30.
+    const s3vm = await tune({ learner: 'tsgs3vm', data: await trainSet(), T: 20, m: 8, batchSize: 8, seed: 3, folds: 3, sigma: 0.5, grid: { C: [1, 300], Cstar: [0, 30] }, threads: 1, fullGrid: true });
+    expect(s3vm.table).toHaveLength(4);
+    expect(s3vm.table[s3vm.defaultsId].params).toEqual({ C: 300, Cstar: 30 });
+    expect(s3vm.rounds.some((round) => round.reference)).toBe(false);
+    // GKM's C unset is 4·n_l (600 on 150 labeled rows) and its C′ 1 at p = 1: the defaults are the grid point { C: 600, C′: 1 }; 4 settings × 3 folds, no more.
+    const data = splitDataset(await readDataset('data/breast_cancer.arrow'), { labeled: 150, seed: 4 }).train;
+    const gkm = await tune({ learner: 'gkm', data, folds: 3, seed: 2, threads: 1, T: 60, sigma: 0.4, grid: { C: [150, 600], Cprime: [0, 1] }, fullGrid: true });
+    expect(gkm.table).toHaveLength(4);
+    expect(gkm.table[gkm.defaultsId].params).toEqual({ C: 600, Cprime: 1 });
+    expect(gkm.rounds.map((round) => round.candidates.length * 3)).toEqual([12]);
+    // LapSVM (p = 2): its default C′ = 0.99/8 is the grid point 0.12375 when the grid holds it.
+    const lap = await tune({ learner: 'lapsvm', data, folds: 3, seed: 2, threads: 1, T: 60, sigma: 0.4, grid: { C: [600], Cprime: [0, 0.99 / 8] }, fullGrid: true });
+    expect(lap.table).toHaveLength(2);
+    expect(lap.table[lap.defaultsId].params).toEqual({ C: 600, Cprime: 0.99 / 8 });
   }, 120_000);
 
   it('reports the pick\'s CV gain over the defaults with its standard error; guard one-se returns the defaults unless the gain exceeds it', async () => {
@@ -218,7 +238,7 @@ describe('tune (script API)', () => {
     // The same CV either way; only the rule that reads it differs.
     expect(byRegion.table.map((r) => r.score)).toEqual(byOwn.table.map((r) => r.score));
     // Each grid row's neighbourhood mean, recomputed from the table: the rows one grid step away in σ and C
-    // (the defaults, σ₀ and C = 64, are not a grid point here: their row comes last, outside the grid).
+    // (the defaults, σ₀ and C = 4·n_l, are not a grid point here: their row comes last, outside the grid).
     const grid = byRegion.table.slice(0, 9);
     expect(byRegion.defaultsId).toBe(9);
     const step = (values: readonly number[], a: number, b: number) => Math.abs(values.indexOf(a) - values.indexOf(b));
@@ -253,7 +273,7 @@ describe('tune (script API)', () => {
     for (const row of halved.table) expect(row.folds).toHaveLength(row.t === 27 ? 3 : 2);
     // The winner's last round is its own setting at the full budget (T = 200) on every fold: the full grid's fold scores, bit for bit.
     if (winner.id < 9) expect(winner.folds).toEqual(full.table[winner.id].folds);
-    // The defaults (σ₀, C = 64: not a grid point) are scored at their full budget on every fold, as in the full grid.
+    // The defaults (σ₀, C = 4·n_l: not a grid point) are scored at their full budget on every fold, as in the full grid.
     expect(halved.table[halved.defaultsId].folds).toEqual(full.table[full.defaultsId].folds);
     expect(halved.table[halved.defaultsId].score).toBeLessThanOrEqual(halved.table[winner.id].score);
     // Fits weighted by the fraction of the budget they ran: 9·2/27 + 3·2·3/27 + 1·3 + the defaults' 3 = 7.33 full fits, against 10·3.
@@ -269,6 +289,27 @@ describe('tune (script API)', () => {
     expect(rounds(81)).toEqual([[1, 81], [3, 27], [9, 9], [27, 3]]);
     expect(budgetCut(100, 3)).toBe(4);
     expect(rounds(100)).toEqual([[1, 100], [3, 25], [9, 6], [27, 1]]);
+  });
+
+  it('FRS3VM (fold fits of a whole train each) is halved from 1/81 of its epochs on one fold, one setting in full: under 10 trains with the defaults and the refit', async () => {
+    // Its 72 settings: 72 at 1/81, 14 at 1/27, 2 at 1/9 on the first fold; the survivor (and the defaults) at the full budget on every fold.
+    const plan = halvingPlan(72, { t0: 1, eta: 3, T: 81, cut: budgetCut(72, 3, 1) }).map((r) => [r.t, r.count]);
+    expect(plan).toEqual([[1, 72], [3, 14], [9, 2], [81, 1]]);
+    const trains = plan.reduce((n, [t, count]) => n + (count * (t === 81 ? 3 : 1) * t) / 81, 0) + 3 + 1; // + the defaults on 3 folds + the refit
+    expect(trains).toBeLessThan(10);
+    // As it runs: the rounds, the folds each scored on, and the header's record of the schedule.
+    const data = splitDataset(await readDataset('data/breast_cancer.arrow'), { labeled: 90, seed: 4 }).train;
+    const r = await tune({ learner: 'frs3vm', data, folds: 3, seed: 2, threads: 1, m: 8, blocks: 2, sigma: 0.5, grid: { C: [1, 10, 100], Cstar: [0, 0.1, 1] } });
+    const rounds = r.rounds.filter((round) => !round.reference);
+    expect(rounds.map((round) => [round.t, round.candidates.length])).toEqual([[1, 9], [3, 3], [81, 1]]);
+    expect(r.model.header.training.tune!.halving).toEqual({ eta: 3, t0: 1, T: 81, budget: true, cut: 3, earlyFolds: 1 });
+    for (const row of r.table) expect(row.folds).toHaveLength(row.t === 81 ? 3 : 1);
+  }, 60_000);
+
+  it('a loop learner\'s grid of more than 81 settings is cut by 4 (96 → 24 → 6 → 1), fewer settings by η', () => {
+    expect(budgetCut(96, 3)).toBe(4);
+    expect(halvingPlan(96, { t0: 10, eta: 3, T: 400, cut: budgetCut(96, 3) }).map((r) => [r.t, r.count])).toEqual([[10, 96], [30, 24], [90, 6], [400, 1]]);
+    for (const n of [54, 72, 81]) expect(budgetCut(n, 3)).toBe(3);
   });
 
   it('refuses a bad grid with a UsageError naming it', () => {

@@ -30,7 +30,7 @@ import { stepAt } from '../coordinator/step-size.ts';
 import { RandomFeaturePredictor } from '../model/predictor.ts';
 import { inMemory, KERNEL_PARAMS, sigmaLadder, RANDOM_FEATURE_PARAMS, randomFeaturesFor } from './common.ts';
 import { marginLoss, marginLossDerivative } from './margin-losses.ts';
-import { paperStep, S3VM_PARAMS, S3vmObjective, s3vmSettings, unlabeledLoss, unlabeledLossDerivative, type UnlabeledLoss } from './s3vm.ts';
+import { paperStep, s3vmImpliedParams, S3VM_PARAMS, S3vmObjective, s3vmSettings, unlabeledLoss, unlabeledLossDerivative, type UnlabeledLoss } from './s3vm.ts';
 import { binarySources } from './sources.ts';
 import type { ParamsOf, ParamTable } from './params.ts';
 import { DIRECT_CAPABILITIES, type DirectLearnerSpec, type FitRun, type Fitted, type ObjectiveContext } from './spec.ts';
@@ -209,7 +209,12 @@ export const frs3vmSpec = {
     return out;
   },
   supervisedCase: { Cstar: 0 },
+  // C* unset is C/10: the defaults are the grid point (C = 100, C* = 10) when σ is on the ladder.
+  impliedParams: s3vmImpliedParams,
   // A fraction of the epochs (a part of a pass at the first rounds): tune's first rounds are cheap fits of every setting.
   tuneBudget: (params, fraction) => ({ ...params, epochs: Math.max(0.01, (params.epochs as number) * fraction) }),
+  // Every fold fit trains on every row and costs about a train: 1/81, 1/27, 1/9 of the epochs on one fold,
+  // then one setting (and the defaults) in full on every fold keep tune within 10 trains (docs/tuning.md).
+  tuneSchedule: { firstRung: 4, finalists: 1, earlyRows: 1 },
   searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0), C: [1, 10, 100], Cstar: [0, 0.1, 1, 10] }),
 } as const satisfies DirectLearnerSpec<typeof FRS3VM_PARAMS, 'frs3vm'>;

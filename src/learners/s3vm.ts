@@ -163,6 +163,17 @@ export function defaultCstar(C: number): number {
   return C * S3VM_CSTAR_RATIO;
 }
 
+/**
+ * The S3VM learners' `impliedParams` (spec.ts): C* filled by {@link defaultCstar}
+ * when it is not given, as {@link s3vmSettings} fills it for a fit.
+ *
+ * @example
+ * s3vmImpliedParams({ C: 100 }); // { C: 100, Cstar: 10 }
+ */
+export function s3vmImpliedParams<T extends Readonly<Record<string, unknown>>>(params: T): T {
+  return params.Cstar === undefined && typeof params.C === 'number' ? { ...params, Cstar: defaultCstar(params.C) } : params;
+}
+
 /** The paper's step constant θ of `γ = θ/T^{3/4}` by default (chosen on the bundled data: README § semi-supervised SVM). */
 export const S3VM_THETA = 0.5;
 

@@ -115,6 +115,27 @@ export interface SearchContext {
   readonly sigma0: number;
   /** The parameters the search does not vary, as resolved (given values and defaults), e.g. GKM's p. */
   readonly fixed: Params;
+  /** Labeled training rows n_l, for grids that follow them (GKM's C = c·n_l); 1 when not known (help texts print such values as `c·n_l`). */
+  readonly labeledRows?: number;
+}
+
+/**
+ * How `tune` halves a learner over its budget with restarts (tune.ts): three
+ * early rounds on budgets 1/η^firstRung, η/η^firstRung, η²/η^firstRung of the
+ * full one (η = 3), each keeping the best 1/c, c the smallest whole number
+ * ≥ η with finalists·c³ ≥ the number of settings; then the survivors at the
+ * full budget on every fold.
+ *
+ * @example
+ * const frs3vm: BudgetSchedule = { firstRung: 4, finalists: 1, earlyRows: 1 }; // 1/81, 1/27, 1/9 on one fold; one setting in full
+ */
+export interface BudgetSchedule {
+  /** The first round fits 1/η^firstRung of the budget (3: 1/27). */
+  readonly firstRung: number;
+  /** Settings taken to the full budget, at most (c is chosen so that the third cut leaves about this many). */
+  readonly finalists: number;
+  /** The early rounds score on the first folds that hold at least this many validation rows (1: the first fold). */
+  readonly earlyRows: number;
 }
 
 /** Fields every learner declares. */
@@ -149,6 +170,20 @@ export interface LearnerBase<P extends ParamTable = ParamTable, N extends string
   /** The grid `tune` searches, per parameter (parameters not listed keep their value). */
   searchSpace(ctx: SearchContext): Readonly<Record<string, readonly ParamValue[]>>;
   /**
+   * Parameters whose default is computed from other parameters or from the
+   * number of labeled rows (absent: none): `params` with those left unset
+   * filled in as a fit on `labeledRows` labeled rows fills them. `tune`
+   * compares the learner's defaults with its grid points through it, so
+   * defaults that are a grid point in effect (TSGS3VM's C* = C/10 with C = 100
+   * against the grid's C* = 10) are scored as that point, not once more in a
+   * round of their own.
+   *
+   * @example
+   * tsgs3vmSpec.impliedParams({ C: 100, sigma: 1 }, 200); // { C: 100, sigma: 1, Cstar: 10 }
+   * gkmSpec.impliedParams({ sigma: 1 }, 200);              // { sigma: 1, C: 800, Cprime: 1 }
+   */
+  impliedParams?(params: Params, labeledRows: number): Params;
+  /**
    * Learners that do not continue but whose cost grows with a budget
    * (iterations, epochs): the parameters of the same setting on `fraction`
    * (0 < fraction < 1) of the budget it would run on `labeledRows` labeled
@@ -157,9 +192,17 @@ export interface LearnerBase<P extends ParamTable = ParamTable, N extends string
    * more, and the last round runs the setting itself (tune.ts).
    *
    * @example
-   * spec.tuneBudget({ sigma: 1, C: 64, seed: 1 }, 1 / 9, 500); // GKM: { sigma: 1, C: 64, seed: 1, T: 333, batchSize: 1 }
+   * spec.tuneBudget({ sigma: 1, C: 2000, seed: 1 }, 1 / 9, 500); // GKM: { sigma: 1, C: 2000, seed: 1, T: 333, batchSize: 1 }
    */
   tuneBudget?(params: Params, fraction: number, labeledRows: number): Params;
+  /**
+   * The shape of that budget halving (absent: `tune`'s default, 1/27, 1/9,
+   * 1/3 of the budget on the first folds that hold 200 validation rows, up to
+   * three settings in full): a learner whose fold fit costs a whole `train`
+   * (FRS3VM) starts lower and takes one setting to the full budget, so that
+   * `tune` stays within a few trains (tune.ts, {@link BudgetSchedule}).
+   */
+  readonly tuneSchedule?: Partial<BudgetSchedule>;
   /**
    * How `tune` picks among the candidates by default (see grid-neighbourhood.ts):
    * `best` (absent) ranks each by its own CV score, `neighbourhood` by the mean

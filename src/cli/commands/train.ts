@@ -239,6 +239,9 @@ export const trainCommand: Command = {
       ['rows', `${training.rows} (${training.labeledRows} labeled, ${training.rows - training.labeledRows} unlabeled)`],
       ...(training.defaultSigma && typeof sigma === 'number' ? ([['σ', sigmaText(sigma, training.defaultSigma)]] as [string, string][]) : []),
       ...(typeof model.header.hyperparameters.T === 'number' ? ([['iterations', iterationsText(spec, model.header.hyperparameters, values.iterations === undefined, training.budget)]] as [string, string][]) : []),
+      ...(values.c === undefined && spec.params.C !== undefined && spec.params.C.default === undefined && typeof model.header.hyperparameters.C === 'number'
+        ? ([['C', `${model.header.hyperparameters.C} (${spec.params.C.defaultDoc ?? 'from the data'}; --c sets it)`]] as [string, string][])
+        : []),
       ['threads', String(Math.min(settings.threads, defaultThreads()))],
       ...(training.evaluation !== undefined ? ([['evaluation', EVALUATION_TEXT[training.evaluation] ?? training.evaluation]] as [string, string][]) : []),
       ['wall time', formatDuration(wallMs)],

@@ -25,6 +25,21 @@ function rankedBy(l: (typeof LEARNERS)[number]): string {
   return how.length > 0 ? ` (ranked by ${how.join(', ')})` : '';
 }
 
+/**
+ * A learner's search space as the help lists it: σ in units of σ₀, and a
+ * value that follows the labeled rows (GKM's C) in units of n_l.
+ *
+ * @example
+ * searchSpaceText(learnerSpec('gkm')); // 'sigma ∈ {0.0625σ₀, …}, C ∈ {0.25·n_l, 1·n_l, 4·n_l, 16·n_l, 64·n_l}, Cprime ∈ {0, 1}'
+ */
+function searchSpaceText(l: (typeof LEARNERS)[number]): string {
+  const one = l.searchSpace({ sigma0: 1, fixed: {}, labeledRows: 1 });
+  const two = l.searchSpace({ sigma0: 1, fixed: {}, labeledRows: 2 });
+  const text = (k: string, x: (typeof one)[string][number], i: number) =>
+    k === 'sigma' ? `${String(x)}σ₀` : typeof x === 'number' && two[k]?.[i] === 2 * x && x !== 0 ? `${x}·n_l` : String(x);
+  return Object.entries(one).map(([k, v]) => `${k} ∈ {${v.map((x, i) => text(k, x, i)).join(', ')}}`).join(', ');
+}
+
 /** The help of `tune`, for every learner or (`--learner X --help`) for the ones given. */
 function tuneHelp(learners: typeof LEARNERS = LEARNERS): string {
   return `dsgkit tune — choose a learner's hyperparameters by cross-validation, refit, save
@@ -88,7 +103,7 @@ Options:
 ${trainingOptionsHelp(learners)}
 
 ${learners.length === 1 ? 'Search space' : 'Learners and their search spaces'} (σ₀ = median heuristic):
-${learners.map((l) => `  ${l.name}: ${Object.entries(l.searchSpace({ sigma0: 1, fixed: {} })).map(([k, v]) => `${k} ∈ {${v.map((x) => (k === 'sigma' ? `${x}σ₀` : String(x))).join(', ')}}`).join(', ')}${rankedBy(l)}`).join('\n')}
+${learners.map((l) => `  ${l.name}: ${searchSpaceText(l)}${rankedBy(l)}`).join('\n')}
 
 Example:
   dsgkit tune --learner ${LEARNER_NAMES[0]} --data data/breast_cancer-train.arrow --out best.dsg --report tune-report \\
