@@ -269,7 +269,7 @@ export const BUDGET_FINALISTS = 3;
  * The cut per round of a halving of n settings: the smallest whole c ≥ η
  * with finalists·c^{@link BUDGET_RUNGS} ≥ n (finalists {@link BUDGET_FINALISTS}
  * unless the learner's {@link BudgetSchedule} says). It is also the cut of a
- * loop learner's halving: a grid of more than 81 settings (TSGS3VM's 96) is
+ * loop learner's halving: a grid of more than 81 settings (96, say) is
  * cut by 4, 96 → 24 → 6 → 1, not by 3 to 32 → 10 → 3 → 1, whose three
  * settings at 2/3 of T cost more than two trains.
  *

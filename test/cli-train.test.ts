@@ -277,10 +277,14 @@ describe('dsgkit compare', () => {
     expect(r.out).toMatch(/^dsg\s+0\.\d{4}\s+0\.\d{4}\s+0\.\d{4}\s+\d+/m);
   });
 
-  it('names every default in the settings line, the ones taken from the data included (C* and π of the semi-supervised SVM)', async () => {
+  it('names every default in the settings line, the ones taken from the data included (C* and π of the semi-supervised SVM), each learner\'s own where they differ', async () => {
     const r = await run(['compare', '--data', bcPath, '--labeled', '50', '--learners', 'tsgs3vm,frs3vm', '--quiet', ...TINY]);
     expect(r.code, r.err).toBe(0);
-    expect(r.out).toMatch(/settings\s+rbf kernel σ = \d+(\.\d+)? \(σ₀·2\^k by kernel–target alignment\), C = 100, C\* = C\/10, u = shg, .*π = the labeled rows' share/);
+    expect(r.out).toMatch(/settings\s+rbf kernel σ = \d+(\.\d+)? \(σ₀·2\^k by kernel–target alignment\), C = 300 \(tsgs3vm\), C = 100 \(frs3vm\), C\* = C\/10, u = shg, .*π = the labeled rows' share/);
+    // Given on the command line, one value for both: one part, untagged.
+    const given = await run(['compare', '--data', bcPath, '--labeled', '50', '--learners', 'tsgs3vm,frs3vm', '--c', '10', '--quiet', ...TINY]);
+    expect(given.code, given.err).toBe(0);
+    expect(given.out).toMatch(/alignment\), C = 10, C\* = C\/10,/);
   });
 
   it('--json gives the same split and one result per learner, in --learners order, with progress labelled by learner', async () => {

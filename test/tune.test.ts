@@ -46,14 +46,14 @@ async function tunedOnOneThread(): Promise<TuneResult> {
 
 describe('tune: safe selection', () => {
   it("includes the learner's supervised special case, runs its defaults to T, and never picks worse than them in CV", async () => {
-    // TSGS3VM: C* = 0 is its supervised case; its default C* = C/10 = 10 is not among C* = 0, 1, so the defaults are a row of their own.
-    const r = await tune({ learner: 'tsgs3vm', data: await trainSet(), T: 20, m: 8, batchSize: 8, seed: 3, folds: 3, sigma: 0.5, grid: { C: [1, 100], Cstar: [0, 1] }, threads: 1 });
+    // TSGS3VM: C* = 0 is its supervised case; its default C* = C/10 = 30 is not among C* = 0, 1, so the defaults are a row of their own.
+    const r = await tune({ learner: 'tsgs3vm', data: await trainSet(), T: 20, m: 8, batchSize: 8, seed: 3, folds: 3, sigma: 0.5, grid: { C: [1, 300], Cstar: [0, 1] }, threads: 1 });
     expect(r.table).toHaveLength(5);
     expect(r.table.some((row) => row.params.Cstar === 0)).toBe(true);
     const defaults = r.table[r.defaultsId];
     expect(r.defaultsId).toBe(4);
     expect(defaults.params.Cstar).toBeUndefined();
-    expect(defaults.params.C).toBe(100);
+    expect(defaults.params.C).toBe(300); // TSGS3VM's default C
     expect(defaults.t).toBe(20);
     const winner = r.table.find((row) => row.status === 'best')!;
     expect(winner.score).toBeGreaterThanOrEqual(defaults.score);
@@ -65,10 +65,10 @@ describe('tune: safe selection', () => {
   }, 120_000);
 
   it('scores defaults that are a grid point in effect as that point: no row and no round of their own', async () => {
-    // TSGS3VM's C* unset is C/10: with C = 100 the defaults are the grid point C* = 10.
-    const s3vm = await tune({ learner: 'tsgs3vm', data: await trainSet(), T: 20, m: 8, batchSize: 8, seed: 3, folds: 3, sigma: 0.5, grid: { C: [1, 100], Cstar: [0, 10] }, threads: 1, fullGrid: true });
+    // TSGS3VM's C* unset is C/10: with its default C = 300 the defaults are the grid point C* = 30.
+    const s3vm = await tune({ learner: 'tsgs3vm', data: await trainSet(), T: 20, m: 8, batchSize: 8, seed: 3, folds: 3, sigma: 0.5, grid: { C: [1, 300], Cstar: [0, 30] }, threads: 1, fullGrid: true });
     expect(s3vm.table).toHaveLength(4);
-    expect(s3vm.table[s3vm.defaultsId].params).toEqual({ C: 100, Cstar: 10 });
+    expect(s3vm.table[s3vm.defaultsId].params).toEqual({ C: 300, Cstar: 30 });
     expect(s3vm.rounds.some((round) => round.reference)).toBe(false);
     // GKM's C unset is 4·n_l (600 on 150 labeled rows) and its C′ 1 at p = 1: the defaults are the grid point { C: 600, C′: 1 }; 4 settings × 3 folds, no more.
     const data = splitDataset(await readDataset('data/breast_cancer.arrow'), { labeled: 150, seed: 4 }).train;
@@ -306,7 +306,7 @@ describe('tune (script API)', () => {
     for (const row of r.table) expect(row.folds).toHaveLength(row.t === 81 ? 3 : 1);
   }, 60_000);
 
-  it('a loop learner\'s grid of more than 81 settings is cut by 4 (TSGS3VM\'s 96: 96 → 24 → 6 → 1), fewer settings by η', () => {
+  it('a loop learner\'s grid of more than 81 settings is cut by 4 (96 → 24 → 6 → 1), fewer settings by η', () => {
     expect(budgetCut(96, 3)).toBe(4);
     expect(halvingPlan(96, { t0: 10, eta: 3, T: 400, cut: budgetCut(96, 3) }).map((r) => [r.t, r.count])).toEqual([[10, 96], [30, 24], [90, 6], [400, 1]]);
     for (const n of [54, 72, 81]) expect(budgetCut(n, 3)).toBe(3);

@@ -272,22 +272,30 @@ export function describeRun(learners: readonly LearnerSpec[], settings: Training
   const order = ['kernel', 'sigma', 'lambda'];
   const keys = [...new Set([...order, ...learners.flatMap((l) => Object.keys(l.params))])].filter((k) => !['m', 'T', 'seed', 'batchSize'].includes(k));
   for (const key of keys) {
-    const having = learners.filter((l) => key in l.params);
-    if (having.length === 0 || seen.has(key)) continue;
+    const all = learners.filter((l) => key in l.params);
+    if (all.length === 0 || seen.has(key)) continue;
     seen.add(key);
-    const spec = having[0].params[key];
-    const v = values.get(having[0].name)![key];
-    const tag = having.length < learners.length ? ` (${having.map((l) => l.name).join(', ')})` : '';
-    if (v === undefined && spec.kind === 'choice' && spec.omitDefault) continue; // at its default (e.g. gaussian features): not shown
-    if (v === undefined) {
-      // A default computed from the data (written to the model header).
-      const doc = spec.kind === 'number' && spec.defaultDoc ? spec.defaultDoc : 'from the data';
-      parts.push(computed[key] !== undefined ? `${spec.symbol ?? key} = ${fmt(computed[key])} (${doc})${tag}` : `${spec.symbol ?? key} = ${doc}${tag}`);
-      continue;
+    // One part per value: learners whose defaults differ (tsgs3vm's C = 300, frs3vm's 100) are each tagged.
+    const groups = new Map<string, LearnerSpec[]>();
+    for (const l of all) {
+      const k = JSON.stringify(values.get(l.name)![key] ?? null);
+      groups.set(k, [...(groups.get(k) ?? []), l]);
     }
-    if (key === 'kernel') parts.push(`${v} kernel`);
-    else if (spec.kind === 'choice') parts.push(spec.symbol ? `${spec.symbol} = ${v}${tag}` : `${v} ${key}${tag}`);
-    else parts.push(`${spec.symbol ?? key} = ${v === undefined ? (spec.defaultDoc ?? 'none') : Array.isArray(v) ? `(${v.map(fmt).join(', ')})` : fmt(v as number)}${tag}`);
+    for (const having of groups.values()) {
+      const spec = having[0].params[key];
+      const v = values.get(having[0].name)![key];
+      const tag = having.length < learners.length ? ` (${having.map((l) => l.name).join(', ')})` : '';
+      if (v === undefined && spec.kind === 'choice' && spec.omitDefault) continue; // at its default (e.g. gaussian features): not shown
+      if (v === undefined) {
+        // A default computed from the data (written to the model header).
+        const doc = spec.kind === 'number' && spec.defaultDoc ? spec.defaultDoc : 'from the data';
+        parts.push(computed[key] !== undefined ? `${spec.symbol ?? key} = ${fmt(computed[key])} (${doc})${tag}` : `${spec.symbol ?? key} = ${doc}${tag}`);
+        continue;
+      }
+      if (key === 'kernel') parts.push(`${v} kernel`);
+      else if (spec.kind === 'choice') parts.push(spec.symbol ? `${spec.symbol} = ${v}${tag}` : `${v} ${key}${tag}`);
+      else parts.push(`${spec.symbol ?? key} = ${v === undefined ? (spec.defaultDoc ?? 'none') : Array.isArray(v) ? `(${v.map(fmt).join(', ')})` : fmt(v as number)}${tag}`);
+    }
   }
   if (parts[0]?.endsWith('kernel') && parts[1]?.startsWith('σ')) parts.splice(0, 2, `${parts[0]} ${parts[1]}`);
   const loops = learners.filter((l) => l.capabilities.steps);
