@@ -15,7 +15,7 @@
  * refit model are the same bits for any thread count.
  */
 import { CancelledError, UsageError } from './errors.ts';
-import type { Dataset } from './data/dataset.ts';
+import { labeledCount, type Dataset } from './data/dataset.ts';
 import { datasetRows, labeledDataset } from './data/training-rows.ts';
 import { repeatedLabeledFolds, type LabeledFold } from './data/split.ts';
 import { MinMaxScaler } from './data/scaler.ts';
@@ -755,13 +755,6 @@ export async function runFold(plan: FitPlan, c: number, j: number, to: number, e
   const rows = datasetRows(ds);
   const task = await fittedTask(fitted.predictor, rows, labeledDataset(rows), classes, spec.threshold, engine, params.seed as number);
   return { score: metricValue('accuracy', task, va.y, f), f };
-}
-
-/** How many rows of `ds` are labeled. */
-function labeledCount(ds: Dataset): number {
-  let n = 0;
-  for (let i = 0; i < ds.n; i++) n += ds.labeled[i];
-  return n;
 }
 
 /**

@@ -110,6 +110,18 @@ export function labelText(ds: Dataset, i: number): string | undefined {
 }
 
 /**
+ * How many rows of `ds` are labeled (n_l).
+ *
+ * @example
+ * labeledCount(splitDataset(ds, { labeled: 200, seed: 1 }).train); // 200
+ */
+export function labeledCount(ds: Pick<Dataset, 'n' | 'labeled'>): number {
+  let n = 0;
+  for (let i = 0; i < ds.n; i++) n += ds.labeled[i];
+  return n;
+}
+
+/**
  * Copies of the rows at `indices`, in that order (labels and mask follow).
  *
  * @example

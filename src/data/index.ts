@@ -11,7 +11,7 @@ import { readCsv } from './csv.ts';
 import type { Dataset } from './dataset.ts';
 import { readLibsvm } from './libsvm.ts';
 
-export { makeDataset, selectRows, withRows, labelText, type Dataset } from './dataset.ts';
+export { makeDataset, selectRows, withRows, labelText, labeledCount, type Dataset } from './dataset.ts';
 export { LabelCoder, UNLABELED_MARKERS, type ClassOptions, type LabelKind } from './class-labels.ts';
 export { openCsvRows, csvRecordStream } from './csv.ts';
 export { readRowSource, blocksToDataset, rowsPerBlock, type RowSource } from './row-source.ts';

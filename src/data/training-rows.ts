@@ -11,7 +11,7 @@
  * so a learner draws the same rows, bit for bit, whichever backs it.
  */
 import { ModelError } from '../errors.ts';
-import { makeDataset, type Dataset } from './dataset.ts';
+import { labeledCount, makeDataset, type Dataset } from './dataset.ts';
 
 /** Training rows as learners see them: sizes, columns, labels of the labeled rows, and row copies. */
 export interface TrainingRows {
@@ -56,9 +56,7 @@ export function copyFeatures(X: Float64Array, r: number, d: number, out: Float64
  */
 export function datasetRows(ds: Dataset): TrainingRows {
   const { d, X, y } = ds;
-  let labeled = 0;
-  for (let i = 0; i < ds.n; i++) labeled += ds.labeled[i];
-  const labeledRows = new Int32Array(labeled);
+  const labeledRows = new Int32Array(labeledCount(ds));
   for (let i = 0, r = 0; i < ds.n; i++) if (ds.labeled[i]) labeledRows[r++] = i;
   return {
     n: ds.n,

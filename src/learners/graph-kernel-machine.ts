@@ -35,7 +35,7 @@
  * This module is the machinery of two registered learners (the general one,
  * and LapSVM = hinge loss, p = 2): {@link graphMachineSpec} builds either.
  */
-import type { Dataset } from '../data/dataset.ts';
+import { labeledCount, type Dataset } from '../data/dataset.ts';
 import seedrandom from 'seedrandom';
 import { samplingRng } from '../coordinator/loop.ts';
 import { RunShell, type Progress, type Validation } from '../coordinator/run-shell.ts';
@@ -865,13 +865,6 @@ export function graphSettings(params: GraphParamValues, fixed: GraphMachinePrese
     labeledOrder: params.labeledOrder ?? GRAPH_PARAMS.labeledOrder.default,
     seed: params.seed,
   };
-}
-
-/** Labeled rows of a dataset: n_l of the default C and budget. */
-function labeledCount(ds: Pick<Dataset, 'n' | 'labeled'>): number {
-  let l = 0;
-  for (let i = 0; i < ds.n; i++) l += ds.labeled[i];
-  return l;
 }
 
 function positiveOf(classes: TaskClasses, name: string): number {

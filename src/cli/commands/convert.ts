@@ -1,5 +1,5 @@
 /** `dsgkit convert`: LIBSVM / CSV / Arrow → Arrow IPC, CSV or JSON Lines. */
-import { datasetToTable, FORMAT_NAMES, formatOf, openCsvRows, outputFormatFor, readDataset, writeBatchesStreaming, writeRowSource, type RowSourceSummary } from '../../data/index.ts';
+import { datasetToTable, FORMAT_NAMES, labeledCount, formatOf, openCsvRows, outputFormatFor, readDataset, writeBatchesStreaming, writeRowSource, type RowSourceSummary } from '../../data/index.ts';
 import { choiceOption, onePositional, parseCommandArgs, requireString } from '../args.ts';
 import { parseReadOptions, READ_OPTION_SPECS, readOptionsHelp } from '../read-options.ts';
 import { checkOutputs } from '../outputs.ts';
@@ -63,9 +63,7 @@ export const convert: Command = {
     else {
       const ds = await readDataset(input, read);
       await writeBatchesStreaming(out, datasetToTable(ds).batches, format);
-      let labeled = 0;
-      for (let i = 0; i < ds.n; i++) labeled += ds.labeled[i];
-      s = { rows: ds.n, labeled, features: ds.d, ...(ds.classNames ? { classNames: [...ds.classNames] } : {}) };
+      s = { rows: ds.n, labeled: labeledCount(ds), features: ds.d, ...(ds.classNames ? { classNames: [...ds.classNames] } : {}) };
     }
     const classes = s.classNames ? ` (classes: ${[...s.classNames].sort().join(', ')})` : '';
     io.stdout.write(`wrote ${out}: ${s.rows} rows, ${s.features} features, ${s.labeled} labeled${classes}, ${s.rows - s.labeled} unlabeled\n`);

@@ -1,7 +1,7 @@
 /** `dsgkit scaling`: train the same model at several thread counts and report how it scales. */
 import { UsageError } from '../../errors.ts';
 import { LEARNER_NAMES } from '../../api.ts';
-import { readDataset } from '../../data/index.ts';
+import { labeledCount, readDataset } from '../../data/index.ts';
 import { writeFileAtomic } from '../../data/atomic.ts';
 import { scaling, scalingChartSpec, scalingTable } from '../../scaling.ts';
 import { lineChartSvg } from '../../report/line-chart.ts';
@@ -99,9 +99,7 @@ export const scalingCommand: Command = {
 
     const read = settings.labelColumn !== undefined ? { labelColumn: settings.labelColumn } : {};
     const data = await readDataset(dataPath, read);
-    let labeled = 0;
-    for (let i = 0; i < data.n; i++) labeled += data.labeled[i];
-    io.stderr.write(`${spec.name} on ${dataPath} (${data.n.toLocaleString('en')} rows × ${data.d}): ${describeRun([spec], settings, {}, labeled)}\n`);
+    io.stderr.write(`${spec.name} on ${dataPath} (${data.n.toLocaleString('en')} rows × ${data.d}): ${describeRun([spec], settings, {}, labeledCount(data))}\n`);
     const result = await scaling({
       learner: spec.name,
       data,
