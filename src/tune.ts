@@ -522,11 +522,12 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   // Scaled once with the scaler of all training rows (unsupervised: the features' ranges only).
   const ds = MinMaxScaler.fit(raw).transform(raw);
   const sigma0 = kernelScale0(ds);
-  const space = searchSpace(spec, opts, fixedGiven, fixed, sigma0, ds);
+  const labeledRows = labeledCount(ds);
+  const space = searchSpace(spec, opts, fixedGiven, fixed, sigma0, labeledRows);
   const grid = gridCandidates(space).map((c) => withDataDefaults(spec, { ...fixed, ...c }, ds));
   // The learner's defaults (with what the caller fixed) take part whether or not they are a grid point.
   const defaults = withDataDefaults(spec, fixed, ds);
-  const found = defaultsOnGrid(spec, space, grid, defaults, labeledCount(ds));
+  const found = defaultsOnGrid(spec, space, grid, defaults, labeledRows);
   const candidates = found >= 0 ? grid : [...grid, defaults];
   const defaultsId = found >= 0 ? found : grid.length;
   const splits = repeatedLabeledFolds(ds, { k, seed: typeof fixed.seed === 'number' ? fixed.seed : 1, repeats });
@@ -578,9 +579,8 @@ export function defaultsOnGrid(spec: Pick<LearnerSpec, 'impliedParams'>, space: 
 }
 
 /** The search space: the learner's, with the caller's grid replacing what it names, without the parameters the caller fixed. */
-function searchSpace(spec: LearnerSpec, opts: TuneArgs, fixedGiven: Readonly<Record<string, unknown>>, fixed: Params, sigma0: number, ds: Dataset): Record<string, ParamValue[]> {
+function searchSpace(spec: LearnerSpec, opts: TuneArgs, fixedGiven: Readonly<Record<string, unknown>>, fixed: Params, sigma0: number, labeledRows: number): Record<string, ParamValue[]> {
   const space: Record<string, ParamValue[]> = {};
-  const labeledRows = labeledCount(ds);
   for (const [key, values] of Object.entries(spec.searchSpace({ sigma0, fixed, labeledRows }))) if (fixedGiven[key] === undefined) space[key] = [...values];
   if (opts.grid !== undefined) {
     if (opts.grid === null || typeof opts.grid !== 'object') throw new UsageError('grid must be an object: parameter → list of values');
