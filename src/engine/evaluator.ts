@@ -504,9 +504,7 @@ export class Evaluator extends HistoryEvaluator {
   private rowsUpdate(cache: RowCache): { task: RowsTask; parts: number } | undefined {
     const h = this.history;
     if (cache.shared.d !== this.features.d) throw new RangeError(`row cache has d = ${cache.shared.d}, features have d = ${this.features.d}`);
-    if (cache.firstBlock !== h.firstLive || cache.renormalisations !== h.renormalisations || cache.blocks > h.t || cache.blocks < h.firstLive) {
-      cache.reset(h.firstLive, h.renormalisations);
-    }
+    if (!this.matches(cache)) cache.reset(h.firstLive, h.renormalisations);
     const firstBlock = cache.blocks;
     const lastBlock = h.t;
     if (lastBlock <= firstBlock) return undefined;
@@ -562,9 +560,13 @@ export class Evaluator extends HistoryEvaluator {
    * if (ev.lag(cache) > 1) await ev.updateRows(cache);
    */
   lag(cache: RowCache): number {
+    return this.matches(cache) ? this.history.t - cache.blocks : Infinity;
+  }
+
+  /** Whether a row cache's sums are a prefix of the history as it stands: same first live block and renormalisations, no block past its end. */
+  private matches(cache: RowCache): boolean {
     const h = this.history;
-    if (cache.firstBlock !== h.firstLive || cache.renormalisations !== h.renormalisations || cache.blocks > h.t) return Infinity;
-    return h.t - cache.blocks;
+    return cache.firstBlock === h.firstLive && cache.renormalisations === h.renormalisations && cache.blocks <= h.t && cache.blocks >= h.firstLive;
   }
 
   /**
@@ -582,7 +584,7 @@ export class Evaluator extends HistoryEvaluator {
    */
   readRows(cache: RowCache, rows: Int32Array, X: Float64Array, nPoints: number, out: Float64Array): Float64Array {
     const h = this.history;
-    if (cache.firstBlock !== h.firstLive || cache.renormalisations !== h.renormalisations || cache.blocks > h.t) {
+    if (!this.matches(cache)) {
       throw new RangeError(`readRows: the row cache (blocks ${cache.firstBlock}…${cache.blocks}) no longer matches the history (${h.firstLive}…${h.t}): update it first`);
     }
     const factor = this.rowFactor();

@@ -155,7 +155,7 @@ export class HotRows {
   private async merge(evaluator: Evaluator, out: Float64Array): Promise<Float64Array> {
     if (this.nHot > 0) {
       await evaluator.updateRows(this.cache);
-      this.cache.read(this.hotRow, this.nHot, evaluator.rowFactor(), this.hotF);
+      evaluator.readRows(this.cache, this.hotRow, this.hotX, this.nHot, this.hotF);
     }
     return this.place(out);
   }
