@@ -18,7 +18,7 @@ for what in "$@"; do
     scaling)
       # Short runs on every core: QSG-S2AUC, T = 400, 50,000 × 9 (1,000 labeled), each count's bytes compared.
       node bin/dsgkit.js generate --out /tmp/shuttle.arrow --rows 50000 --dim 9 --labeled 1000 --seed 1 >/dev/null
-      node bin/dsgkit.js scaling --data /tmp/shuttle.arrow --learner qsg-s2auc --iterations 400 --threads 1,2,4,8,12,16 --out "$out/scaling-shuttle-T400" 2>&1 | tee "$out/scaling-shuttle-T400.txt"
+      node bin/dsgkit.js scaling --data /tmp/shuttle.arrow --learner qsg-s2auc --iterations 400 --threads 1,2,4,8,12,16 --repeats 2 --profile --out "$out/scaling-shuttle-T400" 2>&1 | tee "$out/scaling-shuttle-T400.txt"
       ;;
     kernel)
       # The WASM kernel against the native C ceiling, same run (../shared/bench beside the repository).
