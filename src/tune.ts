@@ -22,8 +22,9 @@ import { MinMaxScaler } from './data/scaler.ts';
 import { EvaluatorPool } from './engine/pool.ts';
 import type { EvaluatorOptions } from './engine/evaluator.ts';
 import type { StepSize } from './coordinator/step-size.ts';
-import { neighbourhoodScores, TUNE_SELECTIONS, type TuneSelection } from './coordinator/grid-neighbourhood.ts';
-export { TUNE_SELECTIONS, type TuneSelection } from './coordinator/grid-neighbourhood.ts';
+import { neighbourhoodScores } from './coordinator/grid-neighbourhood.ts';
+import { TUNE_GUARDS, TUNE_SELECTIONS, type TuneGuard, type TuneSelection } from './coordinator/tune-rules.ts';
+export { TUNE_GUARDS, TUNE_SELECTIONS, type TuneGuard, type TuneSelection } from './coordinator/tune-rules.ts';
 import { continuationCost, firstHalvingStep, halvingPlan, nextHalvingStep, type HalvingOptions, type HalvingStep } from './coordinator/successive-halving.ts';
 import { checkParam, paramSpec, type ParamValue } from './learners/params.ts';
 import { learnerSpec } from './learners/registry.ts';
@@ -96,8 +97,8 @@ export interface TuneRunOptions {
   select?: TuneSelection;
   /**
    * What the search's pick must do against the learner's defaults (scored on
-   * every fold at T in any case): `cv` (default) score at least as well in CV,
-   * else the defaults are returned; `one-se` beat them by more than one
+   * every fold at T in any case; default: the learner's `tuneGuard`, else `cv`):
+   * `cv` score at least as well in CV, else the defaults are returned; `one-se` beat them by more than one
    * standard error of the fold-by-fold differences — with few labeled rows a
    * setting that wins CV by less than its noise is no safer bet than the defaults.
    */
@@ -388,10 +389,6 @@ export interface OverDefaults {
   readonly se: number;
 }
 
-/** The guards `tune` puts between the search's pick and the defaults. */
-export const TUNE_GUARDS = ['cv', 'one-se'] as const;
-/** One of {@link TUNE_GUARDS} (see {@link TuneRunOptions.guard}). */
-export type TuneGuard = (typeof TUNE_GUARDS)[number];
 
 /** The progress a tune run reports, in units of {@link TunePlan.total}. */
 export class TuneMeter {
@@ -506,7 +503,7 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   const eta = whole(opts.eta, 3, 2, 'eta');
   const select = opts.select ?? spec.tuneSelection ?? 'best';
   if (!TUNE_SELECTIONS.includes(select)) throw new UsageError(`select must be one of ${TUNE_SELECTIONS.join(', ')}, got ${String(opts.select)}`);
-  const guard = opts.guard ?? 'cv';
+  const guard = opts.guard ?? spec.tuneGuard ?? 'cv';
   if (!TUNE_GUARDS.includes(guard)) throw new UsageError(`guard must be one of ${TUNE_GUARDS.join(', ')}, got ${String(opts.guard)}`);
   const fixedGiven: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(opts)) if (!TUNE_KEYS.has(key)) fixedGiven[key] = value;

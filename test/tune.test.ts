@@ -212,6 +212,11 @@ describe('tune (script API)', () => {
     const byDefault = await tune({ learner: 'gkm', ...small });
     expect(byDefault.metric).toBe('AUC');
     expect(byDefault.table.map((r) => r.score)).toEqual(byAuc.table.map((r) => r.score));
+    // GKM's tuneGuard: the defaults unless the pick beats them by more than one standard error in CV.
+    expect(byDefault.guard).toBe('one-se');
+    const picked = byDefault.table.find((r) => r.status === 'best')!.id;
+    if (byDefault.overDefaults.gain <= byDefault.overDefaults.se) expect(picked).toBe(byDefault.defaultsId);
+    else expect(byDefault.table[picked].score - byDefault.table[byDefault.defaultsId].score).toBe(byDefault.overDefaults.gain);
     const byAccuracy = await tune({ learner: 'gkm', ...small, metric: 'accuracy' });
     expect(byAccuracy.metric).toBe('accuracy');
     expect(byAccuracy.table.map((r) => r.score)).not.toEqual(byAuc.table.map((r) => r.score));
@@ -230,7 +235,7 @@ describe('tune (script API)', () => {
 
   it('GKM ranks by the grid neighbourhood by default: the winner has the best mean over its neighbours, not necessarily the best own score', async () => {
     // A full grid, so every setting's final score is in the table (halving ranks by each round's neighbourhoods).
-    const small = { data: await trainSet(), folds: 3, seed: 2, threads: 1, T: 200, grid: { sigma: [0.05, 0.2, 0.8], C: [1, 16, 256], Cprime: [1] }, metric: 'accuracy', fullGrid: true } as const;
+    const small = { data: await trainSet(), folds: 3, seed: 2, threads: 1, T: 200, grid: { sigma: [0.05, 0.2, 0.8], C: [1, 16, 256], Cprime: [1] }, metric: 'accuracy', fullGrid: true, guard: 'cv' } as const;
     const byRegion = await tune({ learner: 'gkm', ...small });
     const byOwn = await tune({ learner: 'gkm', ...small, select: 'best' });
     expect(byRegion.select).toBe('neighbourhood');

@@ -13,11 +13,6 @@
  * when the settings around it are good too.
  */
 
-/** The selection rules of `tune`. */
-export const TUNE_SELECTIONS = ['best', 'neighbourhood'] as const;
-/** A selection rule (see the module comment). */
-export type TuneSelection = (typeof TUNE_SELECTIONS)[number];
-
 /**
  * Each candidate's position on the grid: per searched parameter, the rank of
  * its value among that parameter's values (numbers in ascending order, so a

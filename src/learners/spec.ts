@@ -17,7 +17,7 @@
  *   solution, fixed-feature baselines, support-vector expansions), whose
  *   iterative ones share the loop's run shell (coordinator/run-shell.ts).
  */
-import type { TuneSelection } from '../coordinator/grid-neighbourhood.ts';
+import type { TuneGuard, TuneSelection } from '../coordinator/tune-rules.ts';
 import type { Dataset } from '../data/dataset.ts';
 import type { TrainingRows } from '../data/training-rows.ts';
 import type { EvaluatorOptions } from '../engine/evaluator.ts';
@@ -209,6 +209,13 @@ export interface LearnerBase<P extends ParamTable = ParamTable, N extends string
    * score of its grid neighbours.
    */
   readonly tuneSelection?: TuneSelection;
+  /**
+   * What `tune`'s pick must do against the defaults by default (absent: `cv`;
+   * see coordinator/tune-rules.ts): `one-se` where, over the quality
+   * benchmark, returning the defaults unless the pick beats them by more
+   * than one standard error gave better held-out models (docs/tuning.md).
+   */
+  readonly tuneGuard?: TuneGuard;
   /**
    * What `tune` ranks candidates by by default (absent: {@link metric}): the
    * task's ranking metric (`auc`) scores a classifier by its scores alone, a

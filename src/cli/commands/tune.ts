@@ -19,10 +19,12 @@ import { writeFileAtomic } from '../../data/atomic.ts';
 import { lineChartSvg } from '../../report/line-chart.ts';
 import { tuneChartSpec, tuneHtml, type TuneReportMeta } from '../../report/tune-report.ts';
 
-/** A learner's `tune` ranking where it is not the default (its own metric, each setting by its own score), for the search-space list: e.g. " (ranked by auc, grid neighbourhood)"; empty otherwise. */
+/** A learner's `tune` ranking and guard where they are not the defaults (its own metric, each setting by its own score, guard cv), for the search-space list: e.g. " (ranked by auc, grid neighbourhood; guard one-se)"; empty otherwise. */
 function rankedBy(l: (typeof LEARNERS)[number]): string {
   const how = [l.tuneMetric, l.tuneSelection && l.tuneSelection !== 'best' ? `grid ${l.tuneSelection}` : undefined].filter((x) => x !== undefined);
-  return how.length > 0 ? ` (ranked by ${how.join(', ')})` : '';
+  const guard = l.tuneGuard && l.tuneGuard !== 'cv' ? `guard ${l.tuneGuard}` : undefined;
+  const parts = [how.length > 0 ? `ranked by ${how.join(', ')}` : undefined, guard].filter((x) => x !== undefined);
+  return parts.length > 0 ? ` (${parts.join('; ')})` : '';
 }
 
 /**
@@ -79,8 +81,9 @@ Options:
   --eta <η>            halving factor (default 3)
   --t0 <t>             iterations of the first round (default T/η^rounds, ≥ 10)
   --guard <rule>       what the pick must do against the defaults: cv (score at
-                       least as well in CV; default) or one-se (beat them by
-                       more than one standard error of the fold differences)
+                       least as well in CV) or one-se (beat them by more than
+                       one standard error of the fold differences); default
+                       one-se for ${learners.filter((l) => l.tuneGuard === 'one-se').map((l) => l.name).join(', ') || 'none'}, else cv
   --full-grid          no halving: every setting runs its full budget on every
                        fold (GKM, LapSVM and FRS3VM are otherwise halved over
                        their budget: cheap early fits on 2 folds, restarted)
