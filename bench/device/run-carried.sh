@@ -43,8 +43,8 @@ for what in "$@"; do
       # QUALITY_TASKS: a file of "set seed learner [options…]" lines, run in its order, instead of sets × seeds × learners.
       if [ -n "${QUALITY_TASKS:-}" ]; then cat "$QUALITY_TASKS"; else
         for s in ${sets//,/ }; do for seed in ${seeds//,/ }; do for l in ${learners//,/ }; do echo "$s $seed $l ${QUALITY_ARGS:-}"; done; done; done
-      fi | timeout "${QUALITY_SECONDS:-86400}" xargs -P "${QUALITY_JOBS:-$(nproc)}" -L 1 sh -c 'set_=$0 seed=$1 l=$2; shift 2; f="'"$cells"'/$set_-$seed-$l-$$"; node --import tsx bench/quality.ts --no-peers --threads 1 --sets "$set_" --seeds "$seed" --learners "$l" "$@" --cells "$f.jsonl" > "$f.log" 2>&1 || echo "$set_ seed $seed $l failed: $(tail -n 1 "$f.log")"'
-      # QUALITY_SECONDS: the run's time limit; the cells finished by then are kept, the running ones stopped.
+      fi | timeout "${QUALITY_SECONDS:-86400}" xargs -P "${QUALITY_JOBS:-$(nproc)}" -L 1 sh -c 'set_=$0 seed=$1 l=$2; shift 2; f="'"$cells"'/$set_-$seed-$l-$$"; node --import tsx bench/quality.ts --no-peers --threads 1 --sets "$set_" --seeds "$seed" --learners "$l" "$@" --cells "$f.jsonl" > "$f.log" 2>&1 || echo "$set_ seed $seed $l failed: $(tail -n 1 "$f.log")"' || true
+      # QUALITY_SECONDS: the run's time limit; the cells finished by then are kept, the running ones stopped (timeout's status is not a failure here).
       pkill -f "[b]ench/quality.ts --no-peers" || true
       cat "$cells"/*.jsonl > "$out/quality-cells.jsonl" 2>/dev/null || true
       wc -l < "$out/quality-cells.jsonl"
