@@ -68,7 +68,50 @@ export interface LearnerBias {
    * that keeps f at those rows (evaluation 'rows') reads f there instead of
    * evaluating the history again.
    */
-  readonly final?: { readonly X: Float64Array; readonly nPoints: number; readonly rows?: Int32Array; bias(f: Float64Array): number };
+  readonly final?: FinalBiasRule;
+}
+
+/**
+ * A bias's final rule ({@link LearnerBias.final}): the rows it reads and the
+ * bias from f there. `perIteration`: the rows read grow with the run, at most
+ * `perIteration · t` of them after iteration t ({@link finalPoints}) — TSGS3VM
+ * reads as many unlabeled rows as the run drew, so the bias of a short fit
+ * (tune's first rounds: 10 iterations) costs no more than the fit.
+ */
+export interface FinalBiasRule {
+  readonly X: Float64Array;
+  readonly nPoints: number;
+  readonly rows?: Int32Array;
+  readonly perIteration?: number;
+  bias(f: Float64Array): number;
+}
+
+/** Fewest rows a final rule that grows with the run reads (fewer only when it has fewer). */
+export const FINAL_MIN_ROWS = 256;
+
+/**
+ * The points a final rule reads after iteration `t`: all of them, or with
+ * `perIteration` an evenly spaced subset of `max(FINAL_MIN_ROWS, perIteration·t)`
+ * of them (positions ⌊i·n/k⌋, in row order). A function of the rule and `t`
+ * alone, so a run continued to t reads what a run to t at once reads.
+ *
+ * @example
+ * finalPoints({ X, nPoints: 4096, perIteration: 64, bias }, 10).nPoints;  // 640
+ * finalPoints({ X, nPoints: 4096, perIteration: 64, bias }, 400).nPoints; // 4096
+ */
+export function finalPoints(final: FinalBiasRule, t: number): { X: Float64Array; nPoints: number; rows?: Int32Array } {
+  const { X, nPoints: n, rows, perIteration } = final;
+  const k = perIteration === undefined ? n : Math.min(n, Math.max(FINAL_MIN_ROWS, perIteration * t));
+  if (k >= n) return { X, nPoints: n, ...(rows ? { rows } : {}) };
+  const d = X.length / n;
+  const subX = new Float64Array(k * d);
+  const subRows = rows ? new Int32Array(k) : undefined;
+  for (let i = 0; i < k; i++) {
+    const at = Math.floor((i * n) / k);
+    subX.set(X.subarray(at * d, at * d + d), i * d);
+    if (subRows) subRows[i] = rows![at];
+  }
+  return { X: subX, nPoints: k, ...(subRows ? { rows: subRows } : {}) };
 }
 
 /** A learner on the doubly stochastic loop of ALGORITHMS.md. */

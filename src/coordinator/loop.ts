@@ -17,7 +17,7 @@ import { measureKernelRate, PhaseClock, RunProfile, type ProfileReport } from '.
 import { HotRows, hotRowsOf } from '../engine/hot-rows.ts';
 import { RowCache } from '../engine/row-cache.ts';
 import { familyOf, type RandomFeatures } from '../engine/random-features.ts';
-import type { Batch, DsgLearner, LearnerBias } from './learner.ts';
+import { finalPoints, type Batch, type DsgLearner, type LearnerBias } from './learner.ts';
 import { RunShell, type Progress, type Validation } from './run-shell.ts';
 import { stepAt } from './step-size.ts';
 
@@ -164,17 +164,17 @@ export function samplingRng(seed: number, state?: SamplingState): SamplingRng {
 }
 
 /**
- * The model's bias `b` from a learner's bias as the run stands: the bias's
- * `final` rule applied to f at its rows (e.g. the class balance over
- * unlabeled rows) — read from `cache` when the run keeps f there, else
+ * The model's bias `b` from a learner's bias as the run stands at iteration
+ * `t`: the bias's `final` rule applied to f at its rows (e.g. the class
+ * balance over unlabeled rows; those of iteration t, {@link finalPoints}) — read from `cache` when the run keeps f there, else
  * evaluated on the history — else its running value; undefined without a bias.
  *
  * @example
- * const b = await modelBias(learner.bias, evaluator);
+ * const b = await modelBias(learner.bias, evaluator, history.t);
  */
-export async function modelBias(bias: LearnerBias | undefined, evaluator: Evaluator, cache?: RowCache): Promise<number | undefined> {
+export async function modelBias(bias: LearnerBias | undefined, evaluator: Evaluator, t: number, cache?: RowCache): Promise<number | undefined> {
   if (bias?.final === undefined) return bias?.value;
-  const { X, nPoints, rows } = bias.final;
+  const { X, nPoints, rows } = finalPoints(bias.final, t);
   // The cache holds f at the learner's rows, up to date, the same bits as the history gives.
   if (cache && rows) return bias.final.bias(cache.read(rows, nPoints, evaluator.rowFactor(), new Float64Array(nPoints)));
   return bias.final.bias(await evaluator.evaluate(X, nPoints, new Float64Array(nPoints)));
@@ -465,7 +465,7 @@ class LoopRun {
   /** The run's result after its last iteration: the model's bias, the stream's state, the profile. */
   async end(): Promise<LoopResult> {
     const loopMs = this.shell.elapsedMs();
-    const b = await modelBias(this.bias, this.evaluator, this.cache);
+    const b = await modelBias(this.bias, this.evaluator, this.history.t, this.cache);
     return {
       history: this.history,
       trace: this.shell.trace,

@@ -8,7 +8,7 @@
  */
 import { UsageError } from '../errors.ts';
 import { suffixStart, suffixWeights } from '../coordinator/averaging.ts';
-import type { DsgLearner, LearnerBias } from '../coordinator/learner.ts';
+import { finalPoints, type DsgLearner, type LearnerBias } from '../coordinator/learner.ts';
 import { modelBias, resolveEvaluation, runLoop, samplingRng, type LoopOptions } from '../coordinator/loop.ts';
 import type { EvaluatorOptions } from '../engine/evaluator.ts';
 import type { History } from '../engine/history.ts';
@@ -110,7 +110,7 @@ function checkpointer(checkpoint: NonNullable<FitHooks['checkpoint']>, features:
     if (t % checkpoint.every !== 0 || t >= T) return;
     // A copy of the blocks so far (not of the run's capacity): the run goes on appending to its history after the callback.
     const snapshot = history.copy();
-    const predictor = await loopPredictor(snapshot, features, learner, average, bias, average === 'none' ? await modelBias(bias, evaluator) : undefined, engine);
+    const predictor = await loopPredictor(snapshot, features, learner, average, bias, average === 'none' ? await modelBias(bias, evaluator, t) : undefined, engine);
     await checkpoint.save({ predictor, state: { history: snapshot, rng, ...(bias ? { bias: bias.value } : {}) }, evaluation });
   };
 }
@@ -139,7 +139,7 @@ async function loopPredictor(history: History, features: RandomFeatures, learner
   if (bias === undefined) return averaged;
   let b = bias.value;
   if (bias.final !== undefined) {
-    const { X, nPoints } = bias.final;
+    const { X, nPoints } = finalPoints(bias.final, history.t);
     b = bias.final.bias(await averaged.evaluate(X, nPoints, new Float64Array(nPoints), predictOptions(engine)));
   } else if (lastBias !== undefined) b = lastBias;
   return new RandomFeaturePredictor(history, features, TRAINING_CHUNK_SIZE, b, { from, weights });

@@ -21,7 +21,8 @@
  * weights lose `S/B`, `S` the sum of all raw weights (the projection of the
  * gradient onto the constraint). The model's final `b` is `c − mean f` over
  * the unlabeled rows (at most {@link BALANCE_ROWS} of them, a seeded sample
- * beyond that). Without the constraint `b` follows its own gradient,
+ * beyond that; after t iterations at most the B·t the run drew, evenly spaced
+ * in that sample: coordinator/learner.ts `finalPoints`). Without the constraint `b` follows its own gradient,
  * `b ← b − γ_t Σ_p w_p`.
  */
 import { DataError } from '../errors.ts';
@@ -406,7 +407,8 @@ export class S3vmObjective implements DsgLearner {
       restore(b) {
         value = b;
       },
-      final: { X, nPoints: rows.length, rows, bias: (fU: Float64Array) => target - meanOf(fU, 0, fU.length) },
+      // As many of them as the run drew (B a step), so a short fit's bias costs no more than the fit.
+      final: { X, nPoints: rows.length, rows, perIteration: B, bias: (fU: Float64Array) => target - meanOf(fU, 0, fU.length) },
     };
   }
 }
