@@ -4,6 +4,7 @@
  * file ({@link LoopBudget}; `budget` in its loopLearner declaration):
  * {@link GROWING_BUDGET} (T grows as √n_l) or {@link FIXED_BUDGET} (T = 400).
  */
+import { withParamInPlace, type ParamTable, type ParamValues } from './params.ts';
 
 /**
  * The constants of a loop learner's budget rule (see {@link loopBudget}).
@@ -102,4 +103,21 @@ export function budgetDoc(rule: LoopBudget): string {
 
 function fmt(x: number): string {
   return x.toLocaleString('en-US');
+}
+
+/**
+ * `params` with T filled by the budget rule from `labeledRows` (undefined:
+ * not known before the data are read, the rule's T0) when T is not given,
+ * placed where a given T would stand in the parameter table, so a header at
+ * the rule's T is the bytes of one given that T; `budget` says how T was
+ * derived. A given T comes back as it was, without `budget`. The one place
+ * the rule is applied: train, tune's data defaults and a `fit(run)` without T.
+ *
+ * @example
+ * withLoopBudget(qsgS2aucSpec.params, GROWING_BUDGET, params, 800).params.T; // 800
+ */
+export function withLoopBudget<V extends ParamValues>(table: ParamTable, rule: LoopBudget, params: V, labeledRows: number | undefined): { params: V; budget?: DerivedBudget } {
+  if (params.T !== undefined) return { params };
+  const budget = loopBudget(labeledRows, rule);
+  return { params: withParamInPlace(table, params, 'T', budget.T), budget };
 }

@@ -15,10 +15,10 @@ import type { History } from '../engine/history.ts';
 import { TRAINING_CHUNK_SIZE } from '../engine/chunks.ts';
 import type { RandomFeatures } from '../engine/random-features.ts';
 import { trainingRows } from '../data/training-rows.ts';
-import { loopBudget, type LoopBudget } from './budget.ts';
+import { withLoopBudget, type LoopBudget } from './budget.ts';
 import { randomFeaturesFor, type RandomFeatureParamValues } from './common.ts';
 import { RandomFeaturePredictor, type PredictOptions } from '../model/predictor.ts';
-import type { ParamsOf, ParamTable } from './params.ts';
+import type { ParamsOf, ParamTable, ParamValues } from './params.ts';
 import type { Capabilities, FitHooks, FitRun, Fitted, LoopLearnerSpec } from './spec.ts';
 
 /** Largest random-feature history a run may ask for (bytes): beyond it T·m is a typo, not a model. */
@@ -68,9 +68,8 @@ function loopParams(params: object): LoopParams {
 
 /** A fit on the loop: to `run.to` (default T), from `run.start` when given. */
 async function fitOnLoop<P extends ParamTable, N extends string>(spec: LoopLearnerDeclaration<P, N>, budget: LoopBudget, run: FitRun<ParamsOf<P>>): Promise<Fitted> {
-  // A caller that did not fill T (train and tune do: withBudget) gets the budget rule's T on these rows.
-  const given = run.params as ParamsOf<P> & { T?: number };
-  const all = given.T === undefined ? ({ ...given, T: loopBudget(trainingRows(run.rows).labeledRows.length, budget).T } as ParamsOf<P>) : run.params;
+  // A caller that did not fill T (train and tune do) gets the budget rule's T on these rows, where a given T would stand.
+  const all = withLoopBudget(spec.params, budget, run.params as ParamsOf<P> & ParamValues, trainingRows(run.rows).labeledRows.length).params;
   const params = loopParams(all);
   const hooks = run.hooks ?? {};
   const T = run.to ?? params.T;

@@ -258,3 +258,21 @@ function show(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(show).join(', ')}]`;
   return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
 }
+
+/**
+ * `params` with `key` set to `value`, placed among the keys present in the
+ * parameter table's order — where a given value would stand — so a header
+ * with a value filled from the data (the budget rule's T, the feature family
+ * `auto` chose) is the bytes of a run given that value.
+ *
+ * @example
+ * withParamInPlace(spec.params, { kernel: 'rbf', m: 64, seed: 1 }, 'T', 400); // { kernel: 'rbf', m: 64, T: 400, seed: 1 }
+ */
+export function withParamInPlace<V extends ParamValues>(table: ParamTable, params: V, key: string, value: ParamValue): V {
+  const order = Object.keys(table);
+  const at = order.indexOf(key);
+  const entries = Object.entries(params).filter(([k]) => k !== key);
+  const before = entries.findIndex(([k]) => order.indexOf(k) > at);
+  entries.splice(before < 0 ? entries.length : before, 0, [key, value]);
+  return Object.fromEntries(entries) as V;
+}

@@ -4,9 +4,8 @@
  * parameters where a given T would be, so a header at the rule's T is the
  * bytes of one given that T.
  */
-import { loopBudget, type DerivedBudget } from '../learners/budget.ts';
+import { withLoopBudget, type DerivedBudget } from '../learners/budget.ts';
 import type { LearnerSpec, Params } from '../learners/spec.ts';
-import { withParamInPlace } from './params.ts';
 
 /**
  * `params` with T filled by the learner's budget rule from `labeledRows`
@@ -19,7 +18,5 @@ import { withParamInPlace } from './params.ts';
  * withBudget(qsgS2aucSpec, resolveParams(qsgS2aucSpec, { T: 50 }), 200).budget; // undefined
  */
 export function withBudget(spec: LearnerSpec, params: Params, labeledRows: number | undefined): { params: Params; budget?: DerivedBudget } {
-  if (spec.kind !== 'loop' || params.T !== undefined) return { params };
-  const budget = loopBudget(labeledRows, spec.budget);
-  return { params: withParamInPlace(spec, params, 'T', budget.T), budget };
+  return spec.kind === 'loop' ? withLoopBudget(spec.params, spec.budget, params, labeledRows) : { params };
 }

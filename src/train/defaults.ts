@@ -15,7 +15,7 @@ import type { KernelSpec } from '../features/kernel-spec.ts';
 import type { FEATURE_CHOICES } from '../features/spectral.ts';
 import type { LearnerSpec, Params } from '../learners/spec.ts';
 import { withBudget } from './budget.ts';
-import { withParamInPlace } from './params.ts';
+import { withParamInPlace } from '../learners/params.ts';
 
 /**
  * The median-heuristic kernel scale σ₀ = 1 / median ‖x − x′‖² over all pairs
@@ -161,5 +161,5 @@ function withFeatureFamily(spec: LearnerSpec, params: Params, d: number, continu
   if (continued || (given !== undefined && given !== 'auto')) return params;
   const family = resolveFeatures(given, params.kernel as KernelSpec['kind'], d, params.m as number);
   if (family === 'gaussian') return rest;
-  return withParamInPlace(spec, params, 'features', family);
+  return withParamInPlace(spec.params, params, 'features', family);
 }

@@ -94,21 +94,3 @@ export function resolveStep(spec: LearnerSpec, params: Params, opts: Pick<RunOpt
     throw new UsageError((err as Error).message);
   }
 }
-
-/**
- * `params` with `key` set to `value`, placed among the keys present in the
- * learner's parameter table order — where a given value would stand — so a
- * header with a value filled from the data (the budget rule's T, the feature
- * family `auto` chose) is the bytes of a run given that value.
- *
- * @example
- * withParamInPlace(spec, { kernel: 'rbf', m: 64, seed: 1 }, 'T', 400); // { kernel: 'rbf', m: 64, T: 400, seed: 1 }
- */
-export function withParamInPlace(spec: LearnerSpec, params: Params, key: string, value: ParamValue): Params {
-  const order = Object.keys(spec.params);
-  const at = order.indexOf(key);
-  const entries = Object.entries(params).filter(([k]) => k !== key);
-  const before = entries.findIndex(([k]) => order.indexOf(k) > at);
-  entries.splice(before < 0 ? entries.length : before, 0, [key, value]);
-  return Object.fromEntries(entries);
-}
