@@ -20,7 +20,8 @@ import { datasetRows, labeledDataset } from './data/training-rows.ts';
 import { repeatedLabeledFolds, type LabeledFold } from './data/split.ts';
 import { MinMaxScaler } from './data/scaler.ts';
 import { EvaluatorPool } from './engine/pool.ts';
-import type { EvaluatorOptions } from './engine/evaluator.ts';
+import { DEFAULT_CACHE_BYTES, type EvaluatorOptions } from './engine/evaluator.ts';
+import { FrequencyStores } from './engine/frequency-store.ts';
 import type { StepSize } from './coordinator/step-size.ts';
 import { neighbourhoodScores } from './coordinator/grid-neighbourhood.ts';
 import { TUNE_GUARDS, TUNE_SELECTIONS, type TuneGuard, type TuneSelection } from './coordinator/tune-rules.ts';
@@ -600,6 +601,8 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter, remote: TuneOn
     ...(pool ? { pool } : {}),
     ...(opts.cacheBytes !== undefined ? { cacheBytes: opts.cacheBytes } : {}),
     ...(opts.parallelMinWork !== undefined ? { parallelMinWork: opts.parallelMinWork } : {}),
+    // The fits of settings that share σ share their random features: one store per feature map for the whole search.
+    frequencyStores: new FrequencyStores(opts.cacheBytes ?? DEFAULT_CACHE_BYTES, plan.T),
   };
   const states: Array<Array<FitState | undefined>> = candidates.map(() => folds.map(() => undefined));
   const out: SearchOutcome = {

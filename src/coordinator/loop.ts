@@ -165,9 +165,10 @@ export function samplingRng(seed: number, state?: SamplingState): SamplingRng {
 
 /**
  * The model's bias `b` from a learner's bias as the run stands at iteration
- * `t`: the bias's `final` rule applied to f at its rows (e.g. the class
- * balance over unlabeled rows; those of iteration t, {@link finalPoints}) — read from `cache` when the run keeps f there, else
- * evaluated on the history — else its running value; undefined without a bias.
+ * `t`: the bias's `final` rule applied to f at the rows it reads at t (e.g.
+ * the class balance over unlabeled rows; {@link finalPoints}) — read from
+ * `cache` when the run keeps f there, else evaluated on the history — else
+ * its running value; undefined without a bias.
  *
  * @example
  * const b = await modelBias(learner.bias, evaluator, history.t);

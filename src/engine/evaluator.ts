@@ -16,7 +16,7 @@ import type { RunProfile } from './profile.ts';
 import { chunkSpan, DEFAULT_CHUNK_SIZE, reduceChunks, slicesFor } from './chunks.ts';
 import type { History } from './history.ts';
 import { defaultThreads, EvaluatorPool } from './pool.ts';
-import { FrequencyStore } from './frequency-store.ts';
+import { FrequencyStore, type FrequencyStores } from './frequency-store.ts';
 import { checkRandomFeatures, familyOf, sameFeatures, type RandomFeatures } from './random-features.ts';
 import { opensChunk, type RowCache } from './row-cache.ts';
 import { RffKernel } from './kernel.ts';
@@ -404,6 +404,12 @@ export interface EvaluatorOptions extends EngineOptions {
    * a store holds exactly the bits the generator produces.
    */
   frequencies?: FrequencyStore;
+  /**
+   * Stores shared by the runs of a search (`tune`'s fold fits): the store of
+   * this evaluator's feature map is taken from them when `frequencies` is not
+   * one of that map ({@link FrequencyStores}).
+   */
+  frequencyStores?: FrequencyStores;
 }
 
 /**
@@ -434,7 +440,10 @@ export class Evaluator extends HistoryEvaluator {
     this.history = history;
     this.features = features;
     this.cacheBytes = opts.cacheBytes ?? DEFAULT_CACHE_BYTES;
-    this.frequencies = opts.frequencies !== undefined && sameFeatures(opts.frequencies.features, features) ? opts.frequencies : FrequencyStore.forBudget(features, this.cacheBytes, history.capacity);
+    this.frequencies =
+      opts.frequencies !== undefined && sameFeatures(opts.frequencies.features, features)
+        ? opts.frequencies
+        : (opts.frequencyStores?.storeFor(features) ?? FrequencyStore.forBudget(features, this.cacheBytes, history.capacity));
   }
 
   protected kindFields(): KindFields {

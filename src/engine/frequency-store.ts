@@ -9,7 +9,7 @@
  * afterwards, instead of each worker caching — and regenerating — its own copy.
  */
 import { kernelBlockWidth, sampleKernelBlock } from '../features/spectral.ts';
-import { familyOf, type RandomFeatures } from './random-features.ts';
+import { familyOf, sameFeatures, type RandomFeatures } from './random-features.ts';
 import { RowViews } from './row-views.ts';
 
 /**
@@ -83,5 +83,41 @@ export class FrequencyStore {
     }
     const rf = this.features;
     sampleKernelBlock(rf.kernel, rf.seed, i, rf.d, rf.m, target, familyOf(rf));
+  }
+}
+
+/**
+ * Frequency stores shared by the runs of one search, one per feature map:
+ * `tune` fits every setting on every fold, and the settings that share σ (with
+ * the seed, d, m and family) share their random features, so their fits read
+ * one store instead of each generating the same blocks again. The stores
+ * together hold at most `budgetBytes`; a feature map that finds the budget
+ * spent gets a store that holds nothing (its blocks are generated, as without
+ * a store). Never changes a result: a store holds the generator's bits.
+ *
+ * @example
+ * const stores = new FrequencyStores(256 << 20, 400);
+ * new Evaluator(history, rf, { frequencyStores: stores }); // the store of rf's map, made on first use
+ */
+export class FrequencyStores {
+  private readonly stores: FrequencyStore[] = [];
+  private left: number;
+
+  constructor(
+    budgetBytes: number,
+    /** Blocks each store holds at most (the search's T). */
+    private readonly blocks: number,
+  ) {
+    this.left = budgetBytes;
+  }
+
+  /** The store of `features`' map: the one made before, or a new one from what is left of the budget. */
+  storeFor(features: RandomFeatures): FrequencyStore {
+    const found = this.stores.find((s) => sameFeatures(s.features, features));
+    if (found !== undefined) return found;
+    const store = FrequencyStore.forBudget(features, this.left, this.blocks);
+    this.left -= store.buffer.byteLength;
+    this.stores.push(store);
+    return store;
   }
 }
