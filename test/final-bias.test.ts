@@ -1,6 +1,6 @@
 /**
- * A bias's final rule reads as many rows as the run drew (TSGS3VM's class
- * balance: B unlabeled rows a step), so the bias of a short fit — tune's
+ * A bias's final rule reads rows in proportion to the run (TSGS3VM's class
+ * balance: B/2 unlabeled rows a step), so the bias of a short fit — tune's
  * first rounds — costs no more than the fit, and a run continued to t reads
  * the rows a run to t at once reads.
  */
@@ -36,7 +36,7 @@ describe('finalPoints', () => {
   });
 
   it('TSGS3VM: a run continued to T gives the model a run to T at once gives, when the bias reads fewer rows at the first stop', async () => {
-    // 3,000 unlabeled rows, B = 8: the first stop (t = 20) reads 256 of them, the second (t = 60) 480.
+    // 3,000 unlabeled rows, B = 8: the first stop (t = 20) reads 256 of them, the second (t = 200) 800.
     const n = 3200;
     const d = 4;
     const X = new Float64Array(n * d);
@@ -50,8 +50,8 @@ describe('finalPoints', () => {
     const ds = makeDataset({ X, d, y });
     const run = { learner: 'tsgs3vm', data: ds, seed: 3, m: 8, batchSize: 8, threads: 1, step: { kind: 'constant', eta: 0.05 } } as const;
     const first = await train({ ...run, T: 20 });
-    const continued = await train({ init: first, data: ds, T: 60 });
-    const direct = await train({ ...run, T: 60 });
+    const continued = await train({ init: first, data: ds, T: 200 });
+    const direct = await train({ ...run, T: 200 });
     expect(Buffer.from(continued.toBytes()).equals(Buffer.from(direct.toBytes()))).toBe(true);
   }, 60_000);
 });

@@ -75,8 +75,9 @@ export interface LearnerBias {
  * A bias's final rule ({@link LearnerBias.final}): the rows it reads and the
  * bias from f there. `perIteration`: the rows read grow with the run, at most
  * `perIteration · t` of them after iteration t ({@link finalPoints}) — TSGS3VM
- * reads as many unlabeled rows as the run drew, so the bias of a short fit
- * (tune's first rounds: 10 iterations) costs no more than the fit.
+ * reads B/2 unlabeled rows an iteration, so the bias of a short fit (tune's
+ * first rounds: 10 iterations) costs no more than the fit's own evaluations
+ * of the history at its unlabeled draws.
  */
 export interface FinalBiasRule {
   readonly X: Float64Array;
@@ -101,7 +102,7 @@ export const FINAL_MIN_ROWS = 256;
  */
 export function finalPoints(final: FinalBiasRule, t: number): { X: Float64Array; nPoints: number; rows?: Int32Array } {
   const { X, nPoints: n, rows, perIteration } = final;
-  const k = perIteration === undefined ? n : Math.min(n, Math.max(FINAL_MIN_ROWS, perIteration * t));
+  const k = perIteration === undefined ? n : Math.min(n, Math.max(FINAL_MIN_ROWS, Math.ceil(perIteration * t)));
   if (k >= n) return { X, nPoints: n, ...(rows ? { rows } : {}) };
   const d = X.length / n;
   const subX = new Float64Array(k * d);

@@ -21,9 +21,9 @@
  * weights lose `S/B`, `S` the sum of all raw weights (the projection of the
  * gradient onto the constraint). The model's final `b` is `c − mean f` over
  * the unlabeled rows (at most {@link BALANCE_ROWS} of them, a seeded sample
- * beyond that; after t iterations at most the B·t the run drew, evenly spaced
- * in that sample: coordinator/learner.ts `finalPoints`). Without the constraint `b` follows its own gradient,
- * `b ← b − γ_t Σ_p w_p`.
+ * beyond that; after t iterations at most B·t/2 of them, evenly spaced in that
+ * sample: coordinator/learner.ts `finalPoints`). Without the constraint `b`
+ * follows its own gradient, `b ← b − γ_t Σ_p w_p`.
  */
 import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
@@ -407,8 +407,9 @@ export class S3vmObjective implements DsgLearner {
       restore(b) {
         value = b;
       },
-      // As many of them as the run drew (B a step), so a short fit's bias costs no more than the fit.
-      final: { X, nPoints: rows.length, rows, perIteration: B, bias: (fU: Float64Array) => target - meanOf(fU, 0, fU.length) },
+      // B/2 rows an iteration: B·t/2 rows × t blocks is what the run's own evaluations of the history at its
+      // B unlabeled draws a step cost (B·t(t − 1)/2), so a short fit's bias costs no more than the fit.
+      final: { X, nPoints: rows.length, rows, perIteration: B / 2, bias: (fU: Float64Array) => target - meanOf(fU, 0, fU.length) },
     };
   }
 }
