@@ -56,6 +56,15 @@ describe('dsgkit train', () => {
     expect(trainOut.out).toContain(`model       ${modelFile}`);
   });
 
+  it('FRS3VM: the summary says how many SGD steps its epochs made, at least 40 a pass on a small set', async () => {
+    // 355 unlabeled rows at B = 64: a pass is 6 steps, so 2 epochs are 80 steps, not 12.
+    const out = join(dir, 'frs.dsg');
+    const r = await run(['train', '--learner', 'frs3vm', '--data', trainFile, '--out', out, '--epochs', '2', '--random-features', '8', '--blocks', '2', '--threads', '1', '--quiet']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/SGD steps\s+80 \(2 epochs: passes over the unlabeled rows, at least 40 steps each; --epochs sets them\)/);
+    expect((await load(out)).header.hyperparameters.iterations).toBe(80);
+  });
+
   it('off a terminal, reports progress as one line per tenth of the run, with the validation AUC', () => {
     const lines = trainOut.err.split('\n').filter((l) => /^qsg-s2auc: +\d+% \(\d+\/30 iterations\)/.test(l));
     expect(lines.map((l) => Number(/(\d+)%/.exec(l)![1]))).toEqual([10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);

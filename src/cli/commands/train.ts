@@ -12,6 +12,7 @@ import { formatDuration, progressDisplay, rowsProgress, type ProgressDisplayOpti
 import { optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
 import { inputFile, stdinDataset, trainingInput } from '../stdin.ts';
 import { cliLearnerSpec, learnersOnLine } from '../learner-help.ts';
+import { MIN_EPOCH_STEPS } from '../../learners/frs3vm.ts';
 import type { Command } from './command.ts';
 
 const width = Math.max(...LEARNER_NAMES.map((n) => n.length));
@@ -239,6 +240,9 @@ export const trainCommand: Command = {
       ['rows', `${training.rows} (${training.labeledRows} labeled, ${training.rows - training.labeledRows} unlabeled)`],
       ...(training.defaultSigma && typeof sigma === 'number' ? ([['σ', sigmaText(sigma, training.defaultSigma)]] as [string, string][]) : []),
       ...(typeof model.header.hyperparameters.T === 'number' ? ([['iterations', iterationsText(spec, model.header.hyperparameters, values.iterations === undefined, training.budget)]] as [string, string][]) : []),
+      ...(typeof model.header.hyperparameters.epochs === 'number' && typeof model.header.hyperparameters.iterations === 'number'
+        ? ([['SGD steps', `${model.header.hyperparameters.iterations} (${model.header.hyperparameters.epochs} epochs: passes over the unlabeled rows, at least ${MIN_EPOCH_STEPS} steps each; --epochs sets them)`]] as [string, string][])
+        : []),
       ...(values.c === undefined && spec.params.C !== undefined && spec.params.C.default === undefined && typeof model.header.hyperparameters.C === 'number'
         ? ([['C', `${model.header.hyperparameters.C} (${spec.params.C.defaultDoc ?? 'from the data'}; --c sets it)`]] as [string, string][])
         : []),
