@@ -15,6 +15,19 @@ import { PoolSession, type CallReport } from './pool-session.ts';
 import { workerLocation } from './worker-location.ts';
 import { availableCores } from './cores.ts';
 
+/**
+ * Flags for the pool's workers that turn Node's require(esm) off where Node
+ * has it (20.19 and later): Piscina's worker first `require()`s the task file
+ * and falls back to `import()`, and our task file is an ES module. Through
+ * require(esm) it is instantiated synchronously, and a worker terminated in
+ * that moment (a run cancelled as its pool starts) brought the whole process
+ * down (`FATAL ERROR: v8::Module::IsGraphAsync … must be used on an
+ * instantiated module`, about 1 run in 100 of examples/off-thread.mjs).
+ * Without it the `require()` fails at once and the file loads through
+ * `import()`, which a termination stops cleanly.
+ */
+const NO_REQUIRE_ESM: readonly string[] = process.allowedNodeEnvironmentFlags.has('--experimental-require-module') ? ['--no-experimental-require-module'] : [];
+
 /** A session with no call for this long ends (its workers leave their loop and become idle Piscina workers). */
 export const SESSION_IDLE_MS = 250;
 
@@ -80,7 +93,7 @@ export class EvaluatorPool {
     const { url, execArgv } = workerLocation('evaluate');
     this.piscina = new Piscina({
       filename: url.href,
-      execArgv,
+      execArgv: [...execArgv, ...NO_REQUIRE_ESM],
       minThreads: threads,
       maxThreads: threads,
       concurrentTasksPerWorker: 1,
