@@ -847,16 +847,12 @@ export type GraphParamValues = ParamInput<typeof GRAPH_PARAMS> & Pick<ParamsOf<t
  * graphSettings({ sigma: 1, seed: 1 }, {}, 200).C;                                                  // 800
  */
 export function graphSettings(params: GraphParamValues, fixed: GraphMachinePreset['fixed'] = {}, labeledRows = 0): GraphMachineSettings {
-  const p = fixed.p ?? params.p ?? GRAPH_PARAMS.p.default;
   const { sigma } = params;
-  const C = params.C ?? defaultGraphC(labeledRows);
   return {
     loss: fixed.loss ?? params.loss ?? GRAPH_PARAMS.loss.default,
     tau: params.tau ?? 1,
     epsilon: params.epsilon ?? 0,
-    p,
-    C,
-    Cprime: params.Cprime ?? defaultCPrime(p, C),
+    ...graphWeights(params, fixed, labeledRows),
     sigma,
     sigmaS: params.sigmaS ?? sigma,
     graph: params.graph ?? GRAPH_PARAMS.graph.default,
@@ -865,6 +861,22 @@ export function graphSettings(params: GraphParamValues, fixed: GraphMachinePrese
     labeledOrder: params.labeledOrder ?? GRAPH_PARAMS.labeledOrder.default,
     seed: params.seed,
   };
+}
+
+/**
+ * p, C and C′ as a fit resolves them: the preset's or the given p, else its
+ * default; C given, else 4·n_l ({@link defaultGraphC}); C′ given, else the
+ * default of p and C ({@link defaultCPrime}). The one place these defaults
+ * are filled, for a fit ({@link graphSettings}) and for `tune`'s view of the
+ * defaults (`impliedParams`).
+ *
+ * @example
+ * graphWeights({}, { p: 2 }, 200); // { p: 2, C: 800, Cprime: 0.12375 }
+ */
+function graphWeights(params: Readonly<Record<string, unknown>>, fixed: GraphMachinePreset['fixed'] = {}, labeledRows = 0): { p: number; C: number; Cprime: number } {
+  const p = fixed.p ?? (params.p as number | undefined) ?? GRAPH_PARAMS.p.default;
+  const C = (params.C as number | undefined) ?? defaultGraphC(labeledRows);
+  return { p, C, Cprime: (params.Cprime as number | undefined) ?? defaultCPrime(p, C) };
 }
 
 function positiveOf(classes: TaskClasses, name: string): number {
@@ -928,17 +940,15 @@ export function graphMachineSpec<N extends string, P extends ParamTable>(preset:
     supervisedCase: { Cprime: 0 },
     // C unset is 4·n_l and C′ unset the default of p and C (GKM: 1 at p = 1): the defaults are that grid point when σ is on it.
     impliedParams: (params, labeledRows) => {
-      const C = typeof params.C === 'number' ? params.C : defaultGraphC(labeledRows);
-      if (params.Cprime !== undefined) return { ...params, C };
-      const p = fixed.p ?? (params.p as number | undefined) ?? GRAPH_PARAMS.p.default;
-      return { ...params, C, Cprime: defaultCPrime(p, C) };
+      const { C, Cprime } = graphWeights(params, fixed, labeledRows);
+      return { ...params, C, Cprime };
     },
     // Below p = 2 the default C′ does not depend on C, so C′ = 0 (the supervised case) and the default
     // cross the grid; at p = 2 C′ is searched from 0 to beyond the paper's condition (P2_CPRIME_GRID);
     // above 2 the default depends on C and C′ is not searched.
     // C follows the labeled rows as its default does: 4·n_l and a factor 4 and 16 either side (GRAPH_C_PER_LABELED_GRID).
     searchSpace: ({ sigma0, fixed: given, labeledRows = 1 }) => {
-      const p = fixed.p ?? (given.p as number | undefined) ?? GRAPH_PARAMS.p.default;
+      const { p } = graphWeights(given, fixed);
       return {
         sigma: sigmaLadder(sigma0),
         C: GRAPH_C_PER_LABELED_GRID.map((c) => c * Math.max(1, labeledRows)),
