@@ -258,24 +258,30 @@ export abstract class HistoryEvaluator {
         failure = { error };
       }
     };
-    const plan = this.plan(X, nPoints, t + items);
-    const split = plan === undefined ? undefined : this.chunkSplit(plan.work, Math.max(plan.task.chunkFrom, Math.floor(t / this.chunkSize)) - plan.task.chunkFrom, nPoints);
-    if (plan === undefined || split!.parts === 1) {
+    // The calling thread alone: the append, then the cache update the rider stands for, then the whole task.
+    const appendAlone = (): void => {
       appendChecked();
       if (!failure) rider?.alone();
       if (failure) throw failure.error;
-      if (plan === undefined) return out.fill(0, 0, nPoints);
-      if (this.profile) this.profile.pointBlocks += (plan.task.lastBlock - plan.task.firstBlock) * nPoints;
-      this.runner.run(plan.task);
-      return this.finish(plan.task, out);
+    };
+    const plan = this.plan(X, nPoints, t + items);
+    if (plan === undefined) {
+      appendAlone();
+      return out.fill(0, 0, nPoints);
     }
     const { task } = plan;
     if (this.profile) this.profile.pointBlocks += (task.lastBlock - task.firstBlock) * nPoints;
     // Chunks before `changed` hold none of the new items: the workers sum them while append runs.
     const changed = Math.max(task.chunkFrom, Math.floor(t / this.chunkSize));
-    const riding = rider?.fields(split!.parts);
+    const split = this.chunkSplit(plan.work, changed - task.chunkFrom, nPoints);
+    if (split.parts === 1) {
+      appendAlone();
+      this.runner.run(task);
+      return this.finish(task, out);
+    }
+    const riding = rider?.fields(split.parts);
     const settled: EvalTask = { ...task, chunkTo: changed, lastBlock: Math.min(task.lastBlock, changed * this.chunkSize), ...riding };
-    await this.runChunks(settled, split!, () => {
+    await this.runChunks(settled, split, () => {
       appendChecked();
       if (failure) return;
       rider?.alongside();
