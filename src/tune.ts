@@ -286,23 +286,21 @@ export function budgetCut(n: number, eta: number, finalists = BUDGET_FINALISTS):
   return c;
 }
 
-/** `tune`'s budget halving when the learner declares no {@link BudgetSchedule} of its own. */
-export const DEFAULT_BUDGET_SCHEDULE: BudgetSchedule = { firstRung: BUDGET_RUNGS, finalists: BUDGET_FINALISTS, earlyRows: 200 };
-
 /**
- * Validation rows the early rounds of a budget halving score on, at least (by
- * default; {@link BudgetSchedule.earlyRows}): the noise of a fold score
- * depends on how many rows it counts, not on the share of the folds, so a
- * large set drops its worst settings on a fold or two while a small one
- * (where fits are cheap anyway) uses every fold; the last round, which picks
- * the winner, scores on every fold.
+ * `tune`'s budget halving when the learner declares no {@link BudgetSchedule}
+ * of its own. Its early rounds score on the first folds holding 200
+ * validation rows: the noise of a fold score depends on how many rows it
+ * counts, not on the share of the folds, so a large set drops its worst
+ * settings on a fold or two while a small one (where fits are cheap anyway)
+ * uses every fold; the last round, which picks the winner, scores on every fold.
  */
-export const EARLY_VALIDATION_ROWS = DEFAULT_BUDGET_SCHEDULE.earlyRows;
+export const DEFAULT_BUDGET_SCHEDULE: BudgetSchedule = { firstRung: BUDGET_RUNGS, finalists: BUDGET_FINALISTS, earlyRows: 200 };
 
 /**
  * The folds (indices into `plan.folds`) a round to `t` scores on: every fold,
  * or for a learner halved over its budget, until t = T, the first folds of
- * the first draw that hold {@link EARLY_VALIDATION_ROWS} validation rows.
+ * the first draw that hold the schedule's `earlyRows` validation rows
+ * ({@link DEFAULT_BUDGET_SCHEDULE}).
  *
  * @example
  * roundFolds(plan, 3); // [0, 1] with 5 folds of 147 validation rows each, T = 81
@@ -389,7 +387,6 @@ export interface OverDefaults {
   /** The standard error of the gain: the sample sd of the fold-by-fold differences over √(folds). */
   readonly se: number;
 }
-
 
 /** The progress a tune run reports, in units of {@link TunePlan.total}. */
 export class TuneMeter {

@@ -265,7 +265,7 @@ describe('tune (script API)', () => {
   }, 60_000);
 
   it('GKM is halved over its budget with restarts: cheap early fits on the first folds, the last round the settings themselves on every fold, at a fraction of a full grid\'s fits', async () => {
-    // 450 labeled rows in 3 folds of 150: the early rounds score on the first 2 folds (≥ EARLY_VALIDATION_ROWS = 200 rows).
+    // 450 labeled rows in 3 folds of 150: the early rounds score on the first 2 folds (≥ the default schedule's earlyRows = 200 rows).
     const data = splitDataset(await readDataset('data/breast_cancer.arrow'), { labeled: 450, seed: 4 }).train;
     const small = { data, folds: 3, seed: 2, threads: 1, T: 200, grid: { sigma: [0.05, 0.2, 0.8], C: [1, 16, 256], Cprime: [1] }, metric: 'accuracy', select: 'best' } as const;
     const halved = await tune({ learner: 'gkm', ...small });
