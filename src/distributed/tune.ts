@@ -43,6 +43,8 @@ import { writeFileAtomic } from '../data/atomic.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { continuationCost, type HalvingStep } from '../coordinator/successive-halving.ts';
 import { EvaluatorPool } from '../engine/pool.ts';
+import { DEFAULT_CACHE_BYTES, type EvaluatorOptions } from '../engine/evaluator.ts';
+import { FrequencyStores } from '../engine/frequency-store.ts';
 import { History } from '../engine/history.ts';
 import { QueueError, UsageError } from '../errors.ts';
 import { learnerSpec } from '../learners/registry.ts';
@@ -63,10 +65,14 @@ import { parseQueueUrl } from './redis-url.ts';
  */
 export const STATE_INLINE_BYTES = 1 << 20;
 
-/** What the refit on a worker needs besides the winner (the raw training rows and the train options tune passes on). */
+/** What the refit on a worker needs besides the winner and the engine options (the raw training rows and how to read their labels). */
 interface RefitSetup {
   readonly raw: Dataset;
   readonly positive?: string | number;
+}
+
+/** The engine options tune was given that a unit and the refit apply as the local tune does. */
+interface EngineSetup {
   readonly cacheBytes?: number;
   readonly parallelMinWork?: number;
 }
@@ -80,6 +86,7 @@ export interface TuneSetup {
   readonly candidates: readonly Params[];
   readonly steps: TunePlan['steps'];
   readonly refit?: RefitSetup;
+  readonly engine: EngineSetup;
   readonly T: number;
   readonly budgeted: boolean;
 }
@@ -196,8 +203,9 @@ export class TuneOnQueue {
       candidates: plan.candidates,
       steps: plan.steps,
       ...(opts.refitOnQueue
-        ? { refit: { raw: plan.raw, ...(o.positive !== undefined ? { positive: o.positive } : {}), ...(o.cacheBytes !== undefined ? { cacheBytes: o.cacheBytes } : {}), ...(o.parallelMinWork !== undefined ? { parallelMinWork: o.parallelMinWork } : {}) } }
+        ? { refit: { raw: plan.raw, ...(o.positive !== undefined ? { positive: o.positive } : {}) } }
         : {}),
+      engine: { ...(o.cacheBytes !== undefined ? { cacheBytes: o.cacheBytes } : {}), ...(o.parallelMinWork !== undefined ? { parallelMinWork: o.parallelMinWork } : {}) },
       T: plan.T,
       budgeted: plan.budgeted,
     };
@@ -326,10 +334,26 @@ async function readSetup(dir: string): Promise<TuneSetup> {
   const hit = setups.get(dir);
   if (hit) return hit;
   const setup = deserialize(await readFile(join(dir, 'setup.bin'))) as TuneSetup;
-  if (!setup || typeof setup.learner !== 'string' || !Array.isArray(setup.folds) || !Array.isArray(setup.candidates)) throw new PayloadError(`${dir}/setup.bin is not a tune setup`);
+  if (!setup || typeof setup.learner !== 'string' || !Array.isArray(setup.folds) || !Array.isArray(setup.candidates) || typeof setup.engine !== 'object' || setup.engine === null) {
+    throw new PayloadError(`${dir}/setup.bin is not a tune setup of this version of dsgkit`);
+  }
   if (setups.size >= 4) setups.clear();
   setups.set(dir, setup);
   return setup;
+}
+
+/**
+ * The random features of the run a worker last ran a unit of: the units of
+ * settings that share σ read one frequency store, as the fold fits of a local
+ * tune do (tune.ts `searchCandidates`), within the run's cache budget. One run
+ * at a time, so a worker holds at most one budget; the same model bytes with
+ * or without it.
+ */
+let runStores: { readonly dir: string; readonly stores: FrequencyStores } | undefined;
+
+function frequencyStoresOf(dir: string, setup: TuneSetup): FrequencyStores {
+  if (runStores?.dir !== dir) runStores = { dir, stores: new FrequencyStores(setup.engine.cacheBytes ?? DEFAULT_CACHE_BYTES, setup.T) };
+  return runStores.stores;
 }
 
 /** What a worker gives {@link runTuneUnit}. */
@@ -415,7 +439,15 @@ export async function runTuneUnit(p: TuneUnitPayload, ctx: UnitContext): Promise
   const threads = ctx.threads ?? 1;
   const pool = threads > 1 ? new EvaluatorPool(threads - 1) : undefined;
   try {
-    const got = await runFold(plan, p.c, p.j, p.to, { threads, ...(pool ? { pool } : {}) }, states, { done: 0, report: () => {} });
+    const { cacheBytes, parallelMinWork } = setup.engine;
+    const engine: EvaluatorOptions = {
+      threads,
+      ...(pool ? { pool } : {}),
+      ...(cacheBytes !== undefined ? { cacheBytes } : {}),
+      ...(parallelMinWork !== undefined ? { parallelMinWork } : {}),
+      frequencyStores: frequencyStoresOf(p.dir, setup),
+    };
+    const got = await runFold(plan, p.c, p.j, p.to, engine, states, { done: 0, report: () => {} });
     const state = states[p.j];
     let inlineState: string | undefined;
     if (state) {
@@ -444,7 +476,8 @@ export async function runTuneRefit(p: TuneRefitPayload, ctx: UnitContext): Promi
   const params = setup.candidates[p.c];
   if (!setup.refit) throw new PayloadError(`tune-refit: ${p.dir}/setup.bin holds no training rows (the coordinator did not ask for the refit on the queue)`);
   if (!params) throw new PayloadError(`tune-refit: no candidate ${p.c} in ${p.dir}`);
-  const { raw, positive, cacheBytes, parallelMinWork } = setup.refit;
+  const { raw, positive } = setup.refit;
+  const { cacheBytes, parallelMinWork } = setup.engine;
   const warnings: string[] = [];
   await ctx.checkpoint();
   const model = await trainModel({
