@@ -546,7 +546,7 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   const earlyRows = schedule.earlyRows;
   const fits = rounds.reduce((sum, r) => sum + r.count * roundFolds({ budgeted, T, k, folds, earlyRows }, r.t).length, 0);
   const total = continues ? planned + refitCost : fits + 1;
-  const steps = candidates.map((c) => resolveStep(spec, c, {}));
+  const steps = candidates.map((c) => resolveStep(spec, c, {}, { sigma0: () => sigma0 }));
   const pooled = splits.map((split) => ({ y: Float64Array.from(split.flatMap((f) => Array.from(f.validation.y))), sizes: split.map((f) => f.validation.n) }));
   return {
     spec, opts, raw, classes, sigma0, space, candidates, gridCount: grid.length, defaultsId, steps, k, repeats, pooled, folds, metric, select, guard,

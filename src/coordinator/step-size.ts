@@ -39,14 +39,16 @@ export const DEFAULT_MAX_STEP = 0.5;
  * early on it avoids the overshoot of the unshifted schedule, whose first step
  * `θ = 1.5/λ` is 12 at λ = 2⁻³ against a pairwise square loss of curvature
  * ≈ 4 (held-out AUC 0.69 against the exact solution's 0.98 on breast cancer).
- * The literal papers' schedule is `{ kind: 'inverse', theta }`.
+ * The literal papers' schedule is `{ kind: 'inverse', theta }`. `maxStep`
+ * raises the cap where the loss's curvature along a step is smaller (the
+ * pairwise learners at a wide kernel: learners/kernel-scale.ts).
  *
  * @example
  * defaultStepSize(0.01, 1.5); // { kind: 'decay', eta0: 0.5, eta1: 0.00333… }  (θ = 150, t₀ = 300)
  */
-export function defaultStepSize(lambda: number, thetaLambda: number): StepSize {
+export function defaultStepSize(lambda: number, thetaLambda: number, maxStep: number = DEFAULT_MAX_STEP): StepSize {
   const theta = thetaLambda / lambda;
-  const eta0 = Math.min(DEFAULT_MAX_STEP, theta);
+  const eta0 = Math.min(maxStep, theta);
   return { kind: 'decay', eta0, eta1: eta0 / theta };
 }
 

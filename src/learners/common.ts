@@ -7,7 +7,7 @@
  * ranges and were checked on the bundled datasets (README § Defaults).
  */
 import { AVERAGINGS, type Averaging } from '../coordinator/averaging.ts';
-import { defaultStepSize, type StepSize } from '../coordinator/step-size.ts';
+import { DEFAULT_MAX_STEP, defaultStepSize, type StepSize } from '../coordinator/step-size.ts';
 import { checkRandomFeatures, type RandomFeatures } from '../engine/random-features.ts';
 import { UsageError } from '../errors.ts';
 import { KERNEL_KINDS, type KernelSpec } from '../features/kernel-spec.ts';
@@ -15,6 +15,8 @@ import { AUTO_SORF_MIN_D, autoFeatureFamily, FEATURE_CHOICES, type FeatureFamily
 import { isDataset, type TrainingRows } from '../data/training-rows.ts';
 import type { Dataset } from '../data/dataset.ts';
 import type { ParamTable } from './params.ts';
+import { kernelStepScale } from './kernel-scale.ts';
+import type { StepContext } from './spec.ts';
 import { budgetDoc, FIXED_BUDGET, GROWING_BUDGET, type LoopBudget } from './budget.ts';
 
 /** Largest model seed (random features are seeded with a 32-bit integer). */
@@ -153,6 +155,23 @@ export interface RandomFeatureParamValues {
  */
 export function lambdaDefaultStep(params: { readonly lambda: number }): StepSize {
   return defaultStepSize(params.lambda, THETA_LAMBDA);
+}
+
+/**
+ * The default step of the pairwise (AUC) loop learners: {@link lambdaDefaultStep}
+ * with its first-step cap 0.5 raised by `kernelStepScale(σ/σ₀)` for the
+ * Gaussian kernel wider than the median heuristic's (σ < σ₀), where a pair's
+ * kernel difference is short (learners/kernel-scale.ts); at σ ≥ σ₀, with the
+ * Laplacian kernel, or without σ₀ in `context`, the same schedule.
+ *
+ * @example
+ * pairwiseDefaultStep({ lambda: 1e-4, sigma: 0.25, kernel: 'rbf' }, { sigma0: () => 4 }); // eta0 ≈ 5.2 (0.5 · 10.4)
+ * pairwiseDefaultStep({ lambda: 0.01, sigma: 4, kernel: 'rbf' }, { sigma0: () => 4 });    // = lambdaDefaultStep({ lambda: 0.01 })
+ */
+export function pairwiseDefaultStep(params: { readonly lambda: number; readonly sigma?: number | undefined; readonly kernel?: string | undefined }, context: StepContext = {}): StepSize {
+  const wide = params.kernel !== 'laplacian' && params.sigma !== undefined && context.sigma0 !== undefined;
+  const scale = wide ? kernelStepScale(params.sigma! / context.sigma0!()) : 1;
+  return defaultStepSize(params.lambda, THETA_LAMBDA, DEFAULT_MAX_STEP * scale);
 }
 
 /**

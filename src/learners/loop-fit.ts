@@ -20,6 +20,7 @@ import { randomFeaturesFor, type RandomFeatureParamValues } from './common.ts';
 import { RandomFeaturePredictor, type PredictOptions } from '../model/predictor.ts';
 import type { ParamsOf, ParamTable, ParamValues } from './params.ts';
 import type { Capabilities, FitHooks, FitRun, Fitted, LoopLearnerSpec } from './spec.ts';
+import { kernelScale0 } from './kernel-scale.ts';
 
 /** Largest random-feature history a run may ask for (bytes): beyond it T·m is a typo, not a model. */
 const MAX_HISTORY_BYTES = 16 * 2 ** 30;
@@ -74,7 +75,8 @@ async function fitOnLoop<P extends ParamTable, N extends string>(spec: LoopLearn
   const hooks = run.hooks ?? {};
   const T = run.to ?? params.T;
   const features = randomFeaturesFor(params, run.rows.d);
-  const learner = spec.create(run.rows, run.classes, all, run.step ?? spec.defaultStep(all));
+  // No step given: the default on these rows, which may follow their kernel scale (as train's and tune's do).
+  const learner = spec.create(run.rows, run.classes, all, run.step ?? spec.defaultStep(all, { sigma0: () => kernelScale0(run.rows) }));
   let evaluation: 'history' | 'rows';
   try {
     evaluation = resolveEvaluation(learner, T, run.evaluation);

@@ -34,7 +34,7 @@ import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import type { Batch, DsgLearner, Rng, SampledRows } from '../coordinator/learner.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import type { TaskClasses } from '../model/task.ts';
-import { FIXED_T_PARAM, LAMBDA_PARAM, lambdaDefaultStep, sigmaLadder, RANDOM_FEATURE_PARAMS } from './common.ts';
+import { FIXED_T_PARAM, LAMBDA_PARAM, pairwiseDefaultStep, sigmaLadder, RANDOM_FEATURE_PARAMS } from './common.ts';
 import type { ParamTable, ParamValue } from './params.ts';
 import { aucRisk, aucWeights, type PairMasses } from './auc-risk.ts';
 import { BatchBuffers, classSources, drawRows, type ClassSources } from './sources.ts';
@@ -253,7 +253,7 @@ export const qs3oraoSpec = loopLearner({
   threshold: 'fit',
   // T when not given: 400 whatever n_l; the √n_l rule did not help it (learners/budget.ts; docs/learners.md § Budgets).
   budget: FIXED_BUDGET,
-  defaultStep: lambdaDefaultStep,
+  defaultStep: pairwiseDefaultStep,
   create(ds, classes, params, step) {
     const c = ordinalClasses('qs3orao', classes);
     return new Qs3orao(ds, c, { name: 'qs3orao', ...loopParams(params), gamma: gammaPerThreshold(params.gamma, c.length), step });
@@ -274,7 +274,7 @@ export const soraoSpec = loopLearner({
   threshold: 'fit',
   // T when not given: 400 whatever n_l; the √n_l rule did not help it (learners/budget.ts; docs/learners.md § Budgets).
   budget: FIXED_BUDGET,
-  defaultStep: lambdaDefaultStep,
+  defaultStep: pairwiseDefaultStep,
   create(ds, classes, params, step) {
     const c = ordinalClasses('sorao', classes);
     return new Qs3orao(ds, c, { name: 'sorao', ...loopParams(params), gamma: new Array<number>(c.length - 1).fill(1), step });

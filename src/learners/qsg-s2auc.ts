@@ -17,7 +17,7 @@ import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import type { Batch, DsgLearner, Rng, SampledRows } from '../coordinator/learner.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import { aucRisk, aucWeights, GAMMA_PARAM } from './auc-risk.ts';
-import { LAMBDA_PARAM, lambdaDefaultStep, sigmaLadder, RANDOM_FEATURE_PARAMS } from './common.ts';
+import { LAMBDA_PARAM, pairwiseDefaultStep, sigmaLadder, RANDOM_FEATURE_PARAMS } from './common.ts';
 import { BatchBuffers, binarySources, drawRows, type BinarySources } from './sources.ts';
 import { sampledRows } from './sampled-rows.ts';
 
@@ -134,7 +134,7 @@ export const qsgS2aucSpec = loopLearner({
   threshold: 'fit',
   // T when not given: 400·√(n_l/200), 400 to 1,600 (learners/budget.ts; docs/learners.md § Budgets).
   budget: GROWING_BUDGET,
-  defaultStep: lambdaDefaultStep,
+  defaultStep: pairwiseDefaultStep,
   create(ds, classes, params, step) {
     if (classes.kind !== 'binary') throw new Error('qsg-s2auc needs a binary task');
     return new QsgS2auc(ds, classes.positive, { lambda: params.lambda, gamma: params.gamma, batchSize: params.batchSize, step });

@@ -31,6 +31,19 @@ import type { MetricName, TaskClasses, TaskKind, ThresholdRule } from '../model/
 import type { LoopBudget } from './budget.ts';
 import type { ParamsOf, ParamTable, ParamValue } from './params.ts';
 
+/**
+ * What the training data say of a default step schedule: the median-heuristic
+ * σ₀ of the scaled training rows (learners/kernel-scale.ts `kernelScale0`),
+ * computed only when asked for. `train` and `tune` give it; a `fit` without a
+ * step takes it from its own rows.
+ *
+ * @example
+ * spec.defaultStep(params, { sigma0: () => kernelScale0(rows) });
+ */
+export interface StepContext {
+  readonly sigma0?: () => number;
+}
+
 /** Validated parameter values with every declared default filled in (untyped: what generic callers hold). */
 export type Params = Readonly<Record<string, ParamValue>>;
 
@@ -254,8 +267,8 @@ export interface LoopLearnerSpec<P extends ParamTable = ParamTable, N extends st
    * defaults; the run summary and the model header's training record say how it was derived.
    */
   readonly budget: LoopBudget;
-  /** The step schedule when the user gives none. */
-  defaultStep(params: ParamsOf<P>): StepSize;
+  /** The step schedule when the user gives none; `context` gives what the data say of it (σ₀). */
+  defaultStep(params: ParamsOf<P>, context?: StepContext): StepSize;
   /**
    * For a learner whose default step depends on T (TSGS3VM's `θ/T^{3/4}`):
    * the T whose default `step` is, else undefined. A run continued past that

@@ -4,38 +4,21 @@
  * by the labeled rows' kernel–target alignment ({@link defaultKernelScale}).
  */
 import seedrandom from 'seedrandom';
-import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { MinMaxScaler } from '../data/scaler.ts';
 import { gatherRows, trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import { ALIGNMENT_EXPONENTS, ALIGNMENT_SAMPLE, alignedSigma } from '../features/kernel-alignment.ts';
-import { MEDIAN_HEURISTIC_SAMPLE, medianHeuristicSigma, sampleIndices, sampleRowIndices } from '../features/median-heuristic.ts';
+import { sampleIndices } from '../features/median-heuristic.ts';
+import { kernelScale0 } from '../learners/kernel-scale.ts';
 import { MAX_SIGMA, resolveFeatures } from '../learners/common.ts';
 import type { KernelSpec } from '../features/kernel-spec.ts';
 import type { FEATURE_CHOICES } from '../features/spectral.ts';
 import type { LearnerSpec, Params } from '../learners/spec.ts';
+
+export { kernelScale0 };
 import { withBudget } from './budget.ts';
 import { withParamInPlace } from '../learners/params.ts';
 
-/**
- * The median-heuristic kernel scale σ₀ = 1 / median ‖x − x′‖² over all pairs
- * of a seeded sample of at most 1,000 rows of SCALED training rows (a Dataset,
- * or rows read on demand that hold the sample): the default σ and the centre
- * of `tune`'s σ grid. A DataError when the rows are mostly duplicates.
- *
- * @example
- * kernelScale0(scaledTrain); // e.g. 3.86 on spam (57 features in [0, 1], most near 0)
- */
-export function kernelScale0(data: Dataset | TrainingRows): number {
-  const rows = trainingRows(data);
-  // The sample's rows, in ascending order, are what the heuristic sees of the data.
-  const picked = sampleRowIndices(rows.n, MEDIAN_HEURISTIC_SAMPLE, 0);
-  try {
-    return medianHeuristicSigma(gatherRows(rows, picked), picked.length, rows.d, { sample: MEDIAN_HEURISTIC_SAMPLE, seed: 0 });
-  } catch (err) {
-    throw new DataError(`cannot take the median heuristic for σ (${(err as Error).message}); give sigma`, rows.source !== undefined ? { file: rows.source } : {});
-  }
-}
 
 /**
  * The rungs σ₀·2^k the default σ is chosen among: k = 0, ½, 1, … 6, i.e. σ₀

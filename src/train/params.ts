@@ -6,7 +6,7 @@
 import { UsageError } from '../errors.ts';
 import { checkStepSize, type StepSize } from '../coordinator/step-size.ts';
 import { checkParams, withDefaults, type ParamValue } from '../learners/params.ts';
-import type { LearnerSpec, Params } from '../learners/spec.ts';
+import type { LearnerSpec, Params, StepContext } from '../learners/spec.ts';
 import type { Model } from '../model/model.ts';
 import { RUN_KEYS, type RunOptions } from './options.ts';
 
@@ -71,12 +71,13 @@ export function continuedParams(spec: LearnerSpec, init: Model, opts: RunOptions
 /**
  * The step schedule of a run: `step` as given, else `θ/t` when `theta` is
  * given, else the learner's default (learners with a step schedule; others
- * have none); checked, with a UsageError naming the bad number.
+ * have none), which may follow the data's kernel scale (`context`, e.g. the
+ * pairwise learners' at σ < σ₀); checked, with a UsageError naming the bad number.
  *
  * @example
  * resolveStep(spec, params, { theta: 150 }); // { kind: 'inverse', theta: 150 }
  */
-export function resolveStep(spec: LearnerSpec, params: Params, opts: Pick<RunOptions, 'step' | 'theta'>): StepSize | undefined {
+export function resolveStep(spec: LearnerSpec, params: Params, opts: Pick<RunOptions, 'step' | 'theta'>, context: StepContext = {}): StepSize | undefined {
   if (!spec.capabilities.steps || !('defaultStep' in spec)) {
     if (opts.step !== undefined || opts.theta !== undefined) throw new UsageError(`${opts.step !== undefined ? 'step' : 'theta'} does not apply to ${spec.name} (it has no step schedule)`);
     return undefined;
@@ -84,7 +85,7 @@ export function resolveStep(spec: LearnerSpec, params: Params, opts: Pick<RunOpt
   if (opts.theta !== undefined && (typeof opts.theta !== 'number' || !(opts.theta > 0) || !Number.isFinite(opts.theta))) {
     throw new UsageError(`theta must be a positive finite number, got ${String(opts.theta)}`);
   }
-  const step = opts.step ?? (opts.theta !== undefined ? { kind: 'inverse' as const, theta: opts.theta } : spec.defaultStep(params));
+  const step = opts.step ?? (opts.theta !== undefined ? { kind: 'inverse' as const, theta: opts.theta } : spec.defaultStep(params, context));
   if (step === null || typeof step !== 'object' || !['inverse', 'constant', 'decay'].includes((step as StepSize).kind)) {
     throw new UsageError(`step must be { kind: 'inverse', theta } | { kind: 'constant', eta } | { kind: 'decay', eta0, eta1 }, got ${JSON.stringify(step)}`);
   }

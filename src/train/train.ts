@@ -13,7 +13,7 @@ import type { FitHooks, FitRun, LearnerSpec, Params } from '../learners/spec.ts'
 import type { Model } from '../model/model.ts';
 import type { TrainingRecord } from '../model/model-file.ts';
 import { withBudget } from './budget.ts';
-import { dataDefaults } from './defaults.ts';
+import { dataDefaults, kernelScale0 } from './defaults.ts';
 import { loadTrainingRows, validationFor, type LoadedRows } from './data.ts';
 import { initModel, initState, modelOf, type ModelContext } from './model-of.ts';
 import { checkRunOptions, resolveThreads, type RunOptions } from './options.ts';
@@ -68,6 +68,10 @@ export async function trainModel(opts: TrainArgs): Promise<Model> {
   const pool = threads > 1 ? new EvaluatorPool(threads - 1) : undefined;
   try {
     const { params, sigma } = dataDefaults(spec, budgeted, loaded.rows, { continued: init !== undefined });
+    // The default step may follow the data's kernel scale (the pairwise learners' at σ < σ₀): resolved again
+    // now that σ is known; σ₀ is the default σ's, or taken only when the learner asks for it.
+    let sigma0: number | undefined = sigma?.sigma0;
+    const runStep = init ? step : resolveStep(spec, params, opts, { sigma0: () => (sigma0 ??= kernelScale0(loaded.rows)) });
     // A continued run keeps the record of its first run's default σ: its header is then the bytes of a run to T at once.
     const defaultSigma = sigma ? { sigma0: sigma.sigma0, ratio: sigma.ratio } : init?.header.training.defaultSigma;
     if (init && init.header.resume!.data !== loaded.fingerprint) throw new UsageError('init: the training data differ from the data the model was trained on (continue a run on the same file, rows and labels)');
@@ -77,10 +81,10 @@ export async function trainModel(opts: TrainArgs): Promise<Model> {
       ...(opts.parallelMinWork !== undefined ? { parallelMinWork: opts.parallelMinWork } : {}),
       ...(pool ? { pool } : {}),
     };
-    const ctx = modelContext(spec, opts, loaded, step, engine, init, defaultSigma, budget?.why);
+    const ctx = modelContext(spec, opts, loaded, runStep, engine, init, defaultSigma, budget?.why);
     const run: FitRun = {
       rows: loaded.rows, classes: loaded.classes, params, engine,
-      ...(step ? { step } : {}),
+      ...(runStep ? { step: runStep } : {}),
       ...(opts.evaluation !== undefined ? { evaluation: opts.evaluation } : {}),
       ...(init ? { start: initState(init) } : {}),
       hooks: await fitHooks(opts, loaded, params, { ...ctx, traceBefore: [] }),

@@ -14,6 +14,7 @@ import { inputFile, stdinDataset, trainingInput } from '../stdin.ts';
 import { cliLearnerSpec, learnersOnLine } from '../learner-help.ts';
 import { MIN_EPOCH_STEPS } from '../../learners/frs3vm.ts';
 import type { Command } from './command.ts';
+import { DEFAULT_MAX_STEP, type StepSize } from '../../coordinator/step-size.ts';
 
 const width = Math.max(...LEARNER_NAMES.map((n) => n.length));
 
@@ -246,6 +247,7 @@ export const trainCommand: Command = {
       ...(values.c === undefined && spec.params.C !== undefined && spec.params.C.default === undefined && typeof model.header.hyperparameters.C === 'number'
         ? ([['C', `${model.header.hyperparameters.C} (${spec.params.C.defaultDoc ?? 'from the data'}; --c sets it)`]] as [string, string][])
         : []),
+      ...raisedStepRow(model.header.hyperparameters.step),
       ['threads', String(Math.min(settings.threads, defaultThreads()))],
       ...(training.evaluation !== undefined ? ([['evaluation', EVALUATION_TEXT[training.evaluation] ?? training.evaluation]] as [string, string][]) : []),
       ['wall time', formatDuration(wallMs)],
@@ -257,6 +259,23 @@ export const trainCommand: Command = {
     return 0;
   },
 };
+
+/**
+ * The summary's step row when the default schedule's first step was raised
+ * for a Gaussian kernel wider than σ₀ (the pairwise learners:
+ * learners/kernel-scale.ts `kernelStepScale`); none otherwise, where the
+ * settings line before the run already says the step.
+ *
+ * @example
+ * raisedStepRow({ kind: 'decay', eta0: 5.2, eta1: 0.000347 }); // [['step', 'η_t = 15000/(t + 2884) (first step 5.2: 10.4 × 0.5, for a kernel wider than σ₀)']]
+ */
+function raisedStepRow(step: unknown): [string, string][] {
+  const s = step as StepSize | undefined;
+  if (s?.kind !== 'decay' || !(s.eta0 > DEFAULT_MAX_STEP)) return [];
+  const theta = s.eta0 / s.eta1;
+  const n = (x: number) => String(Number(x.toPrecision(3)));
+  return [['step', `η_t = ${n(theta)}/(t + ${n(theta / s.eta0)}) (first step ${n(s.eta0)}: ${n(s.eta0 / DEFAULT_MAX_STEP)} × ${DEFAULT_MAX_STEP}, for a kernel wider than σ₀)`]];
+}
 
 /**
  * The default σ as the summary shows it: its value, σ/σ₀ and σ₀.
