@@ -3,11 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import seedrandom from 'seedrandom';
-import { LEARNERS, resolveParams, train } from '../src/api.ts';
+import { learnerSpec, LEARNERS, resolveParams, train } from '../src/api.ts';
+import { readDataset, splitDataset } from '../src/data/index.ts';
+import { MinMaxScaler } from '../src/data/scaler.ts';
 import { makeDataset, type Dataset } from '../src/data/dataset.ts';
 import { writeArrow } from '../src/data/arrow.ts';
 import { alignedSigma, centredAlignment, pairDistances } from '../src/features/kernel-alignment.ts';
-import { DEFAULT_SIGMA_EXPONENTS, dataDefaults, defaultKernelScale, kernelScale0, withDataDefaults } from '../src/train/defaults.ts';
+import { DEFAULT_SIGMA_EXPONENTS, dataDefaults, defaultKernelScale, defaultSigma, kernelScale0, withDataDefaults } from '../src/train/defaults.ts';
 
 /** n points uniform in [0, 1]^d, labelled by `label` (row → class 0 or 1); the rows from `labeled` on are unlabeled. */
 function generated(n: number, d: number, label: (x: Float64Array) => number, seed: string, labeled = n): Dataset {
@@ -124,6 +126,21 @@ describe('the default σ (defaultKernelScale)', () => {
     const given = await train({ learner: 'dsg', data: ds, T: 20, seed: 3, threads: 1, sigma: 2 });
     expect(given.header.hyperparameters.sigma).toBe(2);
     expect(given.header.training.defaultSigma).toBeUndefined();
+  });
+
+  it('the ordinal learners take their fixed rung σ₀/4 and λ = 10⁻³, whatever the labels align with; the binary ones keep alignment and λ = 0.01', async () => {
+    const { train: tr } = splitDataset(await readDataset('data/diabetes.arrow'), { labeled: 100, test: 0.2, seed: 1 });
+    const scaled = MinMaxScaler.fit(tr).transform(tr);
+    const sigma0 = kernelScale0(scaled);
+    for (const learner of ['qs3orao', 'sorao'] as const) {
+      const m = await train({ learner, data: tr, T: 5, threads: 1 });
+      expect(m.header.training.defaultSigma, learner).toEqual({ sigma0, ratio: 0.25 });
+      expect(m.header.hyperparameters.sigma, learner).toBe(sigma0 * 0.25);
+      expect(m.header.hyperparameters.lambda, learner).toBe(1e-3);
+      expect(defaultSigma(tr, 'rbf', learnerSpec(learner)), learner).toBe(sigma0 * 0.25);
+    }
+    expect(resolveParams(learnerSpec('qsg-s2auc'), {}).lambda).toBe(0.01);
+    expect(defaultSigma(tr)).toBe(defaultKernelScale(scaled).sigma);
   });
 
   it('moves σ the same way when continued (--init) and when sampled on read: the bytes of a run at once, in memory', async () => {

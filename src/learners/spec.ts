@@ -180,6 +180,12 @@ export interface LearnerBase<P extends ParamTable = ParamTable, N extends string
    * `tune` can say when the unlabeled rows did not help.
    */
   readonly supervisedCase?: Readonly<Record<string, number>>;
+  /**
+   * A learner with a σ whose default is a fixed rung σ₀·r of the median
+   * heuristic rather than the rung chosen by kernel–target alignment
+   * (train/defaults.ts): the ordinal learners' σ₀/4.
+   */
+  readonly defaultSigmaRatio?: number;
   /** The grid `tune` searches, per parameter (parameters not listed keep their value). */
   searchSpace(ctx: SearchContext): Readonly<Record<string, readonly ParamValue[]>>;
   /**

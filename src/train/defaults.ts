@@ -89,13 +89,41 @@ export function defaultKernelScale(data: Dataset | TrainingRows, kernel: 'rbf' |
 
 /**
  * The σ `train` uses by default on these training rows (unscaled, as given to
- * `train`): {@link defaultKernelScale} of the rows scaled as `train` scales them.
+ * `train`) for `learner` (default: a learner whose σ is chosen by alignment):
+ * {@link learnerKernelScale} of the rows scaled as `train` scales them.
  *
  * @example
  * defaultSigma(trainSet); // e.g. 3.86 on the spam training split of `npm run main`
+ * defaultSigma(ordinalTrain, 'rbf', qs3oraoSpec); // σ₀/4
  */
-export function defaultSigma(data: Dataset, kernel: 'rbf' | 'laplacian' = 'rbf'): number {
-  return defaultKernelScale(MinMaxScaler.fit(data).transform(data), kernel).sigma;
+export function defaultSigma(data: Dataset, kernel: 'rbf' | 'laplacian' = 'rbf', learner: Pick<LearnerSpec, 'defaultSigmaRatio'> = {}): number {
+  return learnerKernelScale(learner, MinMaxScaler.fit(data).transform(data), kernel).sigma;
+}
+
+/**
+ * How `learner`'s default σ/σ₀ was chosen, as the run summary and `describe` say it.
+ *
+ * @example
+ * defaultSigmaRule(qsgS2aucSpec); // 'by kernel–target alignment on the labeled rows'
+ * defaultSigmaRule(qs3oraoSpec);  // 'fixed by the learner (ordered targets want a wide kernel)'
+ */
+export function defaultSigmaRule(learner: Pick<LearnerSpec, 'defaultSigmaRatio'> | undefined): string {
+  return learner?.defaultSigmaRatio !== undefined ? 'fixed by the learner (ordered targets want a wide kernel)' : 'by kernel–target alignment on the labeled rows';
+}
+
+/**
+ * The default σ of `learner` on SCALED training rows: its fixed rung σ₀·r
+ * when it declares one (`defaultSigmaRatio`, the ordinal learners' σ₀/4),
+ * else {@link defaultKernelScale}'s rung by alignment.
+ *
+ * @example
+ * learnerKernelScale(qs3oraoSpec, scaled); // { sigma: σ₀/4, sigma0, ratio: 0.25 }
+ */
+export function learnerKernelScale(learner: Pick<LearnerSpec, 'defaultSigmaRatio'>, rows: Dataset | TrainingRows, kernel: 'rbf' | 'laplacian' = 'rbf'): KernelScaleChoice {
+  const ratio = learner.defaultSigmaRatio;
+  if (ratio === undefined) return defaultKernelScale(rows, kernel);
+  const sigma0 = kernelScale0(rows);
+  return { sigma: Math.min(sigma0 * ratio, MAX_SIGMA), sigma0, ratio };
 }
 
 /**
@@ -128,7 +156,7 @@ export function dataDefaults(spec: LearnerSpec, params: Params, rows: Dataset | 
   let out = withBudget(spec, params, trainingRows(rows).labeledRows.length).params;
   if ('features' in spec.params) out = withFeatureFamily(spec, out, rows.d, opts.continued === true);
   if (!('sigma' in spec.params) || params.sigma !== undefined) return { params: out };
-  const sigma = defaultKernelScale(rows, params.kernel === 'laplacian' ? 'laplacian' : 'rbf');
+  const sigma = learnerKernelScale(spec, rows, params.kernel === 'laplacian' ? 'laplacian' : 'rbf');
   return { params: { ...out, sigma: sigma.sigma }, sigma };
 }
 

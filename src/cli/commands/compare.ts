@@ -121,8 +121,9 @@ export const compare: Command = {
     if (!testSet) throw new Error('splitDataset returned no test set although one was asked for');
     const unlabeled = trainSet.n - labeled;
     const splitLine = `seed ${seed}: train ${trainSet.n} rows (${labeled} labeled, ${unlabeled} unlabeled), test ${testSet.n} labeled rows`;
-    // σ's default comes from the training rows (σ₀·2^k by alignment with the labels): name its value.
-    const computed: Record<string, number> = settings.given.sigma === undefined && learners.some((l) => 'sigma' in l.params) ? { sigma: defaultSigma(trainSet, settings.given.kernel === 'laplacian' ? 'laplacian' : 'rbf') } : {};
+    // σ's default comes from the training rows (σ₀·2^k by alignment with the labels, the ordinal learners' σ₀/4): name its value.
+    const withSigma = learners.find((l) => 'sigma' in l.params);
+    const computed: Record<string, number> = settings.given.sigma === undefined && withSigma ? { sigma: defaultSigma(trainSet, settings.given.kernel === 'laplacian' ? 'laplacian' : 'rbf', withSigma) } : {};
     const settingsLine = `${describeRun(learners, settings, computed, labeled)}; ${settings.threads} thread${settings.threads === 1 ? '' : 's'}`;
     if (!values.json) {
       io.stdout.write(`data        ${dataPath}: ${ds.n} rows, ${ds.d} features\nsplit       ${splitLine}\nsettings    ${settingsLine}\n\n`);

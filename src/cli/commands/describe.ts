@@ -10,6 +10,8 @@ import { parseReadOptions, READ_OPTION_SPECS, readOptionsHelp } from '../read-op
 import { inputFile } from '../stdin.ts';
 import { formatPredictions, isPredictionsFile, summarizePredictions } from './describe-predictions.ts';
 import type { Command } from './command.ts';
+import { LEARNERS } from '../../learners/registry.ts';
+import { defaultSigmaRule } from '../../train/defaults.ts';
 
 const HELP = `dsgkit describe — summarise a data file or a model file
 
@@ -189,7 +191,7 @@ export function formatModel(model: Model, file: string): string {
     `features:    ${h.featureNames.length}; label column '${h.labelName}'`,
     `training:    ${shownNumber(training.rows)} rows (${shownNumber(training.labeledRows)} labeled)${typeof training.data === 'string' ? ` from ${training.data}` : ''}`,
     ...(typeof training.defaultSigma?.ratio === 'number' && typeof training.defaultSigma.sigma0 === 'number'
-      ? [`σ default:   ${num(training.defaultSigma.ratio)}σ₀ (σ₀ = ${num(training.defaultSigma.sigma0)}, the median heuristic; σ/σ₀ by kernel–target alignment on the labeled rows)`]
+      ? [`σ default:   ${num(training.defaultSigma.ratio)}σ₀ (σ₀ = ${num(training.defaultSigma.sigma0)}, the median heuristic; σ/σ₀ ${defaultSigmaRule(LEARNERS.find((l) => l.name === h.learner))})`]
       : []),
     ...(typeof training.budget === 'string' ? [`budget:      ${training.budget} (the learner's budget rule; T not given)`] : []),
     ...(h.resume ? [`resume:      at t = ${h.resume.t} (continue with --init ${file} --iterations T')`] : []),

@@ -2,6 +2,7 @@
 import { CancelledError, DataError, UsageError } from '../../errors.ts';
 import { defaultThreads, LEARNER_NAMES, LEARNERS, Model, type ProfileReport, type TrainRequest } from '../../api.ts';
 import { trainModel } from '../../train/train.ts';
+import { defaultSigmaRule } from '../../train/defaults.ts';
 import { formatProfile } from '../profile-report.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { load } from '../../model/model.ts';
@@ -239,7 +240,7 @@ export const trainCommand: Command = {
       ['learner', spec.name],
       ['data', dataPath],
       ['rows', `${training.rows} (${training.labeledRows} labeled, ${training.rows - training.labeledRows} unlabeled)`],
-      ...(training.defaultSigma && typeof sigma === 'number' ? ([['σ', sigmaText(sigma, training.defaultSigma)]] as [string, string][]) : []),
+      ...(training.defaultSigma && typeof sigma === 'number' ? ([['σ', sigmaText(sigma, training.defaultSigma, defaultSigmaRule(spec))]] as [string, string][]) : []),
       ...(typeof model.header.hyperparameters.T === 'number' ? ([['iterations', iterationsText(spec, model.header.hyperparameters, values.iterations === undefined, training.budget)]] as [string, string][]) : []),
       ...(typeof model.header.hyperparameters.epochs === 'number' && typeof model.header.hyperparameters.iterations === 'number'
         ? ([['SGD steps', `${model.header.hyperparameters.iterations} (${model.header.hyperparameters.epochs} epochs: passes over the unlabeled rows, at least ${MIN_EPOCH_STEPS} steps each; --epochs sets them)`]] as [string, string][])
@@ -281,11 +282,11 @@ function raisedStepRow(step: unknown): [string, string][] {
  * The default σ as the summary shows it: its value, σ/σ₀ and σ₀.
  *
  * @example
- * sigmaText(0.9375, { sigma0: 0.2344, ratio: 4 }); // '0.9375 = 4σ₀ (σ₀ = 0.2344, the median heuristic; 4 by kernel–target alignment on the labeled rows)'
+ * sigmaText(0.9375, { sigma0: 0.2344, ratio: 4 }, 'by kernel–target alignment on the labeled rows'); // '0.9375 = 4σ₀ (σ₀ = 0.2344, the median heuristic; 4 by kernel–target alignment on the labeled rows)'
  */
-function sigmaText(sigma: number, chosen: { sigma0: number; ratio: number }): string {
+function sigmaText(sigma: number, chosen: { sigma0: number; ratio: number }, rule: string): string {
   const num = (v: number) => String(Number(v.toPrecision(4)));
-  return `${num(sigma)} = ${num(chosen.ratio)}σ₀ (σ₀ = ${num(chosen.sigma0)}, the median heuristic; ${num(chosen.ratio)} by kernel–target alignment on the labeled rows)`;
+  return `${num(sigma)} = ${num(chosen.ratio)}σ₀ (σ₀ = ${num(chosen.sigma0)}, the median heuristic; ${num(chosen.ratio)} ${rule})`;
 }
 
 /**
