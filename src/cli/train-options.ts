@@ -251,13 +251,14 @@ export function optionsFor(spec: LearnerSpec, settings: TrainingSettings): Recor
  * One line naming the effective hyperparameters of a run of `learners`
  * (declared defaults filled in, and `computed` ones — a default that comes from
  * the data, such as σ₀ — named as such); a parameter some learners lack is
- * tagged with the learners that have it.
+ * tagged with the learners that have it. With the data's `sigma0` the step
+ * is the one the run takes (a pairwise learner's at σ < σ₀ is raised).
  *
  * @example
  * describeRun(LEARNERS.slice(0, 2), settings);
  * // "rbf kernel σ = 1, λ = 0.01, γ = 0.9 (<first learner>), hinge loss (<second learner>), η_t = 150/(t + 300), batch 64, m = 64, T = 400, seed 1"
  */
-export function describeRun(learners: readonly LearnerSpec[], settings: TrainingSettings, computed: Readonly<Record<string, number>> = {}, labeledRows?: number): string {
+export function describeRun(learners: readonly LearnerSpec[], settings: TrainingSettings, computed: Readonly<Record<string, number>> = {}, labeledRows?: number, sigma0?: number): string {
   const parts: string[] = [];
   const seen = new Set<string>();
   // A loop learner's T not given: its budget rule's on `labeledRows` (not known: the rule's T for an unknown n_l).
@@ -303,7 +304,8 @@ export function describeRun(learners: readonly LearnerSpec[], settings: Training
     // Each loop learner's step (learners differ in their default schedule), tagged when they differ.
     const steps = new Map<string, string[]>();
     for (const l of loops) {
-      const text = stepText(settings.run, l, values.get(l.name)!);
+      const p = values.get(l.name)!;
+      const text = stepText(settings.run, l, { ...p, sigma: p.sigma ?? computed.sigma }, sigma0);
       steps.set(text, [...(steps.get(text) ?? []), l.name]);
     }
     for (const [text, who] of steps) parts.push(steps.size > 1 || loops.length < learners.length ? `${text} (${who.join(', ')})` : text);
@@ -326,8 +328,9 @@ export function describeRun(learners: readonly LearnerSpec[], settings: Training
   return parts.join(', ');
 }
 
-function stepText(run: TrainingSettings['run'], spec: LearnerSpec, params: Params): string {
-  const step = run.step ?? (run.theta !== undefined ? { kind: 'inverse' as const, theta: run.theta } : 'defaultStep' in spec ? spec.defaultStep(params) : defaultStepSize(params.lambda as number, THETA_LAMBDA));
+function stepText(run: TrainingSettings['run'], spec: LearnerSpec, params: Params, sigma0: number | undefined): string {
+  const context = sigma0 !== undefined ? { sigma0: () => sigma0 } : {};
+  const step = run.step ?? (run.theta !== undefined ? { kind: 'inverse' as const, theta: run.theta } : 'defaultStep' in spec ? spec.defaultStep(params, context) : defaultStepSize(params.lambda as number, THETA_LAMBDA));
   if (run.step === undefined && run.theta === undefined && step.kind === 'decay') {
     const theta = step.eta0 / step.eta1;
     return `η_t = ${fmt(theta)}/(t + ${fmt(theta / step.eta0)})`;

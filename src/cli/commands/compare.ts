@@ -1,6 +1,8 @@
 /** `dsgkit compare`: the papers' experiment on one file — same split, same settings, every learner, held-out scores. */
 import { CancelledError, UsageError } from '../../errors.ts';
-import { defaultSigma, LEARNERS, resolveParams, type LearnerSpec, type TaskMetrics } from '../../api.ts';
+import { LEARNERS, resolveParams, type LearnerSpec, type TaskMetrics } from '../../api.ts';
+import { MinMaxScaler } from '../../data/scaler.ts';
+import { learnerKernelScale } from '../../train/defaults.ts';
 import { classCounts, readDataset, splitDataset } from '../../data/index.ts';
 import { intOption, numberOption, parseCommandArgs, requireString } from '../args.ts';
 import { formatDuration } from '../progress.ts';
@@ -122,9 +124,12 @@ export const compare: Command = {
     const unlabeled = trainSet.n - labeled;
     const splitLine = `seed ${seed}: train ${trainSet.n} rows (${labeled} labeled, ${unlabeled} unlabeled), test ${testSet.n} labeled rows`;
     // σ's default comes from the training rows (σ₀·2^k by alignment with the labels, the ordinal learners' σ₀/4): name its value.
+    // σ₀ too: the step a pairwise learner takes at σ < σ₀ follows it.
     const withSigma = learners.find((l) => 'sigma' in l.params);
-    const computed: Record<string, number> = settings.given.sigma === undefined && withSigma ? { sigma: defaultSigma(trainSet, settings.given.kernel === 'laplacian' ? 'laplacian' : 'rbf', withSigma) } : {};
-    const settingsLine = `${describeRun(learners, settings, computed, labeled)}; ${settings.threads} thread${settings.threads === 1 ? '' : 's'}`;
+    const scaled = withSigma ? MinMaxScaler.fit(trainSet).transform(trainSet) : undefined;
+    const scale = scaled && withSigma ? learnerKernelScale(withSigma, scaled, settings.given.kernel === 'laplacian' ? 'laplacian' : 'rbf') : undefined;
+    const computed: Record<string, number> = settings.given.sigma === undefined && scale ? { sigma: scale.sigma } : {};
+    const settingsLine = `${describeRun(learners, settings, computed, labeled, scale?.sigma0)}; ${settings.threads} thread${settings.threads === 1 ? '' : 's'}`;
     if (!values.json) {
       io.stdout.write(`data        ${dataPath}: ${ds.n} rows, ${ds.d} features\nsplit       ${splitLine}\nsettings    ${settingsLine}\n\n`);
     }
@@ -158,7 +163,7 @@ export const compare: Command = {
         rows: ds.n,
         features: ds.d,
         split: { seed, train: trainSet.n, labeled, unlabeled, test: testSet.n },
-        hyperparameters: describeRun(learners, settings, computed, labeled),
+        hyperparameters: describeRun(learners, settings, computed, labeled, scale?.sigma0),
         options: { ...settings.given, ...settings.run },
         threads: settings.threads,
         results: rows.map((r) => ({ learner: r.learner, ...r.metrics, trainSeconds: r.trainSeconds })),
