@@ -11,6 +11,7 @@ import { readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
 import { MinMaxScaler } from '../src/data/scaler.ts';
 import { kernelScale0, kernelStepScale } from '../src/learners/kernel-scale.ts';
 import { taskClasses } from '../src/model/task.ts';
+import { auc } from '../src/metrics/index.ts';
 
 const quiet = { onWarning: () => {} };
 
@@ -59,6 +60,15 @@ describe('the kernel-scaled first step', () => {
     const s0 = kernelScale0(MinMaxScaler.fit(otr).transform(otr));
     const ordinal = await train({ learner: 'qs3orao', data: otr, T: 5, threads: 1, sigma: s0 / 4, lambda: 1e-3, ...quiet });
     expect(firstStep(ordinal.header.hyperparameters.step)).toBeCloseTo(0.5 * kernelStepScale(1 / 4), 12);
+  }, 60_000);
+
+  it('stays stable three decades below σ₀, where the first step is 316: finite scores that still rank spam', async () => {
+    const { train: tr, test, sigma0 } = await spamSplit();
+    const m = await train({ learner: 'qsg-s2auc', data: tr, threads: 1, sigma: sigma0 / 1000, lambda: 1e-4, ...quiet });
+    expect(firstStep(m.header.hyperparameters.step)).toBeGreaterThan(300);
+    const f = await m.decisionFunction(test);
+    expect(f.every(Number.isFinite)).toBe(true);
+    expect(auc(test.y, f, { positive: 1 })).toBeGreaterThan(0.85);
   }, 60_000);
 
   it('a fit without a step takes the schedule train gives: the same scores', async () => {
