@@ -277,7 +277,7 @@ export const qs3oraoSpec = loopLearner({
     return new Qs3orao(ds, c, { name: 'qs3orao', ...loopParams(params), gamma: gammaPerThreshold(params.gamma, c.length), step });
   },
   supervisedCase: { gamma: 1 },
-  searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0), lambda: [1e-3, 1e-2, 1e-1], gamma: [0.25, 0.5, 0.75, 1] }),
+  searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0), lambda: [1e-4, 1e-3, 1e-2], gamma: [0.25, 0.5, 0.75, 1] }),
 });
 
 /** The supervised baseline of QS3ORAO (every γ_j = 1: labeled rows only) in the learner registry. */
@@ -298,5 +298,5 @@ export const soraoSpec = loopLearner({
     const c = ordinalClasses('sorao', classes);
     return new Qs3orao(ds, c, { name: 'sorao', ...loopParams(params), gamma: new Array<number>(c.length - 1).fill(1), step });
   },
-  searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0), lambda: [1e-3, 1e-2, 1e-1] }),
+  searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0), lambda: [1e-4, 1e-3, 1e-2] }),
 });
