@@ -248,7 +248,8 @@ export const trainCommand: Command = {
       ...(values.c === undefined && spec.params.C !== undefined && spec.params.C.default === undefined && typeof model.header.hyperparameters.C === 'number'
         ? ([['C', `${model.header.hyperparameters.C} (${spec.params.C.defaultDoc ?? 'from the data'}; --c sets it)`]] as [string, string][])
         : []),
-      ...raisedStepRow(model.header.hyperparameters.step),
+      // The default step raised for a wide kernel (a step the user gave is theirs, and the settings line said it).
+      ...(settings.run.step === undefined && settings.run.theta === undefined ? raisedStepRow(model.header.hyperparameters.step) : []),
       ['threads', String(Math.min(settings.threads, defaultThreads()))],
       ...(training.evaluation !== undefined ? ([['evaluation', EVALUATION_TEXT[training.evaluation] ?? training.evaluation]] as [string, string][]) : []),
       ['wall time', formatDuration(wallMs)],
