@@ -40,7 +40,8 @@ export function kernelScale0(data: Dataset | TrainingRows): number {
  * same step moves f ten times less and 400 iterations stop far from the
  * optimum: QS3ORAO on diamonds at σ₀/16, λ = 10⁻⁴ held out 0.723 after 400
  * iterations and 0.796 after 4,000, and 0.796 after 400 with this scale.
- * Never below 1, so at σ ≥ σ₀ (every default σ) the schedule is unchanged.
+ * Never below 1, so at σ ≥ σ₀ (every binary learner's default σ) the
+ * schedule is unchanged; the ordinal learners' default σ₀/4 takes ×2.86.
  *
  * @example
  * kernelStepScale(1);      // 1
