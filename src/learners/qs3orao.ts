@@ -236,7 +236,7 @@ const GAMMA_LIST_PARAM = {
  * λ = 10⁻³, where the loop learners of two classes take σ by kernel–target
  * alignment (σ₀ or narrower) and λ = 0.01. Ordered targets (a price bin, a
  * grade, a rating) are smooth in the features: on the benchmark's four
- * ordinal sets the SVC's CV picks γ of σ₀/6 to σ₀/1,000, and once the wide
+ * ordinal sets the SVC's CV picks γ from σ₀/1.7 to σ₀/1,100, and once the wide
  * kernel's step was scaled (learners/kernel-scale.ts) QS3ORAO and SORAO at
  * σ₀/4, λ = 10⁻³ held out a higher mean threshold AUC than at their former
  * defaults on 14 of 16 splits each (seeds 1–4, docs/learners.md § Ordinal defaults).

@@ -1,7 +1,8 @@
 /**
  * Defaults that come from the training data: the median-heuristic kernel
  * scale σ₀ (the centre of `tune`'s σ grid) and the default σ chosen from it
- * by the labeled rows' kernel–target alignment ({@link defaultKernelScale}).
+ * by the labeled rows' kernel–target alignment ({@link defaultKernelScale}),
+ * or the learner's fixed rung (the ordinal learners' σ₀/4: {@link learnerKernelScale}).
  */
 import seedrandom from 'seedrandom';
 import type { Dataset } from '../data/dataset.ts';
@@ -14,10 +15,10 @@ import { MAX_SIGMA, resolveFeatures } from '../learners/common.ts';
 import type { KernelSpec } from '../features/kernel-spec.ts';
 import type { FEATURE_CHOICES } from '../features/spectral.ts';
 import type { LearnerSpec, Params } from '../learners/spec.ts';
-
-export { kernelScale0 };
 import { withBudget } from './budget.ts';
 import { withParamInPlace } from '../learners/params.ts';
+
+export { kernelScale0 };
 
 
 /**
