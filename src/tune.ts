@@ -20,7 +20,7 @@ import { datasetRows, labeledDataset } from './data/training-rows.ts';
 import { repeatedLabeledFolds, type LabeledFold } from './data/split.ts';
 import { MinMaxScaler } from './data/scaler.ts';
 import { EvaluatorPool } from './engine/pool.ts';
-import { DEFAULT_CACHE_BYTES, type EvaluatorOptions } from './engine/evaluator.ts';
+import { DEFAULT_CACHE_BYTES, givenEngineSettings, type EvaluatorOptions } from './engine/evaluator.ts';
 import { FrequencyStores } from './engine/frequency-store.ts';
 import type { StepSize } from './coordinator/step-size.ts';
 import { neighbourhoodScores } from './coordinator/grid-neighbourhood.ts';
@@ -596,8 +596,7 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter, remote: TuneOn
   const engine: EvaluatorOptions = {
     threads: plan.threads,
     ...(pool ? { pool } : {}),
-    ...(opts.cacheBytes !== undefined ? { cacheBytes: opts.cacheBytes } : {}),
-    ...(opts.parallelMinWork !== undefined ? { parallelMinWork: opts.parallelMinWork } : {}),
+    ...givenEngineSettings(opts),
     // The fits of settings that share σ share their random features: one store per feature map for the whole search.
     frequencyStores: new FrequencyStores(opts.cacheBytes ?? DEFAULT_CACHE_BYTES, plan.T),
   };
@@ -812,8 +811,7 @@ async function refit(plan: TunePlan, winner: number, meter: TuneMeter): Promise<
     ...plan.candidates[winner],
     ...(plan.steps[winner] ? { step: plan.steps[winner] } : {}),
     threads: plan.threads,
-    ...(opts.cacheBytes !== undefined ? { cacheBytes: opts.cacheBytes } : {}),
-    ...(opts.parallelMinWork !== undefined ? { parallelMinWork: opts.parallelMinWork } : {}),
+    ...givenEngineSettings(opts),
     ...(opts.signal ? { signal: opts.signal } : {}),
     onWarning: plan.onWarning,
     onProgress: (p) => {

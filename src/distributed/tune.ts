@@ -43,7 +43,7 @@ import { writeFileAtomic } from '../data/atomic.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { continuationCost, type HalvingStep } from '../coordinator/successive-halving.ts';
 import { EvaluatorPool } from '../engine/pool.ts';
-import { DEFAULT_CACHE_BYTES, type EvaluatorOptions } from '../engine/evaluator.ts';
+import { DEFAULT_CACHE_BYTES, givenEngineSettings, type EvaluatorOptions } from '../engine/evaluator.ts';
 import { FrequencyStores } from '../engine/frequency-store.ts';
 import { History } from '../engine/history.ts';
 import { QueueError, UsageError } from '../errors.ts';
@@ -71,11 +71,8 @@ interface RefitSetup {
   readonly positive?: string | number;
 }
 
-/** The engine options tune was given that a unit and the refit apply as the local tune does. */
-interface EngineSetup {
-  readonly cacheBytes?: number;
-  readonly parallelMinWork?: number;
-}
+/** The engine settings tune was given ({@link givenEngineSettings}), which a unit and the refit apply as the local tune does. */
+type EngineSetup = ReturnType<typeof givenEngineSettings>;
 
 /** What every unit of a tune run shares (written once to `setup.bin`). */
 export interface TuneSetup {
@@ -205,7 +202,7 @@ export class TuneOnQueue {
       ...(opts.refitOnQueue
         ? { refit: { raw: plan.raw, ...(o.positive !== undefined ? { positive: o.positive } : {}) } }
         : {}),
-      engine: { ...(o.cacheBytes !== undefined ? { cacheBytes: o.cacheBytes } : {}), ...(o.parallelMinWork !== undefined ? { parallelMinWork: o.parallelMinWork } : {}) },
+      engine: givenEngineSettings(o),
       T: plan.T,
       budgeted: plan.budgeted,
     };
@@ -439,12 +436,10 @@ export async function runTuneUnit(p: TuneUnitPayload, ctx: UnitContext): Promise
   const threads = ctx.threads ?? 1;
   const pool = threads > 1 ? new EvaluatorPool(threads - 1) : undefined;
   try {
-    const { cacheBytes, parallelMinWork } = setup.engine;
     const engine: EvaluatorOptions = {
       threads,
       ...(pool ? { pool } : {}),
-      ...(cacheBytes !== undefined ? { cacheBytes } : {}),
-      ...(parallelMinWork !== undefined ? { parallelMinWork } : {}),
+      ...setup.engine,
       frequencyStores: frequencyStoresOf(p.dir, setup),
     };
     const got = await runFold(plan, p.c, p.j, p.to, engine, states, { done: 0, report: () => {} });
@@ -477,7 +472,6 @@ export async function runTuneRefit(p: TuneRefitPayload, ctx: UnitContext): Promi
   if (!setup.refit) throw new PayloadError(`tune-refit: ${p.dir}/setup.bin holds no training rows (the coordinator did not ask for the refit on the queue)`);
   if (!params) throw new PayloadError(`tune-refit: no candidate ${p.c} in ${p.dir}`);
   const { raw, positive } = setup.refit;
-  const { cacheBytes, parallelMinWork } = setup.engine;
   const warnings: string[] = [];
   await ctx.checkpoint();
   const model = await trainModel({
@@ -487,8 +481,7 @@ export async function runTuneRefit(p: TuneRefitPayload, ctx: UnitContext): Promi
     ...params,
     ...(setup.steps[p.c] ? { step: setup.steps[p.c] } : {}),
     threads: ctx.threads ?? 1,
-    ...(cacheBytes !== undefined ? { cacheBytes } : {}),
-    ...(parallelMinWork !== undefined ? { parallelMinWork } : {}),
+    ...setup.engine,
     signal: ctx.signal,
     onWarning: (m) => warnings.push(m),
   });

@@ -392,6 +392,18 @@ export abstract class HistoryEvaluator {
   }
 }
 
+/**
+ * The engine settings a caller gave (`cacheBytes`, `parallelMinWork`), with no
+ * key for one not given: what train passes to its evaluators, and tune to its
+ * fold fits, its refit and (in the run's setup) a `dsgkit worker`'s units.
+ *
+ * @example
+ * const engine: EvaluatorOptions = { threads: 2, ...givenEngineSettings({ cacheBytes: 0 }) }; // { threads: 2, cacheBytes: 0 }
+ */
+export function givenEngineSettings(opts: { readonly cacheBytes?: number | undefined; readonly parallelMinWork?: number | undefined }): Pick<EvaluatorOptions, 'cacheBytes' | 'parallelMinWork'> {
+  return { ...(opts.cacheBytes !== undefined ? { cacheBytes: opts.cacheBytes } : {}), ...(opts.parallelMinWork !== undefined ? { parallelMinWork: opts.parallelMinWork } : {}) };
+}
+
 /** How an {@link Evaluator} of a random-feature history runs. None of these options changes a result. */
 export interface EvaluatorOptions extends EngineOptions {
   /** Blocks per chunk. Part of the model's arithmetic (summation order): keep it fixed for reproducible bits. Default 16. */

@@ -5,7 +5,7 @@
  */
 import { DataError, UsageError } from '../errors.ts';
 import { labeledDataset, trainingRows } from '../data/training-rows.ts';
-import type { EvaluatorOptions } from '../engine/evaluator.ts';
+import { givenEngineSettings, type EvaluatorOptions } from '../engine/evaluator.ts';
 import { EvaluatorPool } from '../engine/pool.ts';
 import { inverseStepWarning, type StepSize } from '../coordinator/step-size.ts';
 import { learnerSpec } from '../learners/registry.ts';
@@ -77,8 +77,7 @@ export async function trainModel(opts: TrainArgs): Promise<Model> {
     if (init && init.header.resume!.data !== loaded.fingerprint) throw new UsageError('init: the training data differ from the data the model was trained on (continue a run on the same file, rows and labels)');
     const engine: EvaluatorOptions = {
       threads,
-      ...(opts.cacheBytes !== undefined ? { cacheBytes: opts.cacheBytes } : {}),
-      ...(opts.parallelMinWork !== undefined ? { parallelMinWork: opts.parallelMinWork } : {}),
+      ...givenEngineSettings(opts),
       ...(pool ? { pool } : {}),
     };
     const ctx = modelContext(spec, opts, loaded, runStep, engine, init, defaultSigma, budget?.why);
