@@ -169,8 +169,9 @@ export function lambdaDefaultStep(params: { readonly lambda: number }): StepSize
  * pairwiseDefaultStep({ lambda: 0.01, sigma: 4, kernel: 'rbf' }, { sigma0: () => 4 });    // = lambdaDefaultStep({ lambda: 0.01 })
  */
 export function pairwiseDefaultStep(params: { readonly lambda: number; readonly sigma?: number | undefined; readonly kernel?: string | undefined }, context: StepContext = {}): StepSize {
-  const wide = params.kernel !== 'laplacian' && params.sigma !== undefined && context.sigma0 !== undefined;
-  const scale = wide ? kernelStepScale(params.sigma! / context.sigma0!()) : 1;
+  const { sigma } = params;
+  const { sigma0 } = context;
+  const scale = params.kernel !== 'laplacian' && sigma !== undefined && sigma0 !== undefined ? kernelStepScale(sigma / sigma0()) : 1;
   return defaultStepSize(params.lambda, THETA_LAMBDA, DEFAULT_MAX_STEP * scale);
 }
 

@@ -2,7 +2,7 @@
 import { CancelledError, UsageError } from '../../errors.ts';
 import { LEARNERS, resolveParams, type LearnerSpec, type TaskMetrics } from '../../api.ts';
 import { MinMaxScaler } from '../../data/scaler.ts';
-import { learnerKernelScale } from '../../train/defaults.ts';
+import { kernelScale0, learnerKernelScale } from '../../train/defaults.ts';
 import { classCounts, readDataset, splitDataset } from '../../data/index.ts';
 import { intOption, numberOption, parseCommandArgs, requireString } from '../args.ts';
 import { formatDuration } from '../progress.ts';
@@ -125,11 +125,13 @@ export const compare: Command = {
     const splitLine = `seed ${seed}: train ${trainSet.n} rows (${labeled} labeled, ${unlabeled} unlabeled), test ${testSet.n} labeled rows`;
     // σ's default comes from the training rows (σ₀·2^k by alignment with the labels, the ordinal learners' σ₀/4): name its value.
     // σ₀ too: the step a pairwise learner takes at σ < σ₀ follows it.
+    // A given σ needs σ₀ alone, not the alignment of the default σ.
     const withSigma = learners.find((l) => 'sigma' in l.params);
     const scaled = withSigma ? MinMaxScaler.fit(trainSet).transform(trainSet) : undefined;
-    const scale = scaled && withSigma ? learnerKernelScale(withSigma, scaled, settings.given.kernel === 'laplacian' ? 'laplacian' : 'rbf') : undefined;
-    const computed: Record<string, number> = settings.given.sigma === undefined && scale ? { sigma: scale.sigma } : {};
-    const settingsLine = `${describeRun(learners, settings, computed, labeled, scale?.sigma0)}; ${settings.threads} thread${settings.threads === 1 ? '' : 's'}`;
+    const scale = withSigma && scaled && settings.given.sigma === undefined ? learnerKernelScale(withSigma, scaled, settings.given.kernel === 'laplacian' ? 'laplacian' : 'rbf') : undefined;
+    const sigma0 = scale?.sigma0 ?? (scaled ? kernelScale0(scaled) : undefined);
+    const computed: Record<string, number> = scale ? { sigma: scale.sigma } : {};
+    const settingsLine = `${describeRun(learners, settings, computed, labeled, sigma0)}; ${settings.threads} thread${settings.threads === 1 ? '' : 's'}`;
     if (!values.json) {
       io.stdout.write(`data        ${dataPath}: ${ds.n} rows, ${ds.d} features\nsplit       ${splitLine}\nsettings    ${settingsLine}\n\n`);
     }
@@ -163,7 +165,7 @@ export const compare: Command = {
         rows: ds.n,
         features: ds.d,
         split: { seed, train: trainSet.n, labeled, unlabeled, test: testSet.n },
-        hyperparameters: describeRun(learners, settings, computed, labeled, scale?.sigma0),
+        hyperparameters: describeRun(learners, settings, computed, labeled, sigma0),
         options: { ...settings.given, ...settings.run },
         threads: settings.threads,
         results: rows.map((r) => ({ learner: r.learner, ...r.metrics, trainSeconds: r.trainSeconds })),
