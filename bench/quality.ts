@@ -51,7 +51,7 @@ import { accuracy, auc, mean, meanAbsoluteError, ordinalMeanAuc, sampleSd } from
 import { tune } from '../src/tune.ts';
 import { dotPlotSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
 import { runPythonPeers, type PeerRecord } from './peers/python-peers.ts';
-import { cellKey, gapToBestPeer as peerGap, HIDE_MAX_ROWS, latestCells, qualitySplit, tally, type QualityCell } from './lib/quality.ts';
+import { cellKey, gapToBestPeer as peerGap, HIDE_MAX_ROWS, latestCells, LEARNERS, listOption, qualitySplit, SETS, tally, type BenchSet, type Protocol, type QualityCell, type Task } from './lib/quality.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const DEFAULT_CELLS = join(REPO, 'bench/results/quality-cells.jsonl');
@@ -60,30 +60,6 @@ const DOC = join(REPO, 'docs/benchmarks-quality.md');
 export { HIDE_MAX_ROWS } from './lib/quality.ts';
 /** Two results closer than this are a tie in the wins / ties / losses tables. */
 export const TIE = 0.005;
-
-type Task = 'binary' | 'ordinal';
-type Protocol = 'labeled' | 'hide';
-
-/** One benchmark set: a file, its task. */
-interface BenchSet {
-  name: string;
-  path: string;
-  task: Task;
-}
-
-/** The 18 sets, smallest first within each task (provenance: bench/README.md § Public datasets, data/README.md). */
-const SETS: BenchSet[] = [
-  ...['ionosphere', 'musk', 'breast_cancer', 'pima', 'cells', 'dna', 'spam', 'satellite', 'churn', 'grants', 'mnist', 'letter', 'fertility'].map((name) => ({
-    name,
-    path: ['spam', 'breast_cancer'].includes(name) ? `data/${name}.arrow` : `bench/data-public/${name}.arrow`,
-    task: 'binary' as const,
-  })),
-  ...['diabetes', 'boston', 'ames', 'diamonds', 'insteval'].map((name) => ({
-    name,
-    path: name === 'diabetes' ? 'data/diabetes.arrow' : `bench/data-public/${name}.arrow`,
-    task: 'ordinal' as const,
-  })),
-];
 
 const PEERS = ['svc', 'label-spreading-rbf', 'label-spreading-knn', 'self-training-svc', 'rbf-sampler-sgd'];
 
@@ -99,18 +75,6 @@ interface DsgkitMethod {
   /** Parameters given to every run of this row (`--params`): a candidate default under study, named in the row. */
   variant?: Record<string, unknown>;
 }
-
-/** Each learner's protocol and its supervised special case (the parameter that switches off the unlabeled term). */
-const LEARNERS: { learner: LearnerName; task: Task; protocol: Protocol; special?: { label: string; fixed: Record<string, unknown> } }[] = [
-  { learner: 'qsg-s2auc', task: 'binary', protocol: 'labeled', special: { label: 'γ=1', fixed: { gamma: 1 } } },
-  { learner: 'dsg', task: 'binary', protocol: 'labeled' },
-  { learner: 'tsgs3vm', task: 'binary', protocol: 'labeled', special: { label: 'C*=0', fixed: { Cstar: 0 } } },
-  { learner: 'frs3vm', task: 'binary', protocol: 'labeled', special: { label: 'C*=0', fixed: { Cstar: 0 } } },
-  { learner: 'gkm', task: 'binary', protocol: 'hide', special: { label: "C'=0", fixed: { Cprime: 0 } } },
-  { learner: 'lapsvm', task: 'binary', protocol: 'hide', special: { label: "C'=0", fixed: { Cprime: 0 } } },
-  { learner: 'qs3orao', task: 'ordinal', protocol: 'labeled', special: { label: 'γ=1', fixed: { gamma: 1 } } },
-  { learner: 'sorao', task: 'ordinal', protocol: 'labeled' },
-];
 
 function dsgkitMethods(learner: (typeof LEARNERS)[number], modes: ('default' | 'tune')[], specials: boolean, variant?: Record<string, unknown>): DsgkitMethod[] {
   const out: DsgkitMethod[] = [];
@@ -172,12 +136,6 @@ const { values: opt } = parseArgs({
   },
 });
 
-function listOption(value: string | undefined, known: string[], option: string): string[] {
-  if (value === undefined) return known;
-  const list = value.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const v of list) if (!known.includes(v)) throw new Error(`--${option}: unknown '${v}' (known: ${known.join(', ')})`);
-  return list;
-}
 const sets = listOption(opt.sets, SETS.map((s) => s.name), 'sets').map((n) => SETS.find((s) => s.name === n)!);
 const learners = listOption(opt.learners, LEARNERS.map((l) => l.learner), 'learners').map((n) => LEARNERS.find((l) => l.learner === n)!);
 const peers = opt['no-peers'] ? [] : listOption(opt.peers, PEERS, 'peers');

@@ -1,13 +1,16 @@
 /**
- * The arithmetic of `npm run bench:quality`'s summary (bench/quality.ts), kept
- * apart so it is tested: one finished cell per set × protocol × seed ×
+ * The quality benchmark's definitions and the arithmetic of its summary
+ * (bench/quality.ts; bench/unlabeled-effect.ts runs on the same sets and
+ * splits): its sets, each learner's protocol and supervised special case, the
+ * split of a set for a seed, one finished cell per set × protocol × seed ×
  * method, the newest cell per key, a method's paired gap to the best peer,
- * and the wins / ties / losses tally.
+ * and the wins / ties / losses tally (kept apart so it is tested).
  */
 import seedrandom from 'seedrandom';
 import { selectRows, splitDataset, type Dataset } from '../../src/data/index.ts';
 import { shuffleInPlace } from '../../src/data/split.ts';
 import { mean, sampleSd } from '../../src/metrics/index.ts';
+import type { LearnerName } from '../../src/api.ts';
 
 /** Largest set the `hide` protocol runs on: bigger sets are cut to a seeded sample of this many rows first (5,000 training rows, 1,000 labeled). */
 export const HIDE_MAX_ROWS = 6250;
@@ -155,4 +158,53 @@ export function tally(gaps: readonly { set: string; gap: number }[], tie: number
     meanGap: mean(gaps.map((g) => g.gap)),
     worst: gaps.reduce((a, b) => (b.gap < a.gap ? b : a)),
   };
+}
+
+export type Task = 'binary' | 'ordinal';
+export type Protocol = 'labeled' | 'hide';
+
+/** One benchmark set: a file, its task. */
+export interface BenchSet {
+  name: string;
+  path: string;
+  task: Task;
+}
+
+/** The 18 sets, smallest first within each task (provenance: bench/README.md § Public datasets, data/README.md). */
+export const SETS: BenchSet[] = [
+  ...['ionosphere', 'musk', 'breast_cancer', 'pima', 'cells', 'dna', 'spam', 'satellite', 'churn', 'grants', 'mnist', 'letter', 'fertility'].map((name) => ({
+    name,
+    path: ['spam', 'breast_cancer'].includes(name) ? `data/${name}.arrow` : `bench/data-public/${name}.arrow`,
+    task: 'binary' as const,
+  })),
+  ...['diabetes', 'boston', 'ames', 'diamonds', 'insteval'].map((name) => ({
+    name,
+    path: name === 'diabetes' ? 'data/diabetes.arrow' : `bench/data-public/${name}.arrow`,
+    task: 'ordinal' as const,
+  })),
+];
+
+/** Each learner's protocol and its supervised special case (the parameter that switches off the unlabeled term). */
+export const LEARNERS: { learner: LearnerName; task: Task; protocol: Protocol; special?: { label: string; fixed: Record<string, unknown> } }[] = [
+  { learner: 'qsg-s2auc', task: 'binary', protocol: 'labeled', special: { label: 'γ=1', fixed: { gamma: 1 } } },
+  { learner: 'dsg', task: 'binary', protocol: 'labeled' },
+  { learner: 'tsgs3vm', task: 'binary', protocol: 'labeled', special: { label: 'C*=0', fixed: { Cstar: 0 } } },
+  { learner: 'frs3vm', task: 'binary', protocol: 'labeled', special: { label: 'C*=0', fixed: { Cstar: 0 } } },
+  { learner: 'gkm', task: 'binary', protocol: 'hide', special: { label: "C'=0", fixed: { Cprime: 0 } } },
+  { learner: 'lapsvm', task: 'binary', protocol: 'hide', special: { label: "C'=0", fixed: { Cprime: 0 } } },
+  { learner: 'qs3orao', task: 'ordinal', protocol: 'labeled', special: { label: 'γ=1', fixed: { gamma: 1 } } },
+  { learner: 'sorao', task: 'ordinal', protocol: 'labeled' },
+];
+
+/**
+ * A comma-separated option's values, each checked against `known` (all of them when not given).
+ *
+ * @example
+ * listOption('spam,pima', SETS.map((s) => s.name), 'sets'); // ['spam', 'pima']
+ */
+export function listOption(value: string | undefined, known: string[], option: string): string[] {
+  if (value === undefined) return known;
+  const list = value.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const v of list) if (!known.includes(v)) throw new Error(`--${option}: unknown '${v}' (known: ${known.join(', ')})`);
+  return list;
 }
