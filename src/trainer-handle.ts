@@ -19,8 +19,9 @@ import { isByteStream } from './data/arrow.ts';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import * as Comlink from 'comlink';
 import type { Dataset } from './data/dataset.ts';
-import { CancelledError, DataError, ModelError, UsageError } from './errors.ts';
+import { CancelledError, UsageError } from './errors.ts';
 import { startWorker } from './engine/worker-location.ts';
+import { reviveError, type SerializedError } from './thread-errors.ts';
 import { Model } from './model/model.ts';
 import type { Progress, TrainRequest } from './api.ts';
 import { tableToDataset } from './data/index.ts';
@@ -79,16 +80,6 @@ export interface TrainingHandle {
 /** How long `cancel()` lets a run stop by itself before terminating its thread (ms). */
 export const CANCEL_GRACE_MS = 2000;
 
-/** An error as it crosses the thread boundary (see workers/trainer.ts). */
-export interface SerializedError {
-  readonly name: string;
-  readonly message: string;
-  readonly stack?: string;
-  readonly file?: string;
-  readonly column?: string;
-  readonly row?: number;
-}
-
 /** How a run ended, as the trainer thread reports it: model-file bytes, or an error record. */
 export type TrainOutcome = { readonly ok: true; readonly bytes: Uint8Array } | { readonly ok: false; readonly error: SerializedError };
 
@@ -96,39 +87,6 @@ export type TrainOutcome = { readonly ok: true; readonly bytes: Uint8Array } | {
 export interface TrainerApi {
   train(options: WorkerTrainOptions, onProgress: (p: Progress) => void | Promise<void>, onWarning: (message: string) => void | Promise<void>): Promise<TrainOutcome>;
   cancel(): void;
-}
-
-const ERROR_CLASSES: Record<string, new (message: string) => Error> = {
-  UsageError,
-  ModelError,
-  CancelledError,
-  RangeError,
-  TypeError,
-};
-
-/**
- * Rebuilds an error from the trainer thread as its own class (DataError with
- * file/column/row, UsageError, ModelError, CancelledError, RangeError,
- * TypeError; any other as an Error with the same name), keeping message and stack.
- *
- * @example
- * const err = reviveError({ name: 'DataError', message: 'a.arrow: not found', file: 'a.arrow' });
- * err instanceof DataError; // true
- * err.message;              // 'a.arrow: not found'
- */
-export function reviveError(e: SerializedError): Error {
-  let err: Error;
-  if (e.name === 'DataError') {
-    err = new DataError('', {});
-    Object.assign(err, { file: e.file, column: e.column, row: e.row });
-  } else {
-    const Class = ERROR_CLASSES[e.name];
-    err = Class ? new Class(e.message) : new Error(e.message);
-  }
-  err.message = e.message;
-  if (err.name !== e.name) err.name = e.name;
-  if (e.stack !== undefined) err.stack = e.stack;
-  return err;
 }
 
 /**

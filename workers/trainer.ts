@@ -12,29 +12,11 @@ import * as Comlink from 'comlink';
 import type { Progress } from '../src/api.ts';
 import { trainModel } from '../src/train/train.ts';
 import { CancelledError, UsageError } from '../src/errors.ts';
-import { nodeEndpoint, type SerializedError, type TrainerApi, type TrainOutcome, type WorkerTrainOptions } from '../src/trainer-handle.ts';
+import { nodeEndpoint, type TrainerApi, type TrainOutcome, type WorkerTrainOptions } from '../src/trainer-handle.ts';
+import { serializeError } from '../src/thread-errors.ts';
 
 /** Least time between two progress messages (ms): ≤ 10 a second reach the caller. */
 export const PROGRESS_INTERVAL_MS = 100;
-
-/**
- * An error as a structured-cloneable record: name, message, stack and, for a
- * DataError, where in the data it sits.
- *
- * @example
- * serializeError(new DataError('not found', { file: 'a.arrow' }));
- * // { name: 'DataError', message: 'a.arrow: not found', stack: '…', file: 'a.arrow' }
- */
-export function serializeError(err: unknown): SerializedError {
-  if (!(err instanceof Error)) return { name: 'Error', message: String(err) };
-  const out: { -readonly [K in keyof SerializedError]: SerializedError[K] } = { name: err.name, message: err.message };
-  if (err.stack !== undefined) out.stack = err.stack;
-  const located = err as Error & { file?: unknown; column?: unknown; row?: unknown };
-  if (typeof located.file === 'string') out.file = located.file;
-  if (typeof located.column === 'string') out.column = located.column;
-  if (typeof located.row === 'number') out.row = located.row;
-  return out;
-}
 
 /** The only copy of `bytes` that may be handed over: a view of a whole, non-shared buffer. */
 function transferable(bytes: Uint8Array): Uint8Array {
