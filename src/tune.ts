@@ -10,9 +10,11 @@
  * (runLoop's `start`, the same bits as running further at once). The winner
  * is refit on all training rows; its model header keeps the CV table.
  *
- * Every candidate × fold run shares one worker pool; each run's arithmetic
- * is fixed by its seed and the chunk layout, so the table, the winner and the
- * refit model are the same bits for any thread count.
+ * A round of many short fits runs them whole on threads (tune-threads.ts),
+ * a round of few splits each fit's engine calls over one shared pool; each
+ * run's arithmetic is fixed by its seed and the chunk layout, so the table,
+ * the winner and the refit model are the same bits either way and for any
+ * thread count.
  */
 import { CancelledError, UsageError } from './errors.ts';
 import { labeledCount, type Dataset } from './data/dataset.ts';
@@ -43,6 +45,7 @@ import { resolveParams, resolveStep } from './train/params.ts';
 import { trainModel } from './train/train.ts';
 import { loadQueueModule } from './distributed/optional.ts';
 import type { TuneOnQueue } from './distributed/tune.ts';
+import { FitThreads, fitsOnThreads } from './tune-threads.ts';
 import type { ReadDatasetOptions } from './data/index.ts';
 
 /** Progress of a tune run: block evaluations done of the planned total (what its time is proportional to). */
@@ -607,7 +610,15 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter, remote: TuneOn
   };
   let winner = 0;
   let reference = false;
-  const fitRound = (step: HalvingStep) => (remote ? remote.round(plan, step, meter) : runRound(plan, step, engine, states, meter));
+  // A round of many short fits runs them whole on the threads (tune-threads.ts); one of few splits each fit's calls.
+  let fitThreads: FitThreads | undefined;
+  const fitRound = (step: HalvingStep) => {
+    if (remote) return remote.round(plan, step, meter);
+    const used = roundFolds(plan, step.t);
+    if (!fitsOnThreads(step.run.length * used.length, plan.threads)) return runRound(plan, step, engine, states, meter);
+    fitThreads ??= FitThreads.start(plan);
+    return fitThreads.round(plan, step, used, states, meter);
+  };
   try {
     let step: HalvingStep | undefined = firstHalvingStep(n, plan.halving);
     while (step) {
@@ -635,7 +646,7 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter, remote: TuneOn
     }
     reference = await scoreDefaultsAtT(plan, out, meter, fitRound);
   } finally {
-    await pool?.close();
+    await Promise.all([pool?.close(), fitThreads?.close()]);
   }
   // Never a winner worse in CV than the learner's defaults; with `one-se`, none less than a standard error better.
   const d = plan.defaultsId;

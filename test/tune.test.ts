@@ -20,6 +20,7 @@ import { UsageError } from '../src/errors.ts';
 import { learnerSpec } from '../src/learners/registry.ts';
 import { Model } from '../src/model/model.ts';
 import { budgetCut, parseGrid, tuneModel as tune, type TuneResult } from '../src/tune.ts';
+import { fitsOnThreads, fitThreadTasksCompleted, FITS_PER_THREAD } from '../src/tune-threads.ts';
 import { runCli } from './support/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'dsgkit-tune-'));
@@ -108,15 +109,26 @@ describe('tune: safe selection', () => {
 });
 
 describe('tune (script API)', () => {
-  it('gives the same table, winner and model bytes on 1 and 2 threads (the pool proven used)', async () => {
+  it('gives the same table, winner and model bytes on 1 and 2 threads (the fit threads and the pool proven used)', async () => {
     const a = await tunedOnOneThread();
     const before = poolTasksCompleted();
+    const fitsBefore = fitThreadTasksCompleted();
     const b = await tune({ learner: loopLearner, data: await trainSet(), ...SMALL, threads: 2, parallelMinWork: 0 });
+    // The first rounds' many fits ran whole on the fit threads, the last rounds' few split their calls over the pool.
+    expect(fitThreadTasksCompleted()).toBeGreaterThan(fitsBefore);
     expect(poolTasksCompleted()).toBeGreaterThan(before);
     expect(b.table).toEqual(a.table);
     expect(b.best).toEqual(a.best);
     expect(Buffer.from(b.model.toBytes()).equals(Buffer.from(a.model.toBytes()))).toBe(true);
   }, 60_000);
+
+  it('runs a round whole fits on the threads when it has at least two a thread, else splits each fit\'s calls', () => {
+    expect(FITS_PER_THREAD).toBe(2);
+    expect(fitsOnThreads(216, 2)).toBe(true);
+    expect(fitsOnThreads(4, 2)).toBe(true);
+    expect(fitsOnThreads(3, 2)).toBe(false); // the last round's three folds at T
+    expect(fitsOnThreads(216, 1)).toBe(false); // one thread: nothing to run beside
+  });
 
   it('halves the field each round, continues survivors to T, and spends what the schedule says (less than a full grid)', async () => {
     const r0 = await tunedOnOneThread();

@@ -42,10 +42,10 @@ import { deserialize, serialize } from 'node:v8';
 import { writeFileAtomic } from '../data/atomic.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { continuationCost, type HalvingStep } from '../coordinator/successive-halving.ts';
+import { isLoopStateRecord, loopStateRecord, restoreLoopState } from '../coordinator/loop-state-record.ts';
 import { EvaluatorPool } from '../engine/pool.ts';
 import { DEFAULT_CACHE_BYTES, givenEngineSettings, type EvaluatorOptions } from '../engine/evaluator.ts';
 import { FrequencyStores } from '../engine/frequency-store.ts';
-import { History } from '../engine/history.ts';
 import { QueueError, UsageError } from '../errors.ts';
 import { learnerSpec } from '../learners/registry.ts';
 import type { FitState, Params } from '../learners/spec.ts';
@@ -122,17 +122,6 @@ interface UnitResult {
 interface RefitResult {
   readonly model?: string;
   readonly warnings: string[];
-}
-
-/** A continuation state as stored (History.restore's fields, the sampling stream, the bias). */
-interface StoredState {
-  readonly m: number;
-  readonly t: number;
-  readonly scale: number;
-  readonly firstLive: number;
-  readonly stored: Float64Array;
-  readonly rng: unknown;
-  readonly bias?: number;
 }
 
 const stateFile = (dir: string, c: number, j: number, t: number) => join(dir, `c${c}-f${j}-t${t}.bin`);
@@ -395,16 +384,14 @@ export async function checkTuneRefit(data: unknown, roots: readonly string[]): P
 
 /** A state read from the payload or the run folder, its shape checked (it is data from the queue). */
 function restoreState(bytes: Uint8Array, where: string): FitState {
-  let s: StoredState;
+  let s: unknown;
   try {
-    s = deserialize(bytes) as StoredState;
+    s = deserialize(bytes);
   } catch {
     throw new PayloadError(`${where} is not a continuation state`);
   }
-  const ok = s !== null && typeof s === 'object' && [s.m, s.t, s.firstLive].every((v) => Number.isSafeInteger(v) && v >= 0) && typeof s.scale === 'number'
-    && s.stored instanceof Float64Array && s.stored.length === s.t * 2 * s.m && (s.bias === undefined || typeof s.bias === 'number');
-  if (!ok) throw new PayloadError(`${where} is not a continuation state`);
-  return { history: History.restore(s), rng: s.rng as never, ...(s.bias !== undefined ? { bias: s.bias } : {}) };
+  if (!isLoopStateRecord(s)) throw new PayloadError(`${where} is not a continuation state`);
+  return restoreLoopState(s);
 }
 
 /**
@@ -446,9 +433,7 @@ export async function runTuneUnit(p: TuneUnitPayload, ctx: UnitContext): Promise
     const state = states[p.j];
     let inlineState: string | undefined;
     if (state) {
-      const h = state.history;
-      const stored: StoredState = { m: h.m, t: h.t, scale: h.scale, firstLive: h.firstLive, stored: h.stored.slice(0, h.t * 2 * h.m), rng: state.rng, ...(state.bias !== undefined ? { bias: state.bias } : {}) };
-      const bytes = serialize(stored);
+      const bytes = serialize(loopStateRecord(state));
       if (bytes.byteLength <= Math.min(p.inline, STATE_INLINE_BYTES)) inlineState = toBase64(bytes);
       else await writeFileAtomic(stateFile(p.dir, p.c, p.j, p.to), bytes);
     }

@@ -26,7 +26,7 @@ import { availableCores } from './cores.ts';
  * Without it the `require()` fails at once and the file loads through
  * `import()`, which a termination stops cleanly.
  */
-const NO_REQUIRE_ESM: readonly string[] = process.allowedNodeEnvironmentFlags.has('--experimental-require-module') ? ['--no-experimental-require-module'] : [];
+export const NO_REQUIRE_ESM: readonly string[] = process.allowedNodeEnvironmentFlags.has('--experimental-require-module') ? ['--no-experimental-require-module'] : [];
 
 /** A session with no call for this long ends (its workers leave their loop and become idle Piscina workers). */
 export const SESSION_IDLE_MS = 250;
