@@ -124,7 +124,7 @@ function sharedDataset(ds: Dataset, memo: Map<unknown, unknown>): Dataset {
  *
  * @example
  * const threads = FitThreads.start(plan);
- * const { scores, outOfFold } = await threads.round(plan, step, states, meter);
+ * const { scores, outOfFold } = await threads.round(plan, step, roundFolds(plan, step.t), states, meter);
  * await threads.close();
  */
 export class FitThreads {
@@ -173,30 +173,44 @@ export class FitThreads {
     const continues = spec.capabilities.continues;
     const scores = current.run.map(() => new Array<number>(folds.length).fill(NaN));
     const outOfFold = current.run.map(() => folds.map((): Float64Array => new Float64Array(0)));
+    // The first fit that fails stops the round's others (queued ones never start, running ones' threads end).
+    const stop = new AbortController();
+    const cancel = () => stop.abort();
+    opts.signal?.addEventListener('abort', cancel, { once: true });
+    let failure: { error: unknown } | undefined;
     const fits = current.run.flatMap((c, i) => used.map(async (j) => {
       const start = states[c][j];
       const unit: FitUnit = { c, j, to: current.t, ...(start ? { start: loopStateRecord(start) } : {}) };
       let outcome: FitUnitResult | { error: SerializedError };
       try {
-        outcome = (await this.piscina.run(unit, { ...(opts.signal ? { signal: opts.signal } : {}), ...(unit.start ? { transferList: [unit.start.stored.buffer as ArrayBuffer] } : {}) })) as FitUnitResult | { error: SerializedError };
+        outcome = (await this.piscina.run(unit, { signal: stop.signal, ...(unit.start ? { transferList: [unit.start.stored.buffer as ArrayBuffer] } : {}) })) as FitUnitResult | { error: SerializedError };
       } catch (err) {
-        if (opts.signal?.aborted) throw new CancelledError(`tuning cancelled in round ${current.round}`);
+        if (stop.signal.aborted) return; // cancelled, or stopped by another fit's failure
         // The thread died (out of memory, killed): the fit's own errors come back as records.
-        throw new Error(`tune: the thread of candidate ${c}'s fit on fold ${j} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        failure ??= { error: new Error(`tune: the thread of candidate ${c}'s fit on fold ${j} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err }) };
+        stop.abort();
+        return;
       }
-      if ('error' in outcome) throw reviveError(outcome.error);
-      const result = outcome;
+      if ('error' in outcome) {
+        failure ??= { error: reviveError(outcome.error) };
+        stop.abort();
+        return;
+      }
       fitThreadTasks++;
-      scores[i][j] = result.score;
-      outOfFold[i][j] = result.f;
-      if (continues) states[c][j] = result.state ? restoreLoopState(result.state) : undefined;
+      scores[i][j] = outcome.score;
+      outOfFold[i][j] = outcome.f;
+      if (continues) states[c][j] = outcome.state ? restoreLoopState(outcome.state) : undefined;
       meter.done += continues ? continuationCost(start?.history.t ?? 0, current.t) : 1;
       meter.report();
     }));
-    // Every fit settles before the round reports (a failure must not leave fits running into the next round).
-    const settled = await Promise.allSettled(fits);
-    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed) throw failed.reason;
+    try {
+      // Every fit settles before the round ends, so none runs on into the next round.
+      await Promise.all(fits);
+    } finally {
+      opts.signal?.removeEventListener('abort', cancel);
+    }
+    if (failure) throw failure.error;
+    if (opts.signal?.aborted) throw new CancelledError(`tuning cancelled in round ${current.round}`);
     return { scores, outOfFold };
   }
 

@@ -16,7 +16,7 @@ import { labeledFolds, readDataset, repeatedLabeledFolds, splitDataset, writeArr
 import { auc } from '../src/metrics/index.ts';
 import { continuationCost, halvingPlan } from '../src/coordinator/successive-halving.ts';
 import { poolTasksCompleted } from '../src/engine/pool.ts';
-import { UsageError } from '../src/errors.ts';
+import { CancelledError, UsageError } from '../src/errors.ts';
 import { learnerSpec } from '../src/learners/registry.ts';
 import { Model } from '../src/model/model.ts';
 import { budgetCut, parseGrid, tuneModel as tune, type TuneResult } from '../src/tune.ts';
@@ -129,6 +129,14 @@ describe('tune (script API)', () => {
     expect(fitsOnThreads(3, 2)).toBe(false); // the last round's three folds at T
     expect(fitsOnThreads(216, 1)).toBe(false); // one thread: nothing to run beside
   });
+
+  it('cancelled while its first round runs on the fit threads: rejects with CancelledError, and a later tune runs as before', async () => {
+    const controller = new AbortController();
+    const run = tune({ learner: loopLearner, data: await trainSet(), ...SMALL, threads: 2, signal: controller.signal, onProgress: (p) => { if (p.done > 0) controller.abort(); } });
+    await expect(run).rejects.toBeInstanceOf(CancelledError);
+    const again = await tune({ learner: loopLearner, data: await trainSet(), ...SMALL, threads: 2 });
+    expect(Buffer.from(again.model.toBytes()).equals(Buffer.from((await tunedOnOneThread()).model.toBytes()))).toBe(true);
+  }, 60_000);
 
   it('halves the field each round, continues survivors to T, and spends what the schedule says (less than a full grid)', async () => {
     const r0 = await tunedOnOneThread();
