@@ -23,6 +23,7 @@
  * (docs/tuning.md § Threads). Where cores are many the first rounds gain most:
  * their calls are too small to split, so without this they run on one core.
  */
+import { setMaxListeners } from 'node:events';
 import { Piscina } from 'piscina';
 import type { Dataset } from './data/dataset.ts';
 import { DEFAULT_CACHE_BYTES, type EvaluatorOptions } from './engine/evaluator.ts';
@@ -175,6 +176,8 @@ export class FitThreads {
     const outOfFold = current.run.map(() => folds.map((): Float64Array => new Float64Array(0)));
     // The first fit that fails stops the round's others (queued ones never start, running ones' threads end).
     const stop = new AbortController();
+    // Each of the round's fits listens on it while queued or running (Piscina): not a leak.
+    setMaxListeners(current.run.length * used.length + 1, stop.signal);
     const cancel = () => stop.abort();
     opts.signal?.addEventListener('abort', cancel, { once: true });
     let failure: { error: unknown } | undefined;

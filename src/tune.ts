@@ -619,12 +619,21 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter, remote: TuneOn
     fitThreads ??= FitThreads.start(plan);
     return fitThreads.round(plan, step, used, states, meter);
   };
+  // The defaults' reference round when it ran beside the halving's last round (below).
+  let referenceFits: { step: HalvingStep; scores: number[]; outOfFold: Float64Array[] } | undefined;
   try {
     let step: HalvingStep | undefined = firstHalvingStep(n, plan.halving);
     while (step) {
       const current: HalvingStep = step;
       meter.round = current.round;
-      const { scores, outOfFold } = await fitRound(current);
+      // The defaults' reference needs nothing the last round finds: where the two together make a round for the
+      // fit threads, their fits run as one round there (the same fits, so the same scores and bytes).
+      const ref = remote === undefined && current.round === plan.roundCount - 1 && current.t === plan.T && !current.run.includes(plan.defaultsId) ? referenceStep(plan, out) : undefined;
+      const beside = ref !== undefined && fitsOnThreads((current.run.length + 1) * roundFolds(plan, plan.T).length, plan.threads);
+      if (beside) meter.total += referenceCost(plan, ref);
+      const both = beside ? await (fitThreads ??= FitThreads.start(plan)).round(plan, { ...current, run: [...current.run, ref.run[0]] }, roundFolds(plan, plan.T), states, meter) : await fitRound(current);
+      if (beside) referenceFits = { step: ref, scores: both.scores[current.run.length], outOfFold: both.outOfFold[current.run.length] };
+      const { scores, outOfFold } = beside ? { scores: both.scores.slice(0, current.run.length), outOfFold: both.outOfFold.slice(0, current.run.length) } : both;
       const used = roundFolds(plan, current.t);
       const pooled = scores.map((fs, i) => roundScore(plan, fs, outOfFold[i], used));
       const neighbourhood = plan.select === 'neighbourhood' ? neighbourhoodScores(plan.space, candidates, current.run, pooled) : undefined;
@@ -644,7 +653,10 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter, remote: TuneOn
       if (decision.winner !== undefined) winner = decision.winner;
       step = decision.next;
     }
-    reference = await scoreDefaultsAtT(plan, out, meter, fitRound);
+    if (referenceFits) {
+      recordReference(plan, out, referenceFits.step, referenceFits.scores, referenceFits.outOfFold);
+      reference = true;
+    } else reference = await scoreDefaultsAtT(plan, out, meter, fitRound);
   } finally {
     await Promise.all([pool?.close(), fitThreads?.close()]);
   }
@@ -670,25 +682,45 @@ export function gainOverDefaults(pooled: readonly number[], foldScores: readonly
 }
 
 /**
- * The defaults' CV score at T, when the halving did not take them there
+ * The defaults' reference round, when the halving did not take them to T
  * (dropped on the way, or not a grid point): they continue from where they
- * stopped, on every fold. Returns whether such a reference round ran.
+ * stopped, on every fold (a learner halved over its budget restarts: the
+ * reference is a fit at the full budget). Undefined when they reached T.
  */
-async function scoreDefaultsAtT(plan: TunePlan, out: SearchOutcome, meter: TuneMeter, fitRound: (step: HalvingStep) => Promise<{ scores: number[][]; outOfFold: Float64Array[][] }>): Promise<boolean> {
+function referenceStep(plan: TunePlan, out: SearchOutcome): HalvingStep | undefined {
   const d = plan.defaultsId;
   const from = out.reached[d];
-  if (from >= plan.T) return false;
-  // Learners halved over their budget restart: the reference is a fit at the full budget.
-  const step: HalvingStep = { round: out.rounds.length, from: plan.budgeted ? 0 : from, t: plan.T, run: [d] };
-  meter.total += plan.spec.capabilities.continues ? plan.folds.length * continuationCost(from, plan.T) : plan.folds.length;
-  meter.round = step.round;
-  const { scores, outOfFold } = await fitRound(step);
-  const pooled = roundScore(plan, scores[0], outOfFold[0], roundFolds(plan, plan.T));
-  out.lastScores[d] = scores[0];
+  if (from >= plan.T) return undefined;
+  return { round: out.rounds.length, from: plan.budgeted ? 0 : from, t: plan.T, run: [d] };
+}
+
+/** What the reference round adds to the progress's total. */
+function referenceCost(plan: TunePlan, step: HalvingStep): number {
+  return plan.spec.capabilities.continues ? plan.folds.length * continuationCost(step.from, plan.T) : plan.folds.length;
+}
+
+/** The reference round's scores as the defaults' last, and its record. */
+function recordReference(plan: TunePlan, out: SearchOutcome, step: HalvingStep, scores: number[], outOfFold: Float64Array[]): void {
+  const d = plan.defaultsId;
+  const pooled = roundScore(plan, scores, outOfFold, roundFolds(plan, plan.T));
+  out.lastScores[d] = scores;
   out.lastPooled[d] = pooled;
   out.reached[d] = plan.T;
   out.droppedAfter.delete(d);
-  out.rounds.push({ round: step.round, from: step.from, t: plan.T, candidates: [d], scores: [pooled], reference: true });
+  out.rounds.push({ round: out.rounds.length, from: step.from, t: plan.T, candidates: [d], scores: [pooled], reference: true });
+}
+
+/**
+ * The defaults' CV score at T as a round of its own ({@link referenceStep}).
+ * Returns whether such a reference round ran.
+ */
+async function scoreDefaultsAtT(plan: TunePlan, out: SearchOutcome, meter: TuneMeter, fitRound: (step: HalvingStep) => Promise<{ scores: number[][]; outOfFold: Float64Array[][] }>): Promise<boolean> {
+  const step = referenceStep(plan, out);
+  if (step === undefined) return false;
+  meter.total += referenceCost(plan, step);
+  meter.round = step.round;
+  const { scores, outOfFold } = await fitRound(step);
+  recordReference(plan, out, step, scores[0], outOfFold[0]);
   return true;
 }
 

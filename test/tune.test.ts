@@ -130,6 +130,21 @@ describe('tune (script API)', () => {
     expect(fitsOnThreads(216, 1)).toBe(false); // one thread: nothing to run beside
   });
 
+  it('runs the defaults\' reference beside the last round on the fit threads: the same rounds, table and model bytes as on one thread', async () => {
+    // λ = 0.01 (the default) is not on this grid: the defaults run a reference round from scratch.
+    const run = { learner: loopLearner, data: await trainSet(), ...SMALL, grid: { lambda: [0.1, 1] } } as const;
+    const one = await tune({ ...run, threads: 1 });
+    const before = fitThreadTasksCompleted();
+    const two = await tune({ ...run, threads: 2 });
+    expect(one.rounds.at(-1)!.reference).toBe(true);
+    expect(two.rounds).toEqual(one.rounds);
+    expect(two.table).toEqual(one.table);
+    expect(Buffer.from(two.model.toBytes()).equals(Buffer.from(one.model.toBytes()))).toBe(true);
+    // Every fit of every round ran on the threads: the last round's with the reference's, as one round.
+    const fits = one.rounds.reduce((sum, r) => sum + r.candidates.length * 3, 0);
+    expect(fitThreadTasksCompleted() - before).toBe(fits);
+  }, 60_000);
+
   it('cancelled while its first round runs on the fit threads: rejects with CancelledError, and a later tune runs as before', async () => {
     const controller = new AbortController();
     const run = tune({ learner: loopLearner, data: await trainSet(), ...SMALL, threads: 2, signal: controller.signal, onProgress: (p) => { if (p.done > 0) controller.abort(); } });
