@@ -13,8 +13,9 @@
  * many threads its engine calls use, so the CV table, the winner and the
  * refit model are the same bytes whichever way a round runs.
  *
- * The folds' rows go to the workers once (workerData), in shared memory: a
- * worker maps them, it does not copy them. Each worker keeps a frequency
+ * The folds' rows go to the workers once (workerData), in shared memory
+ * (tune scales the training rows there): a worker maps them, it does not
+ * copy them. Each worker keeps a frequency
  * store per feature map within its share of the run's cache budget.
  *
  * On 2 cores, `dsgkit tune` on spam's 200-labeled split: TSGS3VM 0.89× the
@@ -103,8 +104,9 @@ export interface FitUnitResult {
   readonly state?: LoopStateRecord;
 }
 
-/** A copy of `a` in shared memory (once per array: `memo`). */
+/** `a` in shared memory: itself when it is there already (the scaled rows, tune.ts), else a copy (once per array: `memo`). */
 function shared<A extends Float64Array | Uint8Array>(a: A, memo: Map<unknown, unknown>): A {
+  if (a.buffer instanceof SharedArrayBuffer) return a;
   let copy = memo.get(a) as A | undefined;
   if (copy === undefined) {
     const Ctor = a.constructor as new (buffer: SharedArrayBuffer) => A;

@@ -25,6 +25,16 @@ describe('MinMaxScaler', () => {
     expect(Array.from(MinMaxScaler.fit(test).transform(test).X)).not.toEqual([-1, 0, 2, 0]);
   });
 
+  it('writes the scaled rows into a given array (shared memory for worker threads), the same values, the source untouched', () => {
+    const s = MinMaxScaler.fit(train);
+    const into = new Float64Array(new SharedArrayBuffer(8 * train.X.length));
+    const scaled = s.transform(train, into);
+    expect(scaled.X).toBe(into);
+    expect(Array.from(into)).toEqual(Array.from(s.transform(train).X));
+    expect(Array.from(train.X)).toEqual([0, 5, 10, 5, 4, 5]);
+    expect(() => s.transform(train, new Float64Array(2))).toThrow(RangeError);
+  });
+
   it('fits on the listed rows only', () => {
     const s = MinMaxScaler.fit(train, [0, 1]);
     expect(Array.from(s.min)).toEqual([0, 5]);

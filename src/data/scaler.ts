@@ -107,17 +107,21 @@ export class MinMaxScaler {
   }
 
   /**
-   * A scaled copy of `ds` (labels and mask unchanged). Throws a DataError when
-   * `ds` has a different number of features than the scaler was fitted on.
+   * A scaled copy of `ds` (labels and mask unchanged), its features written
+   * into `into` when given (e.g. an array on a SharedArrayBuffer that worker
+   * threads then map instead of copying). Throws a DataError when `ds` has a
+   * different number of features than the scaler was fitted on.
    *
    * @example
    * const scaled = scaler.transform(test);
+   * const shared = scaler.transform(train, new Float64Array(new SharedArrayBuffer(8 * train.X.length)));
    */
-  transform(ds: Dataset): Dataset {
+  transform(ds: Dataset, into?: Float64Array): Dataset {
     if (ds.d !== this.d) {
       throw new DataError(`data has ${ds.d} features but the scaling was fitted on ${this.d}`, { file: ds.source });
     }
-    const X = this.transformInPlace(Float64Array.from(ds.X));
+    if (into !== undefined && into.length !== ds.X.length) throw new RangeError(`MinMaxScaler: into holds ${into.length} values, the rows ${ds.X.length}`);
+    const X = this.transformInPlace(into ? (into.set(ds.X), into) : Float64Array.from(ds.X));
     return withRows(ds, X, Float64Array.from(ds.y));
   }
 
