@@ -15,14 +15,16 @@
  *
  * The folds' rows go to the workers once (workerData), in shared memory
  * (tune scales the training rows there): a worker maps them, it does not
- * copy them. Each worker keeps a frequency
- * store per feature map within its share of the run's cache budget.
+ * copy them. Each worker keeps a frequency store per feature map within its
+ * share of the run's cache budget.
  *
  * On 2 cores, `dsgkit tune` on spam's 200-labeled split: TSGS3VM 0.89× the
  * wall time of splitting every call (96 settings, its first rounds' fits are
- * short), QSG-S2AUC 0.99×, at about 50 MiB more peak memory a thread
- * (docs/tuning.md § Threads). Where cores are many the first rounds gain most:
- * their calls are too small to split, so without this they run on one core.
+ * short), QSG-S2AUC 0.99×, then 0.95× / 0.96× with the defaults' reference
+ * beside the last round, at about 50 MiB more peak memory a thread
+ * (docs/tuning.md § Threads). Where cores are many the first rounds should
+ * gain most: their calls are too small to split, so without this they ran
+ * on one core (not yet measured on such a machine).
  */
 import { setMaxListeners } from 'node:events';
 import { Piscina } from 'piscina';
@@ -42,8 +44,8 @@ import type { FitPlan, TuneMeter, TunePlan } from './tune.ts';
  * Fits a round must have per thread to run as whole fits on the threads: with
  * at least two each, the last fits to finish leave a thread idle for at most
  * a third of the round, where splitting each short fit's calls costs more.
- * Rounds with fewer (the last round's few settings at T, the defaults'
- * reference) split each fit's engine calls between the threads instead.
+ * Rounds with fewer (the last round's few settings at T, with or without the
+ * defaults' reference) split each fit's engine calls between the threads instead.
  */
 export const FITS_PER_THREAD = 2;
 
