@@ -36,9 +36,8 @@ import { CancelledError } from './errors.ts';
 import { reviveError, type SerializedError } from './thread-errors.ts';
 import { continuationCost, type HalvingStep } from './coordinator/successive-halving.ts';
 import { loopStateRecord, restoreLoopState, type LoopStateRecord } from './coordinator/loop-state-record.ts';
-import type { FitState, Params } from './learners/spec.ts';
-import type { MetricName, TaskClasses } from './model/task.ts';
-import type { FitPlan, TuneMeter, TunePlan } from './tune.ts';
+import type { FitState } from './learners/spec.ts';
+import type { FitSetup, TuneMeter, TunePlan } from './tune.ts';
 
 /**
  * Fits a round must have per thread to run as whole fits on the threads: with
@@ -77,16 +76,8 @@ export function fitThreadTasksCompleted(): number {
   return fitThreadTasks;
 }
 
-/** What every fit of a search shares, as the workers get it (workerData): the rows in shared memory. */
-export interface FitThreadsSetup {
-  readonly learner: string;
-  readonly metric: MetricName;
-  readonly classes: TaskClasses;
-  readonly folds: FitPlan['folds'];
-  readonly candidates: readonly Params[];
-  readonly steps: TunePlan['steps'];
-  readonly T: number;
-  readonly budgeted: boolean;
+/** What every fit of a search shares, as the workers get it (workerData): the fold fits' setup with the rows in shared memory, and the engine settings. */
+export interface FitThreadsSetup extends FitSetup {
   /** The engine settings tune was given, and each worker's share of the frequency-store budget. */
   readonly engine: Pick<EvaluatorOptions, 'cacheBytes' | 'parallelMinWork'>;
 }
@@ -128,26 +119,20 @@ function sharedDataset(ds: Dataset, memo: Map<unknown, unknown>): Dataset {
  * A pool of threads that each run whole fold fits of one search.
  *
  * @example
- * const threads = FitThreads.start(plan);
+ * const threads = FitThreads.start(plan, fitSetupOf(plan));
  * const { scores, outOfFold } = await threads.round(plan, step, roundFolds(plan, step.t), states, meter);
  * await threads.close();
  */
 export class FitThreads {
   private constructor(private readonly piscina: Piscina) {}
 
-  /** Starts `plan.threads` workers with the search's folds, candidates and schedules. */
-  static start(plan: TunePlan): FitThreads {
+  /** Starts `plan.threads` workers with the search's fold fits (`fits`: tune.ts `fitSetupOf(plan)`). */
+  static start(plan: Pick<TunePlan, 'threads' | 'opts'>, fits: FitSetup): FitThreads {
     const memo = new Map<unknown, unknown>();
     const o = plan.opts;
     const setup: FitThreadsSetup = {
-      learner: plan.spec.name,
-      metric: plan.metric,
-      classes: plan.classes,
-      folds: plan.folds.map((f) => ({ ...f, train: sharedDataset(f.train, memo), validation: sharedDataset(f.validation, memo) })),
-      candidates: plan.candidates,
-      steps: plan.steps,
-      T: plan.T,
-      budgeted: plan.budgeted,
+      ...fits,
+      folds: fits.folds.map((f) => ({ train: sharedDataset(f.train, memo), validation: sharedDataset(f.validation, memo) })),
       engine: {
         cacheBytes: Math.floor((o.cacheBytes ?? DEFAULT_CACHE_BYTES) / plan.threads),
         ...(o.parallelMinWork !== undefined ? { parallelMinWork: o.parallelMinWork } : {}),

@@ -617,7 +617,7 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter, remote: TuneOn
     if (remote) return remote.round(plan, step, meter);
     const used = roundFolds(plan, step.t);
     if (!fitsOnThreads(step.run.length * used.length, plan.threads)) return runRound(plan, step, engine, states, meter);
-    fitThreads ??= FitThreads.start(plan);
+    fitThreads ??= FitThreads.start(plan, fitSetupOf(plan));
     return fitThreads.round(plan, step, used, states, meter);
   };
   // The defaults' reference round when it ran beside the halving's last round (below).
@@ -632,7 +632,7 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter, remote: TuneOn
       const ref = remote === undefined && current.round === plan.roundCount - 1 && current.t === plan.T && !current.run.includes(plan.defaultsId) ? referenceStep(plan, out) : undefined;
       const beside = ref !== undefined && fitsOnThreads((current.run.length + 1) * roundFolds(plan, plan.T).length, plan.threads);
       if (beside) meter.total += referenceCost(plan, ref);
-      const both = beside ? await (fitThreads ??= FitThreads.start(plan)).round(plan, { ...current, run: [...current.run, ref.run[0]] }, roundFolds(plan, plan.T), states, meter) : await fitRound(current);
+      const both = await fitRound(beside ? { ...current, run: [...current.run, ref.run[0]] } : current);
       if (beside) referenceFits = { step: ref, scores: both.scores[current.run.length], outOfFold: both.outOfFold[current.run.length] };
       const { scores, outOfFold } = beside ? { scores: both.scores.slice(0, current.run.length), outOfFold: both.outOfFold.slice(0, current.run.length) } : both;
       const used = roundFolds(plan, current.t);
@@ -763,8 +763,46 @@ export function roundScore(plan: TunePlan, foldScores: readonly number[], outOfF
   return mean(plan.pooled.map(({ y, sizes }, r) => pooledScore(plan.metric, plan.classes, sizes, foldScores.slice(r * k, (r + 1) * k), y, outOfFold.slice(r * k, (r + 1) * k))));
 }
 
-/** What one fold fit reads of a {@link TunePlan} (all a `dsgkit worker` rebuilds: src/distributed/tune.ts). */
-export type FitPlan = Pick<TunePlan, 'spec' | 'classes' | 'metric' | 'candidates' | 'steps' | 'folds' | 'T' | 'budgeted'> & { readonly opts: Pick<TuneArgs, 'signal'> };
+/**
+ * What a fold fit reads of a search, as plain data (the learner by name):
+ * what a fit thread gets as workerData (tune-threads.ts) and a `dsgkit
+ * worker` reads from the run's setup.bin (src/distributed/tune.ts).
+ */
+export interface FitSetup {
+  readonly learner: string;
+  readonly metric: MetricName;
+  readonly classes: TaskClasses;
+  readonly folds: ReadonlyArray<{ readonly train: Dataset; readonly validation: Dataset }>;
+  readonly candidates: readonly Params[];
+  readonly steps: TunePlan['steps'];
+  readonly T: number;
+  readonly budgeted: boolean;
+}
+
+/** What one fold fit reads of a {@link TunePlan}: its {@link FitSetup} with the learner's spec, and the run's signal. */
+export type FitPlan = Omit<FitSetup, 'learner'> & { readonly spec: LearnerSpec; readonly opts: Pick<TuneArgs, 'signal'> };
+
+/**
+ * The plain data of a search's fold fits (each fold's training and validation rows).
+ *
+ * @example
+ * const setup = fitSetupOf(plan); // structured-cloneable: workerData, or serialised to setup.bin
+ */
+export function fitSetupOf(plan: TunePlan): FitSetup {
+  const { metric, classes, candidates, steps, T, budgeted } = plan;
+  return { learner: plan.spec.name, metric, classes, folds: plan.folds.map((f) => ({ train: f.train, validation: f.validation })), candidates, steps, T, budgeted };
+}
+
+/**
+ * The fold fits' plan rebuilt from their setup where the plan is not (a fit thread, a queue worker).
+ *
+ * @example
+ * const { score } = await runFold(fitPlanOf(setup, signal), c, j, to, engine, states, meter);
+ */
+export function fitPlanOf(setup: FitSetup, signal?: AbortSignal): FitPlan {
+  const { learner, ...rest } = setup;
+  return { ...rest, spec: learnerSpec(learner), opts: signal ? { signal } : {} };
+}
 
 /**
  * Runs (or continues) candidate `c` on fold `j` to iteration `to` — one

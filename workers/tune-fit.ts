@@ -8,15 +8,14 @@
  */
 import { workerData } from 'piscina';
 import { FrequencyStores } from '../src/engine/frequency-store.ts';
-import { learnerSpec } from '../src/learners/registry.ts';
 import { loopStateRecord, restoreLoopState } from '../src/coordinator/loop-state-record.ts';
 import type { FitState } from '../src/learners/spec.ts';
-import { runFold, type FitPlan } from '../src/tune.ts';
+import { fitPlanOf, runFold } from '../src/tune.ts';
 import { serializeError, type SerializedError } from '../src/thread-errors.ts';
 import type { FitThreadsSetup, FitUnit, FitUnitResult } from '../src/tune-threads.ts';
 
 const setup = workerData as FitThreadsSetup;
-const plan: FitPlan = { spec: learnerSpec(setup.learner), classes: setup.classes, metric: setup.metric, candidates: setup.candidates, steps: setup.steps, folds: setup.folds, T: setup.T, budgeted: setup.budgeted, opts: {} };
+const plan = fitPlanOf(setup);
 // This thread's stores, one per feature map, within its share of the run's budget (the fits of settings that share σ share them).
 const stores = new FrequencyStores(setup.engine.cacheBytes ?? 0, setup.T);
 

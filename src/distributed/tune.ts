@@ -47,12 +47,10 @@ import { EvaluatorPool } from '../engine/pool.ts';
 import { DEFAULT_CACHE_BYTES, givenEngineSettings, type EvaluatorOptions } from '../engine/evaluator.ts';
 import { FrequencyStores } from '../engine/frequency-store.ts';
 import { QueueError, UsageError } from '../errors.ts';
-import { learnerSpec } from '../learners/registry.ts';
-import type { FitState, Params } from '../learners/spec.ts';
+import type { FitState } from '../learners/spec.ts';
 import { Model } from '../model/model.ts';
-import type { MetricName, TaskClasses } from '../model/task.ts';
 import { trainModel } from '../train/train.ts';
-import { roundFolds, roundScore, runFold, type FitPlan, type TuneMeter, type TunePlan } from '../tune.ts';
+import { fitPlanOf, fitSetupOf, roundFolds, roundScore, runFold, type FitSetup, type TuneMeter, type TunePlan } from '../tune.ts';
 import { runJobs } from './coordinator.ts';
 import { checkFields, checkUnderRoots, PayloadError } from './payload.ts';
 import { newRunId } from './queue.ts';
@@ -74,18 +72,10 @@ interface RefitSetup {
 /** The engine settings tune was given ({@link givenEngineSettings}), which a unit and the refit apply as the local tune does. */
 type EngineSetup = ReturnType<typeof givenEngineSettings>;
 
-/** What every unit of a tune run shares (written once to `setup.bin`). */
-export interface TuneSetup {
-  readonly learner: string;
-  readonly metric: MetricName;
-  readonly classes: TaskClasses;
-  readonly folds: ReadonlyArray<{ readonly train: Dataset; readonly validation: Dataset }>;
-  readonly candidates: readonly Params[];
-  readonly steps: TunePlan['steps'];
+/** What every unit of a tune run shares (written once to `setup.bin`): the fold fits' setup, the engine settings, the refit's rows. */
+export interface TuneSetup extends FitSetup {
   readonly refit?: RefitSetup;
   readonly engine: EngineSetup;
-  readonly T: number;
-  readonly budgeted: boolean;
 }
 
 /** A `tune-unit` job's payload. */
@@ -182,18 +172,11 @@ export class TuneOnQueue {
   static async start(plan: TunePlan, opts: TuneOnQueueOptions): Promise<TuneOnQueue> {
     const o = plan.opts;
     const setup: TuneSetup = {
-      learner: plan.spec.name,
-      metric: plan.metric,
-      classes: plan.classes,
-      folds: plan.folds.map((f) => ({ train: f.train, validation: f.validation })),
-      candidates: plan.candidates,
-      steps: plan.steps,
+      ...fitSetupOf(plan),
       ...(opts.refitOnQueue
         ? { refit: { raw: plan.raw, ...(o.positive !== undefined ? { positive: o.positive } : {}) } }
         : {}),
       engine: givenEngineSettings(o),
-      T: plan.T,
-      budgeted: plan.budgeted,
     };
     const url = parseQueueUrl(opts.queue);
     if (opts.stateDir === undefined) throw new UsageError('tune with a queue needs stateDir: a folder every worker sees at the same path');
@@ -405,7 +388,7 @@ export async function runTuneUnit(p: TuneUnitPayload, ctx: UnitContext): Promise
   const fold = setup.folds[p.j];
   const params = setup.candidates[p.c];
   if (!fold || !params) throw new PayloadError(`tune-unit: no candidate ${p.c} or fold ${p.j} in ${p.dir}`);
-  const plan: FitPlan = { spec: learnerSpec(setup.learner), classes: setup.classes, metric: setup.metric, candidates: setup.candidates, steps: setup.steps as FitPlan['steps'], folds: setup.folds as FitPlan['folds'], T: setup.T, budgeted: setup.budgeted, opts: { signal: ctx.signal } };
+  const plan = fitPlanOf(setup, ctx.signal);
   const states = new Array<FitState | undefined>(setup.folds.length).fill(undefined);
   if (p.state !== undefined) {
     states[p.j] = restoreState(Buffer.from(p.state, 'base64'), `tune-unit: the state of candidate ${p.c}, fold ${p.j}`);
