@@ -332,15 +332,24 @@ export function describeRun(learners: readonly LearnerSpec[], settings: Training
 function stepText(run: TrainingSettings['run'], spec: LearnerSpec, params: Params, sigma0: number | undefined): string {
   const context = sigma0 !== undefined ? { sigma0: () => sigma0 } : {};
   const step = run.step ?? (run.theta !== undefined ? { kind: 'inverse' as const, theta: run.theta } : 'defaultStep' in spec ? spec.defaultStep(params, context) : defaultStepSize(params.lambda as number, THETA_LAMBDA));
-  if (run.step === undefined && run.theta === undefined && step.kind === 'decay') {
-    const theta = step.eta0 / step.eta1;
-    return `η_t = ${fmt(theta)}/(t + ${fmt(theta / step.eta0)})`;
-  }
+  if (run.step === undefined && run.theta === undefined && step.kind === 'decay') return shiftedStepText(step);
   if (step.kind === 'constant') return `η_t = ${fmt(step.eta)}`;
   if (step.kind === 'decay') return `η_t = ${fmt(step.eta0)}/(1 + ${fmt(step.eta1)}·t)`;
   return `η_t = ${fmt(step.theta)}/t`;
 }
 
-function fmt(x: number): string {
-  return String(Number(x.toPrecision(6)));
+/**
+ * A default (decay) schedule as the papers' shifted `θ/(t + t₀)`, θ = η0/η1 and t₀ = θ/η0, to `digits` significant digits.
+ *
+ * @example
+ * shiftedStepText({ eta0: 0.5, eta1: 1 / 300 });       // 'η_t = 150/(t + 300)'
+ * shiftedStepText({ eta0: 5.2, eta1: 0.000347 }, 3); // 'η_t = 15000/(t + 2880)'
+ */
+export function shiftedStepText(step: { readonly eta0: number; readonly eta1: number }, digits = 6): string {
+  const theta = step.eta0 / step.eta1;
+  return `η_t = ${fmt(theta, digits)}/(t + ${fmt(theta / step.eta0, digits)})`;
+}
+
+function fmt(x: number, digits = 6): string {
+  return String(Number(x.toPrecision(digits)));
 }

@@ -20,7 +20,6 @@ import { withParamInPlace } from '../learners/params.ts';
 
 export { kernelScale0 };
 
-
 /**
  * The rungs σ₀·2^k the default σ is chosen among: k = 0, ½, 1, … 6, i.e. σ₀
  * and narrower kernels up to 64σ₀. Not wider than σ₀: as σ → 0 the centred

@@ -10,7 +10,7 @@ import { checkOutputs } from '../outputs.ts';
 import type { CliIO } from '../io.ts';
 import { interruptible } from '../interrupt.ts';
 import { formatDuration, progressDisplay, rowsProgress, type ProgressDisplayOptions, type RowsProgress } from '../progress.ts';
-import { optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
+import { optionsFor, parseTrainingOptions, shiftedStepText, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
 import { inputFile, stdinDataset, trainingInput } from '../stdin.ts';
 import { cliLearnerSpec, learnersOnLine } from '../learner-help.ts';
 import { MIN_EPOCH_STEPS } from '../../learners/frs3vm.ts';
@@ -269,14 +269,13 @@ export const trainCommand: Command = {
  * settings line before the run already says the step.
  *
  * @example
- * raisedStepRow({ kind: 'decay', eta0: 5.2, eta1: 0.000347 }); // [['step', 'η_t = 15000/(t + 2884) (first step 5.2: 10.4 × 0.5, for a kernel wider than σ₀)']]
+ * raisedStepRow({ kind: 'decay', eta0: 5.2, eta1: 0.000347 }); // [['step', 'η_t = 15000/(t + 2880) (first step 5.2: 10.4 × 0.5, for a kernel wider than σ₀)']]
  */
 function raisedStepRow(step: unknown): [string, string][] {
   const s = step as StepSize | undefined;
   if (s?.kind !== 'decay' || !(s.eta0 > DEFAULT_MAX_STEP)) return [];
-  const theta = s.eta0 / s.eta1;
   const n = (x: number) => String(Number(x.toPrecision(3)));
-  return [['step', `η_t = ${n(theta)}/(t + ${n(theta / s.eta0)}) (first step ${n(s.eta0)}: ${n(s.eta0 / DEFAULT_MAX_STEP)} × ${DEFAULT_MAX_STEP}, for a kernel wider than σ₀)`]];
+  return [['step', `${shiftedStepText(s, 3)} (first step ${n(s.eta0)}: ${n(s.eta0 / DEFAULT_MAX_STEP)} × ${DEFAULT_MAX_STEP}, for a kernel wider than σ₀)`]];
 }
 
 /**
