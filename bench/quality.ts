@@ -43,15 +43,15 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { learnerSpec, train, type LearnerName, type Model } from '../src/api.ts';
+import { train, type LearnerName, type Model } from '../src/api.ts';
 import { CancelledError } from '../src/errors.ts';
 import { readDataset, type Dataset } from '../src/data/index.ts';
 import { availableCores } from '../src/engine/cores.ts';
-import { accuracy, auc, mean, meanAbsoluteError, ordinalMeanAuc, sampleSd } from '../src/metrics/index.ts';
+import { mean, sampleSd } from '../src/metrics/index.ts';
 import { tune } from '../src/tune.ts';
 import { dotPlotSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
 import { runPythonPeers, type PeerRecord } from './peers/python-peers.ts';
-import { cellKey, gapToBestPeer as peerGap, HIDE_MAX_ROWS, latestCells, LEARNERS, listOption, qualitySplit, SETS, tally, type BenchSet, type Protocol, type QualityCell, type Task } from './lib/quality.ts';
+import { cellKey, gapToBestPeer as peerGap, HIDE_MAX_ROWS, heldOut, latestCells, LEARNERS, listOption, measureOf, qualitySplit, SETS, tally, type BenchSet, type Protocol, type QualityCell, type Task } from './lib/quality.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const DEFAULT_CELLS = join(REPO, 'bench/results/quality-cells.jsonl');
@@ -166,13 +166,6 @@ function makeSplit(raw: Dataset, set: BenchSet, protocol: Protocol, seed: number
   return qualitySplit(raw, set.name, protocol, seed);
 }
 
-function heldOut(task: Task, test: Dataset, scores: ArrayLike<number>, predicted: ArrayLike<number>): Pick<Cell, 'metric' | 'accuracy' | 'mae'> {
-  if (task === 'ordinal') return { metric: ordinalMeanAuc(test.y, scores).meanAuc, accuracy: accuracy(test.y, predicted), mae: meanAbsoluteError(test.y, predicted) };
-  let positive = -Infinity;
-  for (let i = 0; i < test.n; i++) positive = Math.max(positive, test.y[i]);
-  return { metric: auc(test.y, scores, { positive }), accuracy: accuracy(test.y, predicted) };
-}
-
 async function runDsgkit(m: DsgkitMethod, task: Task, trainSet: Dataset, testSet: Dataset, seed: number): Promise<Pick<Cell, 'metric' | 'accuracy' | 'mae' | 'seconds' | 'params'>> {
   const t0 = performance.now();
   let model: Model;
@@ -268,9 +261,6 @@ const fmt = (v: number, digits = 3) => (Number.isFinite(v) ? v.toFixed(digits) :
 const signed = (v: number, digits = 3) => (Number.isFinite(v) ? `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(digits)}` : '—');
 
 /** The measure a learner is judged by: its own metric (AUC, mean threshold AUC, or accuracy). */
-function measureOf(learner: string): 'metric' | 'accuracy' {
-  return learnerSpec(learner).metric === 'accuracy' ? 'accuracy' : 'metric';
-}
 const measureName = (learner: string, task: Task) => (measureOf(learner) === 'accuracy' ? 'accuracy' : task === 'ordinal' ? 'mean threshold AUC' : 'AUC');
 
 function summarize(): void {

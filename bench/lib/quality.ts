@@ -9,8 +9,8 @@
 import seedrandom from 'seedrandom';
 import { selectRows, splitDataset, type Dataset } from '../../src/data/index.ts';
 import { shuffleInPlace } from '../../src/data/split.ts';
-import { mean, sampleSd } from '../../src/metrics/index.ts';
-import type { LearnerName } from '../../src/api.ts';
+import { accuracy, auc, mean, meanAbsoluteError, ordinalMeanAuc, sampleSd } from '../../src/metrics/index.ts';
+import { learnerSpec, type LearnerName } from '../../src/api.ts';
 
 /** Largest set the `hide` protocol runs on: bigger sets are cut to a seeded sample of this many rows first (5,000 training rows, 1,000 labeled). */
 export const HIDE_MAX_ROWS = 6250;
@@ -207,4 +207,28 @@ export function listOption(value: string | undefined, known: string[], option: s
   const list = value.split(',').map((s) => s.trim()).filter(Boolean);
   for (const v of list) if (!known.includes(v)) throw new Error(`--${option}: unknown '${v}' (known: ${known.join(', ')})`);
   return list;
+}
+
+/**
+ * A model's held-out figures: AUC (positive = the larger label) or the mean
+ * threshold AUC, accuracy, and MAE for ordinal sets.
+ *
+ * @example
+ * heldOut('binary', test, model.decisionFunction(test), model.predict(test)); // { metric, accuracy }
+ */
+export function heldOut(task: Task, test: Dataset, scores: ArrayLike<number>, predicted: ArrayLike<number>): Pick<QualityCell, 'metric' | 'accuracy' | 'mae'> {
+  if (task === 'ordinal') return { metric: ordinalMeanAuc(test.y, scores).meanAuc, accuracy: accuracy(test.y, predicted), mae: meanAbsoluteError(test.y, predicted) };
+  let positive = -Infinity;
+  for (let i = 0; i < test.n; i++) positive = Math.max(positive, test.y[i]);
+  return { metric: auc(test.y, scores, { positive }), accuracy: accuracy(test.y, predicted) };
+}
+
+/**
+ * The figure a learner is judged by: `accuracy` for a learner whose metric is accuracy, else `metric` (AUC or mean threshold AUC).
+ *
+ * @example
+ * measureOf('gkm'); // 'accuracy'
+ */
+export function measureOf(learner: string): 'metric' | 'accuracy' {
+  return learnerSpec(learner).metric === 'accuracy' ? 'accuracy' : 'metric';
 }
