@@ -27,6 +27,7 @@ import { accuracy, auc, ordinalMeanAuc } from '../src/metrics/index.ts';
 import { Model } from '../src/model/model.ts';
 import { RandomFeaturePredictor } from '../src/model/predictor.ts';
 import { trainModel as train } from '../src/train/train.ts';
+import { benchSet } from './lib/quality.ts';
 
 const { values: opt } = parseArgs({
   options: {
@@ -40,8 +41,6 @@ const { values: opt } = parseArgs({
 const Ts = opt.T!.split(',').map(Number);
 const Tmax = Math.max(...Ts);
 const seed = Number(opt.seed);
-const ORDINAL = new Set(['diabetes', 'boston', 'ames', 'diamonds', 'insteval']);
-const pathOf = (s: string) => (['spam', 'breast_cancer', 'diabetes'].includes(s) ? `data/${s}.arrow` : `bench/data-public/${s}.arrow`);
 
 /** The model whose f is the mean of the iterates of the last `frac` of the run that ended in `model` (at average none). */
 function averaged(model: Model, lambda: number, step: StepSize, frac: number): Model {
@@ -68,13 +67,13 @@ async function measure(model: Model, test: Dataset, learner: string, U: Dataset,
 }
 
 for (const set of opt.sets!.split(',')) {
-  const raw = await readDataset(pathOf(set));
+  const raw = await readDataset(benchSet(set).path);
   const { train: tr, test: held } = splitDataset(raw, { labeled: 200, test: 0.2, seed });
   const test = held!;
   const unlabeled: number[] = [];
   for (let i = 0; i < tr.n && unlabeled.length < 2000; i++) if (!tr.labeled[i]) unlabeled.push(i);
   const U = selectRows(tr, unlabeled);
-  const learners = opt.learners!.split(',').filter((l) => (ORDINAL.has(set) ? ['qs3orao', 'sorao'] : ['qsg-s2auc', 'dsg', 'tsgs3vm']).includes(l));
+  const learners = opt.learners!.split(',').filter((l) => (benchSet(set).task === 'ordinal' ? ['qs3orao', 'sorao'] : ['qsg-s2auc', 'dsg', 'tsgs3vm']).includes(l));
   for (const learner of learners) {
     const runs: [number, Model, number][] = [];
     if (learner === 'tsgs3vm') {

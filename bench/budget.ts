@@ -37,11 +37,9 @@ import type { Model } from '../src/model/model.ts';
 import type { RandomFeaturePredictor } from '../src/model/predictor.ts';
 import { GROWING_BUDGET, loopBudget } from '../src/learners/budget.ts';
 import { trainModel as train } from '../src/train/train.ts';
+import { benchSet, HIDE_MAX_ROWS } from './lib/quality.ts';
 
-/** The quality benchmark's cut for the hide protocol (bench/quality.ts HIDE_MAX_ROWS: importing it would run that benchmark). */
-const HIDE_MAX_ROWS = 6250;
-const ORDINAL = new Set(['diabetes', 'boston', 'ames', 'diamonds', 'insteval']);
-const pathOf = (s: string) => (['spam', 'breast_cancer', 'diabetes'].includes(s) ? `data/${s}.arrow` : `bench/data-public/${s}.arrow`);
+const isOrdinal = (set: string) => benchSet(set).task === 'ordinal';
 
 const { values: opt } = parseArgs({
   options: {
@@ -90,10 +88,10 @@ function split(raw: Dataset, set: string): { train: Dataset; test: Dataset; rows
     const order = shuffleInPlace(Array.from({ length: raw.n }, (_, i) => i), seedrandom(`quality-hide-${set}-${seed}`));
     ds = selectRows(raw, order.slice(0, HIDE_MAX_ROWS).sort((a, b) => a - b));
   }
-  if (ORDINAL.has(set) || opt.protocol === 'labeled') {
+  if (isOrdinal(set) || opt.protocol === 'labeled') {
     const labeled = Number(opt.labeled);
     // The labeled protocol takes the whole set (as the quality benchmark does) at 200 labeled rows.
-    const from = labeled === 200 && !ORDINAL.has(set) ? raw : ds;
+    const from = labeled === 200 && !isOrdinal(set) ? raw : ds;
     const { train: tr, test } = splitDataset(from, { labeled, test: 0.2, seed });
     return { train: tr, test: test!, rows: from.n, protocol: `labeled-${labeled}` };
   }
@@ -157,11 +155,11 @@ if (opt.summary) {
 }
 
 for (const set of opt.sets!.split(',')) {
-  const raw = await readDataset(pathOf(set));
+  const raw = await readDataset(benchSet(set).path);
   const { train: tr, test, rows, protocol } = split(raw, set);
   let nl = 0;
   for (let i = 0; i < tr.n; i++) nl += tr.labeled[i];
-  const learners = opt.learners!.split(',').filter((l) => (ORDINAL.has(set) ? ['qs3orao', 'sorao'] : ['qsg-s2auc', 'dsg', 'tsgs3vm']).includes(l));
+  const learners = opt.learners!.split(',').filter((l) => (isOrdinal(set) ? ['qs3orao', 'sorao'] : ['qsg-s2auc', 'dsg', 'tsgs3vm']).includes(l));
   for (const learner of learners) {
     for (const B of Bs) {
       const base = { set, protocol, rows, n: tr.n, nl, d: tr.d, seed, learner, B };

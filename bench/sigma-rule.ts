@@ -17,16 +17,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import seedrandom from 'seedrandom';
-import { MinMaxScaler, readDataset, selectRows, splitDataset, type Dataset } from '../src/data/index.ts';
-import { shuffleInPlace } from '../src/data/split.ts';
+import { MinMaxScaler, readDataset, type Dataset } from '../src/data/index.ts';
 import { gatherRows, trainingRows } from '../src/data/training-rows.ts';
 import { alignedSigma, ALIGNMENT_SAMPLE, centredAlignment } from '../src/features/kernel-alignment.ts';
 import { sampleIndices } from '../src/features/median-heuristic.ts';
 import { DEFAULT_SIGMA_EXPONENTS, defaultKernelScale, kernelScale0 } from '../src/train/defaults.ts';
 import { writeFileSync } from 'node:fs';
 import { markdownTable } from './lib/index.ts';
+import { benchSet, qualitySplit } from './lib/quality.ts';
 
-const HIDE_MAX_ROWS = 6250;
 /** Labeled rows the ridge leave-one-out score reads (O(n³) per σ and ridge). */
 const RIDGE_SAMPLE = 300;
 const BINARY = ['ionosphere', 'musk', 'breast_cancer', 'pima', 'cells', 'dna', 'spam', 'satellite', 'churn', 'letter', 'fertility'];
@@ -34,7 +33,6 @@ const ORDINAL = ['diabetes', 'boston', 'ames'];
 const { values: opt } = parseArgs({ options: { sets: { type: 'string' }, seeds: { type: 'string', default: '1,2' }, ridge: { type: 'boolean', default: false } } });
 const sets = opt.sets?.split(',') ?? [...BINARY, ...ORDINAL];
 const seeds = opt.seeds!.split(',').map(Number);
-const path = (name: string) => (['spam', 'breast_cancer', 'diabetes'].includes(name) ? `data/${name}.arrow` : `bench/data-public/${name}.arrow`);
 
 // tune's picks (log2 σ/σ₀) per set, protocol and learner, from the newest recorded tune cells.
 const tunePicks = new Map<string, string[]>();
@@ -54,15 +52,9 @@ function signed(v: number): string {
   return `${v > 0 ? '+' : ''}${v}`;
 }
 
+/** The training rows of the quality benchmark's split. */
 function split(raw: Dataset, name: string, protocol: 'labeled' | 'hide', seed: number): Dataset {
-  if (protocol === 'labeled') return splitDataset(raw, { labeled: 200, test: 0.2, seed }).train;
-  let ds = raw;
-  if (raw.n > HIDE_MAX_ROWS) {
-    const order = shuffleInPlace(Array.from({ length: raw.n }, (_, i) => i), seedrandom(`quality-hide-${name}-${seed}`));
-    ds = selectRows(raw, order.slice(0, HIDE_MAX_ROWS).sort((a, b) => a - b));
-  }
-  const testCount = Math.round(0.2 * ds.n);
-  return splitDataset(ds, { labeled: Math.round(0.2 * (ds.n - testCount)), test: 0.2, seed }).train;
+  return qualitySplit(raw, name, protocol, seed).train;
 }
 
 /**
@@ -181,7 +173,7 @@ const out: Record<string, string | number>[] = [];
 /** The default rule's alignment per rung, per split: what bench/sigma-rule-compare.ts simulates thresholds with. */
 const picks: unknown[] = [];
 for (const name of sets) {
-  const raw = await readDataset(path(name));
+  const raw = await readDataset(benchSet(name).path);
   for (const protocol of ORDINAL.includes(name) ? (['labeled'] as const) : (['labeled', 'hide'] as const)) {
     for (const seed of seeds) {
       // Scaled as train scales them: by the training split's own ranges.

@@ -27,13 +27,12 @@ import { availableCores } from '../src/engine/cores.ts';
 import { auc, ordinalMeanAuc } from '../src/metrics/index.ts';
 import { tuneModel } from '../src/tune.ts';
 import { markdownTable, writeBenchOutputs } from './lib/index.ts';
-import { qualitySplit } from './lib/quality.ts';
+import { benchSet, qualitySplit } from './lib/quality.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(REPO, 'bench/results/tune-cost.json');
 
 const ORDINAL = ['diabetes', 'boston', 'ames', 'diamonds', 'insteval'];
-const SHIPPED = ['spam', 'breast_cancer', 'diabetes'];
 const LEARNERS: { learner: LearnerName; ordinal: boolean; protocol: 'labeled' | 'hide' }[] = [
   { learner: 'qsg-s2auc', ordinal: false, protocol: 'labeled' },
   { learner: 'dsg', ordinal: false, protocol: 'labeled' },
@@ -109,7 +108,7 @@ function heldOutMetric(ordinal: boolean, test: Dataset, f: ArrayLike<number>): n
 
 const entries: Entry[] = existsSync(OUT) ? ((JSON.parse(readFileSync(OUT, 'utf8')) as { entries?: Entry[] }).entries ?? []) : [];
 for (const set of opt.sets.split(',').map((s) => s.trim()).filter(Boolean)) {
-  const path = SHIPPED.includes(set) ? `data/${set}.arrow` : `bench/data-public/${set}.arrow`;
+  const { path } = benchSet(set);
   if (!existsSync(join(REPO, path))) throw new Error(`${path} is missing: run \`bash bench/public-data.sh\` first`);
   const raw = await readDataset(join(REPO, path));
   const ordinal = ORDINAL.includes(set);

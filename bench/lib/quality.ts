@@ -184,6 +184,20 @@ export const SETS: BenchSet[] = [
   })),
 ];
 
+/**
+ * The benchmark set called `name` (its file and task), for the scripts that run
+ * on the quality benchmark's sets one name at a time.
+ *
+ * @example
+ * benchSet('spam');     // { name: 'spam', path: 'data/spam.arrow', task: 'binary' }
+ * benchSet('diamonds'); // { name: 'diamonds', path: 'bench/data-public/diamonds.arrow', task: 'ordinal' }
+ */
+export function benchSet(name: string): BenchSet {
+  const set = SETS.find((s) => s.name === name);
+  if (!set) throw new Error(`unknown benchmark set '${name}' (the sets: ${SETS.map((s) => s.name).join(', ')})`);
+  return set;
+}
+
 /** Each learner's protocol and its supervised special case (the parameter that switches off the unlabeled term). */
 export const LEARNERS: { learner: LearnerName; task: Task; protocol: Protocol; special?: { label: string; fixed: Record<string, unknown> } }[] = [
   { learner: 'qsg-s2auc', task: 'binary', protocol: 'labeled', special: { label: 'γ=1', fixed: { gamma: 1 } } },
