@@ -37,7 +37,6 @@
  * // npm run bench:quality -- --summary-only                   (tables and picture from the cells recorded so far)
  * // npx tsx bench/quality.ts --no-peers --threads 1 --sets pima --seeds 2 --cells /tmp/pima-2.jsonl   (one process of a many-core run: no summary)
  */
-import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -51,7 +50,7 @@ import { mean, sampleSd } from '../src/metrics/index.ts';
 import { tune } from '../src/tune.ts';
 import { dotPlotSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
 import { runPythonPeers, type PeerRecord } from './peers/python-peers.ts';
-import { cellKey, gapToBestPeer as peerGap, HIDE_MAX_ROWS, heldOut, latestCells, LEARNERS, listOption, measureOf, qualitySplit, SETS, tally, type BenchSet, type Protocol, type QualityCell, type Task } from './lib/quality.ts';
+import { cellKey, gapToBestPeer as peerGap, HIDE_MAX_ROWS, heldOut, latestCells, LEARNERS, listOption, measureOf, qualitySplit, SETS, srcTreeOf, tally, type BenchSet, type Protocol, type QualityCell, type Task } from './lib/quality.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const DEFAULT_CELLS = join(REPO, 'bench/results/quality-cells.jsonl');
@@ -153,8 +152,7 @@ const modes: ('default' | 'tune')[] = opt['tune-only'] ? ['tune'] : opt['no-tune
 const CELLS = opt.cells ?? DEFAULT_CELLS;
 const threads = opt.threads === undefined ? undefined : Number(opt.threads);
 if (threads !== undefined && !(Number.isSafeInteger(threads) && threads >= 1)) throw new Error(`--threads: a whole number ≥ 1, got '${opt.threads}'`);
-// A copy without .git (a lent machine) is told its tree by the machine that made it.
-const srcTree = process.env.DSGKIT_SRC_TREE ?? execFileSync('git', ['rev-parse', 'HEAD:src'], { cwd: REPO, encoding: 'utf8' }).trim();
+const srcTree = srcTreeOf(REPO);
 
 function readCells(): Cell[] {
   if (!existsSync(CELLS)) return [];

@@ -6,6 +6,7 @@
  * method, the newest cell per key, a method's paired gap to the best peer,
  * and the wins / ties / losses tally (kept apart so it is tested).
  */
+import { execFileSync } from 'node:child_process';
 import seedrandom from 'seedrandom';
 import { selectRows, splitDataset, type Dataset } from '../../src/data/index.ts';
 import { shuffleInPlace } from '../../src/data/split.ts';
@@ -68,6 +69,18 @@ export interface QualityCell {
   machine?: string;
   loadavg: number[];
   date: string;
+}
+
+/**
+ * The committed src/ tree a result is made from (`git rev-parse HEAD:src`), or
+ * `DSGKIT_SRC_TREE` where the copy has no .git (a lent machine is told its
+ * tree by the machine that made it): results of one tree compare.
+ *
+ * @example
+ * srcTreeOf('/work/main'); // 'a413668988326f179fb2e2e4cb48d31fb77ad04a'
+ */
+export function srcTreeOf(repo: string): string {
+  return process.env.DSGKIT_SRC_TREE ?? execFileSync('git', ['rev-parse', 'HEAD:src'], { cwd: repo, encoding: 'utf8' }).trim();
 }
 
 /** What identifies a cell: a later cell with the same key replaces an earlier one. */
