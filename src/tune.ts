@@ -40,7 +40,7 @@ import type { LearnerOptions } from './api.ts';
 import { kernelScale0, withDataDefaults } from './train/defaults.ts';
 import { toDataset } from './train/data.ts';
 import { fittedTask } from './train/model-of.ts';
-import { resolveThreads, type TrainData } from './train/options.ts';
+import { checkClipQuantile, resolveThreads, type TrainData } from './train/options.ts';
 import { resolveParams, resolveStep } from './train/params.ts';
 import { trainModel } from './train/train.ts';
 import { loadQueueModule } from './distributed/optional.ts';
@@ -68,6 +68,8 @@ export interface TuneRunOptions {
   data: TrainData;
   read?: ReadDatasetOptions;
   positive?: number | string;
+  /** The feature scaling's clip quantile (default 0; `train`'s clipQuantile): the folds, the search and the model all see the rows scaled so. */
+  clipQuantile?: number;
   /**
    * Folds k ≥ 2 (default 3). Each fold fit trains on every row, so a search costs at least
    * 2k + 1 trains (the winner and the defaults on every fold, and the refit): 7 at k = 3.
@@ -194,7 +196,7 @@ export interface TuneResult {
 export const DEFAULT_FOLDS = 3;
 
 /** Keys of {@link TuneOptions} that are not learner parameters. */
-const TUNE_KEYS = new Set(['learner', 'data', 'read', 'positive', 'folds', 'repeats', 'metric', 'select', 'grid', 'eta', 't0', 'fullGrid', 'guard', 'threads', 'cacheBytes', 'parallelMinWork', 'onProgress', 'onWarning', 'signal', 'queue', 'stateDir', 'stateInlineBytes', 'refit']);
+const TUNE_KEYS = new Set(['learner', 'data', 'read', 'positive', 'clipQuantile', 'folds', 'repeats', 'metric', 'select', 'grid', 'eta', 't0', 'fullGrid', 'guard', 'threads', 'cacheBytes', 'parallelMinWork', 'onProgress', 'onWarning', 'signal', 'queue', 'stateDir', 'stateInlineBytes', 'refit']);
 
 /**
  * The candidates of a search space: every combination, the last parameter varying fastest.
@@ -515,11 +517,12 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   if (metric !== spec.metric && metric !== ranking) {
     throw new UsageError(`metric must be ${spec.metric === ranking ? ranking : `${spec.metric} or ${ranking}`} for ${spec.name} (a ${spec.task} learner), got ${String(opts.metric)}`);
   }
+  checkClipQuantile(opts.clipQuantile);
   const raw = await toDataset(opts.data, 'data', opts.read);
   const classes = taskClasses(spec.task, raw, opts.positive !== undefined ? { positive: opts.positive } : {});
   // Scaled once with the scaler of all training rows (unsupervised: the features' ranges only).
   // With threads, in shared memory: the fit threads map the folds' rows rather than copy them (tune-threads.ts).
-  const ds = MinMaxScaler.fit(raw).transform(raw, threads > 1 ? new Float64Array(new SharedArrayBuffer(8 * raw.X.length)) : undefined);
+  const ds = MinMaxScaler.fit(raw, undefined, { clipQuantile: opts.clipQuantile ?? 0 }).transform(raw, threads > 1 ? new Float64Array(new SharedArrayBuffer(8 * raw.X.length)) : undefined);
   const sigma0 = kernelScale0(ds);
   const labeledRows = labeledCount(ds);
   const space = searchSpace(spec, opts, fixedGiven, fixed, sigma0, labeledRows);
@@ -894,6 +897,7 @@ async function refit(plan: TunePlan, winner: number, meter: TuneMeter): Promise<
     data: plan.raw,
     ...(opts.read ? { read: opts.read } : {}),
     ...(opts.positive !== undefined ? { positive: opts.positive } : {}),
+    ...(opts.clipQuantile !== undefined ? { clipQuantile: opts.clipQuantile } : {}),
     ...plan.candidates[winner],
     ...(plan.steps[winner] ? { step: plan.steps[winner] } : {}),
     threads: plan.threads,

@@ -50,6 +50,37 @@ describe('MinMaxScaler', () => {
     expect(() => MinMaxScaler.fromJSON({ kind: 'minmax', min: [0], max: ['x'], featureNames: ['a'] })).toThrow(ModelError);
   });
 
+  it('with a clip quantile q, spans the q to 1 − q quantiles of each column and clips every value into [0, 1]', () => {
+    // 101 rows: 0, 1, …, 99 and one outlier 1,000 in column a; column b constant.
+    const n = 101;
+    const X = new Float64Array(2 * n);
+    for (let i = 0; i < 100; i++) X[2 * i] = i;
+    X[200] = 1000;
+    const wide = makeDataset({ X, d: 2, y: new Float64Array(n).fill(NaN), featureNames: ['a', 'b'] });
+    const s = MinMaxScaler.fit(wide, undefined, { clipQuantile: 0.01 });
+    // Sorted column a: positions ⌊0.01·100⌋ = 1 and ⌈0.99·100⌉ = 99 hold 1 and 99.
+    expect([s.min[0], s.max[0], s.clipQuantile]).toEqual([1, 99, 0.01]);
+    const scaled = s.transform(wide).X;
+    expect([scaled[0], scaled[200], scaled[1]]).toEqual([0, 1, 0]);
+    expect(scaled[2 * 50]).toBeCloseTo(49 / 98, 15);
+    // Without it the outlier sets the range: the bulk of the column lies in [0, 0.1].
+    expect(MinMaxScaler.fit(wide).transform(wide).X[2 * 99]).toBeCloseTo(0.099, 12);
+    // New data is clipped too; the fitted rows' order does not matter.
+    expect(Array.from(s.transform(makeDataset({ X: new Float64Array([-5, 3, 500, 3]), d: 2, y: new Float64Array(2) })).X)).toEqual([0, 0, 1, 0]);
+    const reversed = Array.from({ length: n }, (_, i) => n - 1 - i);
+    expect(Array.from(MinMaxScaler.fit(wide, reversed, { clipQuantile: 0.01 }).max)).toEqual(Array.from(s.max));
+  });
+
+  it('keeps its clip quantile through JSON (absent at 0, as before), and refuses an impossible one', () => {
+    const s = MinMaxScaler.fit(train, undefined, { clipQuantile: 0.25 });
+    const json = JSON.parse(JSON.stringify(s));
+    expect(json.clipQuantile).toBe(0.25);
+    expect(MinMaxScaler.fromJSON(json).transform(test).X).toEqual(s.transform(test).X);
+    expect('clipQuantile' in JSON.parse(JSON.stringify(MinMaxScaler.fit(train)))).toBe(false);
+    expect(() => MinMaxScaler.fromJSON({ ...json, clipQuantile: 0.5 })).toThrow(ModelError);
+    expect(() => MinMaxScaler.fit(train, undefined, { clipQuantile: 0.3 })).toThrow(RangeError);
+  });
+
   it('refuses data with another number of features (DataError naming the file)', () => {
     const s = MinMaxScaler.fit(train);
     const other = makeDataset({ X: new Float64Array(3), d: 3, y: new Float64Array([1]), source: 'pred.arrow' });

@@ -31,6 +31,7 @@ import {
 import { isFixed } from '../learners/budget.ts';
 import { withBudget } from '../train/budget.ts';
 import { intOption, numberOption, positiveNumberOption, type OptionSpecs, type ParsedArgs } from './args.ts';
+import { MAX_CLIP_QUANTILE } from '../data/scaler.ts';
 
 /** Step-size schedules `--step` accepts (the kinds of {@link StepSize}). */
 export const STEP_KINDS = ['inverse', 'constant', 'decay'] as const satisfies readonly StepSize['kind'][];
@@ -65,6 +66,7 @@ function parameterIndex(learners: readonly LearnerSpec[]): OptionEntry[] {
 export const TRAINING_OPTION_SPECS: OptionSpecs = {
   ...Object.fromEntries(parameterIndex(LEARNERS).map((e) => [e.name, { type: 'string' as const }])),
   label: { type: 'string' },
+  'clip-quantile': { type: 'string' },
   positive: { type: 'string' },
   step: { type: 'string' },
   theta: { type: 'string' },
@@ -85,7 +87,7 @@ export interface TrainingSettings {
   /** The learners' parameters as given (validated), by API key. */
   given: Record<string, ParamValue>;
   /** Options for `train` shared by every learner of the run (positive, step, cache, validation cadence). */
-  run: Pick<TrainOptions, 'positive' | 'step' | 'theta' | 'cacheBytes' | 'validateEvery' | 'evaluation'>;
+  run: Pick<TrainOptions, 'positive' | 'clipQuantile' | 'step' | 'theta' | 'cacheBytes' | 'validateEvery' | 'evaluation'>;
   /** Evaluation threads as given (the API clamps to the cores). */
   threads: number;
   /** No progress output. */
@@ -143,8 +145,14 @@ export function trainingOptionsHelp(learners: readonly LearnerSpec[] = LEARNERS,
   }
   out.push(
     '',
-    'Data and run options (none of the run options changes a model):',
+    'Data options:',
     line('--label <name>', 'label column of the input files (default: label)'),
+    line('--clip-quantile <q>', "scale each feature over its q to 1 − q quantiles of the training"),
+    line('', 'rows instead of its min to max, clipping values into [0, 1], so a'),
+    line('', "few extreme values don't squeeze the rest (0 ≤ q ≤ 0.25; default 0;"),
+    line('', 'data read whole; docs/data.md § Feature scaling)'),
+    '',
+    'Run options (none of them changes a model):',
     line('--positive <label>', 'binary learners: the positive class, a label value or a class name'),
     line('', '(default: the larger label; for string classes the last in sorted order)'),
     line('--threads <n>', `evaluation threads (default: the cores this process may use, ${defaultThreads()} here;`),
@@ -191,6 +199,8 @@ export function parseTrainingOptions(values: ParsedArgs['values'], learners: rea
 
   const run: TrainingSettings['run'] = {};
   if (typeof values.positive === 'string') run.positive = values.positive;
+  const clipQuantile = numberOption(values, 'clip-quantile', { min: 0, max: MAX_CLIP_QUANTILE });
+  if (clipQuantile !== undefined) run.clipQuantile = clipQuantile;
   const hasLoop = learners.some((l) => l.capabilities.steps);
   // No --step: --theta alone selects the papers' θ/t; otherwise the learner's default schedule.
   const stepKind = values.step !== undefined ? checkParam('--step', { kind: 'choice', choices: STEP_KINDS, default: 'inverse', doc: '' }, values.step) : values.theta !== undefined ? 'inverse' : undefined;

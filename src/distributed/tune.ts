@@ -67,6 +67,8 @@ export const STATE_INLINE_BYTES = 1 << 20;
 interface RefitSetup {
   readonly raw: Dataset;
   readonly positive?: string | number;
+  /** tune's clipQuantile, when given: the refit scales the rows as the search did. */
+  readonly clipQuantile?: number;
 }
 
 /** The engine settings tune was given ({@link givenEngineSettings}), which a unit and the refit apply as the local tune does. */
@@ -174,7 +176,7 @@ export class TuneOnQueue {
     const setup: TuneSetup = {
       ...fitSetupOf(plan),
       ...(opts.refitOnQueue
-        ? { refit: { raw: plan.raw, ...(o.positive !== undefined ? { positive: o.positive } : {}) } }
+        ? { refit: { raw: plan.raw, ...(o.positive !== undefined ? { positive: o.positive } : {}), ...(o.clipQuantile !== undefined ? { clipQuantile: o.clipQuantile } : {}) } }
         : {}),
       engine: givenEngineSettings(o),
     };
@@ -439,13 +441,14 @@ export async function runTuneRefit(p: TuneRefitPayload, ctx: UnitContext): Promi
   const params = setup.candidates[p.c];
   if (!setup.refit) throw new PayloadError(`tune-refit: ${p.dir}/setup.bin holds no training rows (the coordinator did not ask for the refit on the queue)`);
   if (!params) throw new PayloadError(`tune-refit: no candidate ${p.c} in ${p.dir}`);
-  const { raw, positive } = setup.refit;
+  const { raw, positive, clipQuantile } = setup.refit;
   const warnings: string[] = [];
   await ctx.checkpoint();
   const model = await trainModel({
     learner: setup.learner,
     data: raw,
     ...(positive !== undefined ? { positive } : {}),
+    ...(clipQuantile !== undefined ? { clipQuantile } : {}),
     ...params,
     ...(setup.steps[p.c] ? { step: setup.steps[p.c] } : {}),
     threads: ctx.threads ?? 1,

@@ -63,6 +63,8 @@ export interface LoadPlan {
    * first pass has counted them; a stream keeps `params` (n_l unknown).
    */
   readonly budgetFor?: (labeledRows: number) => { readonly params: Params; readonly step: StepSize | undefined };
+  /** The feature scaling's clip quantile (RunOptions.clipQuantile, or a continued model's): 0 = min and max. */
+  readonly clipQuantile: number;
 }
 
 /**
@@ -74,7 +76,10 @@ export interface LoadPlan {
 export async function loadTrainingRows(opts: RunOptions, plan: LoadPlan): Promise<LoadedRows> {
   const { spec, params, positive } = plan;
   const classesOf = (ds: Dataset) => taskClasses(spec.task, ds, positive !== undefined ? { positive } : {});
+  const clip = plan.clipQuantile;
+  const clipWhole = (how: string) => new UsageError(`clipQuantile ${clip} needs the training rows in memory, and ${how}: read the data whole (sampleOnRead: false; on the command line, without --sample-on-read) or leave clipQuantile at 0`);
   if (isByteStream(opts.data)) {
+    if (clip > 0) throw clipWhole('a stream is read by a reservoir sample');
     // An Arrow stream of unknown length (a pipe): the labeled rows and a seeded reservoir
     // of T·B unlabeled rows, the scaler fitted on every row. A different, equally valid,
     // deterministic model than training on the whole data.
@@ -88,6 +93,7 @@ export async function loadTrainingRows(opts: RunOptions, plan: LoadPlan): Promis
     return { rows: sample.ds, scaler: sample.scaler, classes, fingerprint: datasetFingerprint(sample.ds), rowsRead: sample.n };
   }
   if (await chooseSampleOnRead(spec, opts.data, opts.read ?? {}, opts.sampleOnRead)) {
+    if (clip > 0) throw clipWhole('this run samples the file on read');
     const { resume } = plan;
     const planned = await readPlannedRows(opts.data as string, opts.read ?? {}, {
       spec,
@@ -102,7 +108,7 @@ export async function loadTrainingRows(opts: RunOptions, plan: LoadPlan): Promis
   }
   const raw = await toDataset(opts.data, 'data', opts.read);
   const classes = classesOf(raw);
-  const scaler = MinMaxScaler.fit(raw);
+  const scaler = MinMaxScaler.fit(raw, undefined, { clipQuantile: clip });
   // Rows read from a path are ours: scale them in place (one copy of X fewer, which is a
   // gigabyte at tens of millions of values). A caller's Dataset only when it says so.
   const inPlace = typeof opts.data === 'string' || opts.data instanceof Table || opts.scaleInPlace === true;

@@ -11,6 +11,7 @@ import type { ByteStream } from '../data/arrow.ts';
 import type { Dataset } from '../data/dataset.ts';
 import type { ReadDatasetOptions } from '../data/index.ts';
 import type { ReadProgress } from '../data/sample-on-read.ts';
+import { MAX_CLIP_QUANTILE } from '../data/scaler.ts';
 import { availableCores } from '../engine/cores.ts';
 import { DEFAULT_CACHE_BYTES } from '../engine/evaluator.ts';
 import type { ProfileReport } from '../engine/profile.ts';
@@ -55,6 +56,15 @@ export interface RunOptions {
   /** Reading options when `data` is a path or a Table (label column, feature columns, LIBSVM width). */
   read?: ReadDatasetOptions;
   /**
+   * Clip quantile q of the feature scaling (default 0): each feature's range is
+   * its q and 1 − q quantiles over the training rows instead of its minimum and
+   * maximum, and values are clipped into [0, 1] (training and prediction alike),
+   * so a few extreme values do not squeeze a column's bulk into a sliver of
+   * the range. 0 ≤ q ≤ 0.25; data read whole (not sampled on read or streamed).
+   * A continued run takes the model's.
+   */
+  clipQuantile?: number;
+  /**
    * Scale the given Dataset's features to [0, 1] in place instead of in a copy
    * (saves one copy of the features; the Dataset is modified). Default false.
    */
@@ -98,7 +108,7 @@ export interface RunOptions {
 
 /** Keys of {@link RunOptions} (and `learner`): every other key of `train`'s options is a learner parameter. */
 export const RUN_KEYS: ReadonlySet<string> = new Set<string>([
-  'learner', 'data', 'init', 'checkpointEvery', 'onCheckpoint', 'sampleOnRead', 'onReadProgress', 'read', 'scaleInPlace', 'positive', 'step', 'theta', 'threads', 'cacheBytes', 'parallelMinWork', 'evaluation', 'onProfile',
+  'learner', 'data', 'init', 'checkpointEvery', 'onCheckpoint', 'sampleOnRead', 'onReadProgress', 'read', 'clipQuantile', 'scaleInPlace', 'positive', 'step', 'theta', 'threads', 'cacheBytes', 'parallelMinWork', 'evaluation', 'onProfile',
   'validation', 'validateEvery', 'onProgress', 'onWarning', 'signal',
 ]);
 
@@ -114,6 +124,19 @@ const NEEDS: ReadonlyArray<{ option: keyof RunOptions; capability: keyof Capabil
 ];
 
 /**
+ * A UsageError unless `q` (a `clipQuantile` option) is absent or a number in
+ * [0, {@link MAX_CLIP_QUANTILE}].
+ *
+ * @example
+ * checkClipQuantile(0.6); // UsageError: clipQuantile must be a number from 0 to 0.25, got 0.6
+ */
+export function checkClipQuantile(q: unknown): void {
+  if (q !== undefined && !(typeof q === 'number' && q >= 0 && q <= MAX_CLIP_QUANTILE)) {
+    throw new UsageError(`clipQuantile must be a number from 0 to ${MAX_CLIP_QUANTILE} (the share of a feature's training values above its range, and below it), got ${String(q)}`);
+  }
+}
+
+/**
  * Checks the run options of `opts` for `spec` (types, ranges, and that the
  * learner can do what they ask); a UsageError naming the first bad one.
  *
@@ -127,6 +150,7 @@ export function checkRunOptions(spec: LearnerSpec, opts: RunOptions): void {
   };
   if (opts.cacheBytes !== undefined && !(typeof opts.cacheBytes === 'number' && opts.cacheBytes >= 0 && Number.isFinite(opts.cacheBytes))) throw new UsageError(`cacheBytes must be a number ≥ 0, got ${String(opts.cacheBytes)}`);
   if (opts.parallelMinWork !== undefined && !(typeof opts.parallelMinWork === 'number' && opts.parallelMinWork >= 0)) throw new UsageError(`parallelMinWork must be a number ≥ 0, got ${String(opts.parallelMinWork)}`);
+  checkClipQuantile(opts.clipQuantile);
   if (opts.evaluation !== undefined && !(EVALUATIONS as readonly unknown[]).includes(opts.evaluation)) throw new UsageError(`evaluation must be one of ${EVALUATIONS.join(', ')}, got ${String(opts.evaluation)}`);
   if (opts.onProfile !== undefined && typeof opts.onProfile !== 'function') throw new UsageError('onProfile must be a function receiving the profile');
   wholeOrNone('validateEvery');

@@ -127,7 +127,7 @@ export const compare: Command = {
     // σ₀ too: the step a pairwise learner takes at σ < σ₀ follows it.
     // A given σ needs σ₀ alone, not the alignment of the default σ.
     const withSigma = learners.find((l) => 'sigma' in l.params);
-    const scaled = withSigma ? MinMaxScaler.fit(trainSet).transform(trainSet) : undefined;
+    const scaled = withSigma ? MinMaxScaler.fit(trainSet, undefined, { clipQuantile: settings.run.clipQuantile ?? 0 }).transform(trainSet) : undefined;
     const scale = withSigma && scaled && settings.given.sigma === undefined ? learnerKernelScale(withSigma, scaled, settings.given.kernel === 'laplacian' ? 'laplacian' : 'rbf') : undefined;
     const sigma0 = scale?.sigma0 ?? (scaled ? kernelScale0(scaled) : undefined);
     const computed: Record<string, number> = scale ? { sigma: scale.sigma } : {};

@@ -1,6 +1,7 @@
 /** `dsgkit describe`: what is in a data file, or in a model file (settings, training, CV table). */
 import { formatOf, readDataset, type Dataset } from '../../data/index.ts';
 import { openArrowRows } from '../../data/arrow.ts';
+import { scalingText } from '../../data/scaler.ts';
 import { load, type Model } from '../../model/model.ts';
 import { formatTuneTable, unlabeledLines } from './tune.ts';
 import type { TrainingRecord } from '../../model/model-file.ts';
@@ -189,6 +190,7 @@ export function formatModel(model: Model, file: string): string {
     `task:        ${h.task.kind}${h.task.kind === 'binary' ? ` (positive ${h.task.classNames?.[h.task.positive] ?? h.task.positive}, threshold ${num(h.task.threshold)})` : ` (${h.task.classes.length} classes)`}`,
     `predictor:   ${h.predictor.kind}${h.predictor.kind === 'random-features' ? `, ${h.predictor.history.t} blocks of m = ${h.predictor.features.m}${h.predictor.average ? `, the mean of iterates ${h.predictor.average.from}…${h.predictor.history.t}` : ''}` : `, ${h.predictor.n} centres`}`,
     `features:    ${h.featureNames.length}; label column '${h.labelName}'`,
+    `scaling:     ${scalingText(model.scaler.clipQuantile)}`,
     `training:    ${shownNumber(training.rows)} rows (${shownNumber(training.labeledRows)} labeled)${typeof training.data === 'string' ? ` from ${training.data}` : ''}`,
     ...(typeof training.defaultSigma?.ratio === 'number' && typeof training.defaultSigma.sigma0 === 'number'
       ? [`σ default:   ${num(training.defaultSigma.ratio)}σ₀ (σ₀ = ${num(training.defaultSigma.sigma0)}, the median heuristic; σ/σ₀ ${defaultSigmaRule(LEARNERS.find((l) => l.name === h.learner))})`]

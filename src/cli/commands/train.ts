@@ -16,6 +16,7 @@ import { cliLearnerSpec, learnersOnLine } from '../learner-help.ts';
 import { MIN_EPOCH_STEPS } from '../../learners/frs3vm.ts';
 import type { Command } from './command.ts';
 import { DEFAULT_MAX_STEP, type StepSize } from '../../coordinator/step-size.ts';
+import { scalingText } from '../../data/scaler.ts';
 
 const width = Math.max(...LEARNER_NAMES.map((n) => n.length));
 
@@ -240,6 +241,7 @@ export const trainCommand: Command = {
       ['learner', spec.name],
       ['data', dataPath],
       ['rows', `${training.rows} (${training.labeledRows} labeled, ${training.rows - training.labeledRows} unlabeled)`],
+      ...(model.scaler.clipQuantile > 0 ? ([['scaling', scalingText(model.scaler.clipQuantile)]] as [string, string][]) : []),
       ...(training.defaultSigma && typeof sigma === 'number' ? ([['σ', sigmaText(sigma, training.defaultSigma, defaultSigmaRule(spec))]] as [string, string][]) : []),
       ...(typeof model.header.hyperparameters.T === 'number' ? ([['iterations', iterationsText(spec, model.header.hyperparameters, values.iterations === undefined, training.budget)]] as [string, string][]) : []),
       ...(typeof model.header.hyperparameters.epochs === 'number' && typeof model.header.hyperparameters.iterations === 'number'

@@ -263,7 +263,7 @@ export const tuneCommand: Command = {
     const metric = values.metric as MetricName | undefined;
     // tune() checks it (one of TUNE_SELECTIONS).
     const select = values.select as TuneSelection | undefined;
-    const { positive, cacheBytes } = settings.run;
+    const { positive, cacheBytes, clipQuantile } = settings.run;
     const queue = typeof values.queue === 'string' ? values.queue : undefined;
     if (queue !== undefined) parseQueueUrl(queue); // a bad URL is a usage error before any work
     for (const name of ['state-dir', 'refit'] as const) if (!queue && values[name] !== undefined) throw new UsageError(`--${name} needs --queue`);
@@ -283,6 +283,7 @@ export const tuneCommand: Command = {
           ...(settings.labelColumn !== undefined ? { read: { labelColumn: settings.labelColumn } } : {}),
           ...optionsFor(spec, settings),
           ...(positive !== undefined ? { positive } : {}),
+          ...(clipQuantile !== undefined ? { clipQuantile } : {}),
           ...(cacheBytes !== undefined ? { cacheBytes } : {}),
           ...(grid ? { grid } : {}),
           ...(folds !== undefined ? { folds } : {}),
