@@ -6,16 +6,17 @@
  * - the RBF SVC (its expected class; the benchmark's best peer on diamonds)
  *   and kernel ridge regression of the class number (one score, C/γ and α/γ
  *   by 5-fold CV on the labeled rows: `kernel-ridge` in bench/peers/run_peers.py);
- * - the exact solution of the supervised pairwise AUC objective at each cut
- *   (`exact-s2auc` on the labeled rows with the labels cut at class j, γ = 1)
- *   at wide kernels and a tiny λ, scored by the held-out AUC at that cut;
- * - QS3ORAO (γ = 1) at the same settings, at its defaults and with more
- *   iterations, random features, batch, or a larger constant step.
+ * - QS3ORAO at its defaults, with the feature scaling's clip quantile 0.005,
+ *   and (γ = 1) at a wide kernel with a tiny λ, with more iterations, random
+ *   features, or a larger constant step;
+ * - each cut y > j alone, a model of its own scored at its cut: QSG-S2AUC
+ *   (γ = 1) on all training rows at QS3ORAO's default σ and λ (one score
+ *   against k − 1, the features scaled alike), and on the labeled rows the
+ *   exact solution of the cut's supervised pairwise objective (`exact-s2auc`)
+ *   beside its SGD (QSG-S2AUC) at those settings and at the wide kernels with
+ *   the tiny λ (what the optimiser leaves).
  *
- * If one score fitted with almost no regularisation ranks the classes as well
- * as the SVC, and the exact solution of the learner's own objective does too,
- * while its SGD does not, the gap is the optimiser's at those settings, not
- * the model's (docs/learners.md § Which error is left). Writes
+ * docs/learners.md § Which error is left reads it. Writes
  * bench/results/ordinal-gap.json.
  *
  * @example
@@ -48,15 +49,19 @@ const seeds = opt.seeds!.split(',').map(Number);
 const sigmas = opt.sigmas!.split(',').map(Number);
 const lambda = Number(opt.lambda);
 
-/** The labeled rows of `ds` with the label cut at class `cut`: +1 above it, −1 at or below. */
-function cutLabeled(ds: Dataset, cut: number): Dataset {
+/**
+ * `ds` with the label cut at class `cut` (+1 above it, −1 at or below): its
+ * labeled rows only, or every row with the unlabeled ones kept unlabeled (so
+ * the features are scaled over the same rows as the ordinal learner's).
+ */
+function cutRows(ds: Dataset, cut: number, labeledOnly: boolean): Dataset {
   const rows: number[] = [];
-  for (let i = 0; i < ds.n; i++) if (ds.labeled[i]) rows.push(i);
+  for (let i = 0; i < ds.n; i++) if (ds.labeled[i] || !labeledOnly) rows.push(i);
   const X = new Float64Array(rows.length * ds.d);
   const y = new Float64Array(rows.length);
   rows.forEach((i, r) => {
     X.set(ds.X.subarray(i * ds.d, (i + 1) * ds.d), r * ds.d);
-    y[r] = ds.y[i] > cut ? 1 : -1;
+    y[r] = ds.labeled[i] ? (ds.y[i] > cut ? 1 : -1) : NaN;
   });
   return makeDataset({ X, y, d: ds.d, featureNames: ds.featureNames });
 }
@@ -64,9 +69,10 @@ function cutLabeled(ds: Dataset, cut: number): Dataset {
 interface Row {
   seed: number;
   what: string;
-  /** Mean threshold AUC (peers, QS3ORAO) or the AUC at one cut (exact). */
+  /** Mean threshold AUC: of one score (peers, QS3ORAO), or the mean over the cuts of the AUC of each cut's own model. */
   value: number;
-  cut?: number;
+  /** The held-out AUC at each cut y > j. */
+  perCut?: number[];
   settings?: Record<string, unknown>;
   seconds: number;
 }
@@ -78,33 +84,44 @@ for (const seed of seeds) {
   const py = await runPythonPeers<PeerRecord>(opt.python!, { dataset: set.path, task: 'ordinal', unlabeledCap: 4000, peers: ['svc', 'kernel-ridge'] }, [{ seed, train: tr, test }]);
   for (const r of py.records) rows.push({ seed, what: r.method, value: r.metric, settings: r.params, seconds: r.seconds });
 
-  const classes = [...new Set(Array.from(test.y))].sort((a, b) => a - b);
-  for (const cut of classes.slice(0, -1)) {
-    const labeled = cutLabeled(tr, cut);
-    const yCut = Float64Array.from(test.y, (v) => (v > cut ? 1 : -1));
-    for (const sigma of sigmas) {
-      const t0 = performance.now();
-      const m = await train({ learner: 'exact-s2auc', data: labeled, sigma, lambda, gamma: 1, onWarning: () => {} });
-      const f = await m.decisionFunction(test);
-      rows.push({ seed, what: 'exact-s2auc', cut, value: auc(yCut, f, { positive: 1 }), settings: { sigma, lambda }, seconds: (performance.now() - t0) / 1000 });
-    }
-  }
-
-  const at = { sigma: sigmas[sigmas.length - 1], lambda, gamma: 1 };
+  const wide = { sigma: sigmas[sigmas.length - 1], lambda, gamma: 1 };
   const runs: [string, Record<string, unknown>][] = [
     ['qs3orao defaults', {}],
-    ['qs3orao', at],
-    ['qs3orao T = 1,600', { ...at, T: 1600 }],
-    ['qs3orao m = 256', { ...at, m: 256 }],
-    ['qs3orao B = 256', { ...at, batchSize: 256 }],
-    ['qs3orao constant η = 4', { ...at, step: { kind: 'constant', eta: 4 } }],
-    ['qs3orao constant η = 16', { ...at, step: { kind: 'constant', eta: 16 } }],
+    ['qs3orao clipQuantile 0.005', { clipQuantile: 0.005 }],
+    ['qs3orao', wide],
+    ['qs3orao T = 1,600', { ...wide, T: 1600 }],
+    ['qs3orao m = 256', { ...wide, m: 256 }],
+    ['qs3orao constant η = 4', { ...wide, step: { kind: 'constant', eta: 4 } }],
+    ['qs3orao constant η = 16', { ...wide, step: { kind: 'constant', eta: 16 } }],
   ];
+  let defaults: { sigma: number; lambda: number } | undefined;
   for (const [what, settings] of runs) {
     const t0 = performance.now();
     const m = await train({ learner: 'qs3orao', data: tr, seed, onWarning: () => {}, ...settings });
     const f = await m.decisionFunction(test);
-    rows.push({ seed, what, value: ordinalMeanAuc(test.y, f).meanAuc, settings, seconds: (performance.now() - t0) / 1000 });
+    const { meanAuc, perThreshold } = ordinalMeanAuc(test.y, f);
+    defaults ??= { sigma: m.header.hyperparameters.sigma as number, lambda: m.header.hyperparameters.lambda as number };
+    rows.push({ seed, what, value: meanAuc, perCut: Object.values(perThreshold), settings, seconds: (performance.now() - t0) / 1000 });
+  }
+
+  // Each cut alone, the AUC at that cut of a model of its own.
+  const classes = [...new Set(Array.from(test.y))].sort((x, y) => x - y);
+  const perCut = async (what: string, learner: 'exact-s2auc' | 'qsg-s2auc', labeledOnly: boolean, settings: Record<string, unknown>) => {
+    const values: number[] = [];
+    const t0 = performance.now();
+    for (const cut of classes.slice(0, -1)) {
+      const yCut = Float64Array.from(test.y, (v) => (v > cut ? 1 : -1));
+      const m = await train({ learner, data: cutRows(tr, cut, labeledOnly), ...settings, gamma: 1, ...(learner === 'qsg-s2auc' ? { seed } : {}), onWarning: () => {} });
+      values.push(auc(yCut, await m.decisionFunction(test), { positive: 1 }));
+    }
+    rows.push({ seed, what, value: values.reduce((x, y) => x + y, 0) / values.length, perCut: values, settings, seconds: (performance.now() - t0) / 1000 });
+  };
+  // One score against the cuts' own models, the features scaled over the same rows (all training rows).
+  await perCut('qsg-s2auc at each cut, all rows', 'qsg-s2auc', false, defaults!);
+  // The exact solution of each cut's objective against its SGD, on the labeled rows (the exact solver's n ≤ 4,000; scaled over those rows).
+  for (const settings of [defaults!, ...sigmas.map((sigma) => ({ sigma, lambda }))]) {
+    await perCut('exact-s2auc at each cut, labeled rows', 'exact-s2auc', true, settings);
+    await perCut('qsg-s2auc at each cut, labeled rows', 'qsg-s2auc', true, settings);
   }
 }
 
@@ -115,8 +132,8 @@ console.log(
     rows.map((r) => ({
       seed: r.seed,
       model: r.what,
-      measure: r.cut === undefined ? 'mean threshold AUC' : `AUC at y > ${r.cut}`,
-      value: r.value.toFixed(4),
+      'mean threshold AUC': r.value.toFixed(4),
+      'AUC at each cut': r.perCut ? r.perCut.map((v) => v.toFixed(3)).join(' ') : '',
       settings: r.settings ? JSON.stringify(r.settings) : '',
       s: r.seconds.toFixed(1),
     })),
