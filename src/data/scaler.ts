@@ -14,8 +14,9 @@
  * - With a clip quantile q > 0 (`clipQuantile`) the range of a feature is
  *   its q and 1 − q quantiles on the training rows instead of its minimum
  *   and maximum, and every value, training or new, is clipped into [0, 1]:
- *   a few extreme values (a diamond 58.9 mm wide among thousands of 3–10 mm)
- *   then no longer squeeze the bulk of a column into a sliver of [0, 1],
+ *   a few extreme values (diamonds recorded as 0 mm or 58.9 mm across where
+ *   99% measure 4–8.5 mm) then no longer squeeze the bulk of a column into a
+ *   sliver of [0, 1],
  *   which weighs that feature down in every distance the kernel takes.
  * - A column whose range max − min overflows a double (values near ±1.7e308,
  *   e.g. −1e308 and 1e308) cannot be scaled — every scaled value would be
