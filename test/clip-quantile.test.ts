@@ -13,6 +13,7 @@ import { tune } from '../src/tune.ts';
 import { makeDataset, readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
 import { writeArrow } from '../src/data/arrow.ts';
 import { auc } from '../src/metrics/index.ts';
+import { defaultSigma } from '../src/train/defaults.ts';
 import { UsageError } from '../src/errors.ts';
 import { main } from '../src/cli/main.ts';
 import { load } from '../src/api.ts';
@@ -39,6 +40,9 @@ describe('clipQuantile', () => {
     expect(await score(clipped)).toBeGreaterThan((await score(plain)) + 0.005);
     expect(clipped.scaler.clipQuantile).toBe(0.005);
     expect(plain.scaler.clipQuantile).toBe(0);
+    // The public default-σ helper scales as train did.
+    expect(defaultSigma(tr, 'rbf', {}, 0.005)).toBe(clipped.header.hyperparameters.sigma);
+    expect(defaultSigma(tr)).toBe(plain.header.hyperparameters.sigma);
   });
 
   it('clips new rows at prediction: a value far past the training range scores as the range end does', async () => {

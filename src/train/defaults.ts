@@ -90,14 +90,16 @@ export function defaultKernelScale(data: Dataset | TrainingRows, kernel: 'rbf' |
 /**
  * The σ `train` uses by default on these training rows (unscaled, as given to
  * `train`) for `learner` (default: a learner whose σ is chosen by alignment):
- * {@link learnerKernelScale} of the rows scaled as `train` scales them.
+ * {@link learnerKernelScale} of the rows scaled as `train` scales them — with
+ * `clipQuantile` as `train` was given it.
  *
  * @example
  * defaultSigma(trainSet); // e.g. 3.86 on the spam training split of `npm run main`
  * defaultSigma(ordinalTrain, 'rbf', qs3oraoSpec); // σ₀/4
+ * defaultSigma(trainSet, 'rbf', {}, 0.005); // σ of `train({ …, clipQuantile: 0.005 })`
  */
-export function defaultSigma(data: Dataset, kernel: 'rbf' | 'laplacian' = 'rbf', learner: Pick<LearnerSpec, 'defaultSigmaRatio'> = {}): number {
-  return learnerKernelScale(learner, MinMaxScaler.fit(data).transform(data), kernel).sigma;
+export function defaultSigma(data: Dataset, kernel: 'rbf' | 'laplacian' = 'rbf', learner: Pick<LearnerSpec, 'defaultSigmaRatio'> = {}, clipQuantile = 0): number {
+  return learnerKernelScale(learner, MinMaxScaler.fit(data, undefined, { clipQuantile }).transform(data), kernel).sigma;
 }
 
 /**
