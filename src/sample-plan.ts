@@ -99,6 +99,8 @@ export interface RunPlan {
   /** A continued run: the iterations done and the sampling stream's state after them. */
   readonly start?: { readonly t: number; readonly rng: SamplingState };
   readonly onProgress?: (p: ReadProgress) => void;
+  /** The feature scaling's clip quantile (0: min–max), fitted in the first pass as a whole read fits it. */
+  readonly clipQuantile?: number;
   /** T not given: the run's parameters and step from the labeled rows the scan counted (train/data.ts LoadPlan.budgetFor). */
   readonly budgetFor?: (labeledRows: number) => { readonly params: Params; readonly step: StepSize | undefined };
 }
@@ -113,7 +115,7 @@ export interface RunPlan {
  */
 export async function readPlannedRows(path: string, read: ReadDatasetOptions, plan: RunPlan): Promise<PlannedRows> {
   const { spec } = plan;
-  const scan = await scanArrow(path, read, plan.onProgress);
+  const scan = await scanArrow(path, read, plan.onProgress, plan.clipQuantile ?? 0);
   const { meta } = scan;
   // The first pass has counted the labeled rows: a T from the budget rule is known before the draws are planned.
   const resolved = plan.budgetFor?.(meta.labeledRows.length);

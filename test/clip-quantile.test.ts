@@ -2,7 +2,7 @@
  * The feature scaling's clip quantile (`clipQuantile`, `--clip-quantile`):
  * what it buys on heavy-tailed bundled data, that the model applies it to new
  * rows, that a continued run keeps it, that `tune` passes it to the folds and
- * the model, and the clear refusals where it cannot apply.
+ * the model, that a sample on read fits the same scaling, and the refusals.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -89,11 +89,15 @@ describe('clipQuantile', () => {
     expect(err).toMatch(/--clip-quantile/);
   });
 
-  it('is refused where the rows are not in memory, and outside [0, 0.25], naming the option', async () => {
+  it('a sample on read fits the same clipped scaling as a whole read: the same model bytes; and an impossible quantile is refused', async () => {
     const { train: tr } = await spam();
     const file = join(dir, 'spam-train.arrow');
     await writeArrow(file, tr);
-    await expect(train({ learner: 'dsg', data: file, T: 10, seed: 1, threads: 1, sampleOnRead: true, clipQuantile: 0.01 })).rejects.toThrow(/clipQuantile 0\.01 needs the training rows in memory/);
+    const run = { learner: 'qsg-s2auc', data: file, T: 40, m: 16, batchSize: 16, seed: 1, threads: 1, clipQuantile: 0.01 } as const;
+    const whole = await train({ ...run, sampleOnRead: false });
+    const sampled = await train({ ...run, sampleOnRead: true });
+    expect(whole.scaler.clipQuantile).toBe(0.01);
+    expect(Buffer.from(sampled.toBytes()).equals(Buffer.from(whole.toBytes()))).toBe(true);
     await expect(train({ learner: 'dsg', data: tr, T: 10, threads: 1, clipQuantile: 0.3 })).rejects.toThrow(UsageError);
     await expect(tune({ learner: 'dsg', data: tr, T: 10, folds: 2, grid: { lambda: [0.01] }, threads: 1, clipQuantile: -1 })).rejects.toThrow(/clipQuantile must be a number from 0 to 0\.25/);
   });

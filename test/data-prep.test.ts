@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DataError, ModelError } from '../src/errors.ts';
 import { makeDataset } from '../src/data/dataset.ts';
 import { readArrow } from '../src/data/arrow.ts';
-import { MinMaxScaler } from '../src/data/scaler.ts';
+import { MinMaxScaler, QuantileRange } from '../src/data/scaler.ts';
 import { splitDataset, stratifiedCounts } from '../src/data/split.ts';
 import { classCounts, requireClasses, validateDataset } from '../src/data/validate.ts';
 
@@ -69,6 +69,25 @@ describe('MinMaxScaler', () => {
     expect(Array.from(s.transform(makeDataset({ X: new Float64Array([-5, 3, 500, 3]), d: 2, y: new Float64Array(2) })).X)).toEqual([0, 0, 1, 0]);
     const reversed = Array.from({ length: n }, (_, i) => n - 1 - i);
     expect(Array.from(MinMaxScaler.fit(wide, reversed, { clipQuantile: 0.01 }).max)).toEqual(Array.from(s.max));
+  });
+
+  it('takes the quantiles over a seeded sample of QUANTILE_ROWS rows beyond that many, the same however the rows come in blocks', () => {
+    const d = 2;
+    const n = 1000;
+    const X = new Float64Array(n * d);
+    for (let i = 0; i < n * d; i++) X[i] = Math.sin(i * 12.9898) * 43758.5453 - Math.floor(Math.sin(i * 12.9898) * 43758.5453);
+    const oneBlock = new QuantileRange(d, 0.05, 100);
+    oneBlock.add(X, 0, n);
+    const blocks = new QuantileRange(d, 0.05, 100);
+    for (let r = 0; r < n; r += 37) blocks.add(X, r * d, Math.min(37, n - r));
+    const a = oneBlock.scaler(['a', 'b']);
+    const b = blocks.scaler(['a', 'b']);
+    expect(Array.from(b.min)).toEqual(Array.from(a.min));
+    expect(Array.from(b.max)).toEqual(Array.from(a.max));
+    // A sample of 100 rows: near the exact quantiles of all 1,000, not equal to them.
+    const exact = MinMaxScaler.fit(makeDataset({ X, d, y: new Float64Array(n) }), undefined, { clipQuantile: 0.05 });
+    expect(Math.abs(a.min[0] - exact.min[0])).toBeLessThan(0.05);
+    expect(a.min[0]).not.toBe(exact.min[0]);
   });
 
   it('keeps its clip quantile through JSON (absent at 0, as before), and refuses an impossible one', () => {

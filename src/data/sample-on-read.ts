@@ -29,7 +29,7 @@ import { makeDataset, type Dataset } from './dataset.ts';
 import type { RowSource } from './row-source.ts';
 import { openArrowRows, type ArrowRows, type ReadOptions } from './arrow.ts';
 import { DataFingerprint } from './fingerprint.ts';
-import { MinMaxRange, type MinMaxScaler } from './scaler.ts';
+import { scalingRange, type MinMaxScaler } from './scaler.ts';
 import { KeptRows, type RowsMeta } from './training-rows.ts';
 
 /** Rows read so far in a pass, for progress reports. */
@@ -64,11 +64,11 @@ export interface KeptScan {
  * scan.meta.n; // 20_000_000
  * scan.meta.labeledRows.length; // 200
  */
-export async function scanArrow(path: string, read: ReadOptions = {}, onProgress?: (p: ReadProgress) => void): Promise<ArrowScan> {
+export async function scanArrow(path: string, read: ReadOptions = {}, onProgress?: (p: ReadProgress) => void, clipQuantile = 0): Promise<ArrowScan> {
   const file = await openArrowRows(path, read);
   const { n } = file;
   const d = file.featureNames.length;
-  const range = new MinMaxRange(d);
+  const range = scalingRange(d, clipQuantile);
   const labeledRows: number[] = [];
   const labels: number[] = [];
   let row0 = 0;
@@ -146,16 +146,16 @@ export interface ReservoirSample {
  * One pass over rows of unknown count (an Arrow stream from a pipe): every
  * labeled row is kept, and a seeded uniform reservoir of `size` unlabeled rows
  * (Vitter's algorithm R on the stream `dsgkit-reservoir:<seed>`: the same
- * stream and seed keep the same rows); the min-max scaler is fitted on all
- * rows. Memory: (labeled + size) × d × 8 bytes + one batch.
+ * stream and seed keep the same rows); the scaler (min–max, or clipped at
+ * `clipQuantile`) is fitted on all rows. Memory: (labeled + size) × d × 8 bytes + one batch.
  *
  * @example
  * const { ds, scaler, n } = await reservoirSample(await openArrowStream(process.stdin, 'stdin'), 64_000, 1);
  */
-export async function reservoirSample(source: RowSource, size: number, seed: number | string): Promise<ReservoirSample> {
+export async function reservoirSample(source: RowSource, size: number, seed: number | string, clipQuantile = 0): Promise<ReservoirSample> {
   if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`reservoirSample: size must be a whole number ≥ 0, got ${size}`);
   const d = source.featureNames.length;
-  const range = new MinMaxRange(d);
+  const range = scalingRange(d, clipQuantile);
   const rng = seedrandom(`dsgkit-reservoir:${seed}`);
   const labeledX: number[] = [];
   const labeledY: number[] = [];

@@ -22,6 +22,7 @@
  *   e.g. −1e308 and 1e308) cannot be scaled — every scaled value would be
  *   NaN — and is refused with a DataError naming the file and the column.
  */
+import seedrandom from 'seedrandom';
 import { DataError, ModelError } from '../errors.ts';
 import { withRows, type Dataset } from './dataset.ts';
 
@@ -107,9 +108,7 @@ export class MinMaxScaler {
   static fit(ds: Dataset, rows?: ArrayLike<number>, options: { clipQuantile?: number } = {}): MinMaxScaler {
     const count = rows ? rows.length : ds.n;
     if (count === 0) throw new DataError('cannot fit feature scaling on zero rows', { file: ds.source });
-    const q = options.clipQuantile ?? 0;
-    if (q > 0) return quantileScaler(ds, rows, q);
-    const range = new MinMaxRange(ds.d);
+    const range = scalingRange(ds.d, options.clipQuantile ?? 0);
     if (rows) for (let r = 0; r < count; r++) range.add(ds.X, rows[r] * ds.d, 1);
     else range.add(ds.X, 0, ds.n);
     return range.scaler(ds.featureNames, ds.source);
@@ -199,28 +198,6 @@ export class MinMaxScaler {
 }
 
 /**
- * The scaler whose range is each feature's q and 1 − q quantiles over the rows
- * (all of `ds`, or those listed): the values at positions ⌊q(n − 1)⌋ and
- * ⌈(1 − q)(n − 1)⌉ of the sorted column, so the same rows give the same range
- * in any order.
- */
-function quantileScaler(ds: Dataset, rows: ArrayLike<number> | undefined, q: number): MinMaxScaler {
-  if (!(q > 0 && q <= MAX_CLIP_QUANTILE)) throw new RangeError(`clip quantile ${q} is not in (0, ${MAX_CLIP_QUANTILE}]`);
-  const n = rows ? rows.length : ds.n;
-  const lo = new Float64Array(ds.d);
-  const hi = new Float64Array(ds.d);
-  const column = new Float64Array(n);
-  for (let k = 0; k < ds.d; k++) {
-    for (let r = 0; r < n; r++) column[r] = ds.X[(rows ? rows[r] : r) * ds.d + k];
-    column.sort();
-    lo[k] = column[Math.floor(q * (n - 1))];
-    hi[k] = column[Math.ceil((1 - q) * (n - 1))];
-  }
-  checkRange(lo, hi, ds.featureNames, ds.source);
-  return new MinMaxScaler(lo, hi, ds.featureNames, q);
-}
-
-/**
  * The per-feature minimum and maximum of rows seen so far, block by block
  * (how {@link MinMaxScaler.fit} works, and how a streaming reader fits the
  * scaler in one pass over a file).
@@ -264,6 +241,90 @@ export class MinMaxRange {
     checkRange(this.min, this.max, featureNames, file);
     return new MinMaxScaler(this.min, this.max, featureNames);
   }
+}
+
+/**
+ * Rows the quantiles of a clipped scaling are taken over, at most: up to this
+ * many training rows every row counts (exact quantiles); beyond it a seeded
+ * uniform sample of this many rows does, drawn as the rows go by, so a file
+ * read whole, sampled on read or streamed gives the same range. 65,536 rows
+ * put the 0.5% quantile among about 330 values below it.
+ */
+export const QUANTILE_ROWS = 65_536;
+
+/**
+ * The q and 1 − q quantiles per feature of the rows seen so far, block by
+ * block, in one pass: every row up to {@link QUANTILE_ROWS}, then a seeded
+ * reservoir of that many (Vitter's algorithm R on the stream
+ * `dsgkit-scaling-quantiles`, so the same rows in the same order keep the same
+ * sample). Its scaler takes the values at positions ⌊q(n − 1)⌋ and
+ * ⌈(1 − q)(n − 1)⌉ of each sorted column of the n rows kept.
+ *
+ * @example
+ * const range = new QuantileRange(d, 0.005);
+ * for await (const b of rows.batches()) range.add(b.X, 0, b.n);
+ * const scaler = range.scaler(featureNames); // clipQuantile 0.005
+ */
+export class QuantileRange {
+  /** Rows seen. */
+  count = 0;
+  private kept: Float64Array;
+  private readonly rng = seedrandom('dsgkit-scaling-quantiles');
+
+  constructor(
+    readonly d: number,
+    readonly q: number,
+    readonly capacity = QUANTILE_ROWS,
+  ) {
+    if (!(q > 0 && q <= MAX_CLIP_QUANTILE)) throw new RangeError(`clip quantile ${q} is not in (0, ${MAX_CLIP_QUANTILE}]`);
+    this.kept = new Float64Array(Math.min(capacity, 1024) * d);
+  }
+
+  /** Takes in `rows` rows of the row-major `X` from value `offset` on. */
+  add(X: Float64Array, offset: number, rows: number): void {
+    const { d, capacity } = this;
+    for (let r = 0; r < rows; r++) {
+      const i = this.count++;
+      const slot = i < capacity ? i : Math.floor(this.rng() * (i + 1));
+      if (slot >= capacity) continue;
+      if ((slot + 1) * d > this.kept.length) {
+        const grown = new Float64Array(Math.min(capacity * d, 2 * this.kept.length));
+        grown.set(this.kept);
+        this.kept = grown;
+      }
+      this.kept.set(X.subarray(offset + r * d, offset + (r + 1) * d), slot * d);
+    }
+  }
+
+  /** The clipped scaler of the rows seen (a DataError naming `file` when there were none, or the column whose range overflows). */
+  scaler(featureNames: readonly string[], file?: string): MinMaxScaler {
+    if (this.count === 0) throw new DataError('cannot fit feature scaling on zero rows', { file });
+    const { d, q } = this;
+    const n = Math.min(this.count, this.capacity);
+    const lo = new Float64Array(d);
+    const hi = new Float64Array(d);
+    const column = new Float64Array(n);
+    for (let k = 0; k < d; k++) {
+      for (let r = 0; r < n; r++) column[r] = this.kept[r * d + k];
+      column.sort();
+      lo[k] = column[Math.floor(q * (n - 1))];
+      hi[k] = column[Math.ceil((1 - q) * (n - 1))];
+    }
+    checkRange(lo, hi, featureNames, file);
+    return new MinMaxScaler(lo, hi, featureNames, q);
+  }
+}
+
+/**
+ * The one-pass range a scaling is fitted with: min–max, or the quantiles of a
+ * clip quantile q > 0 — what {@link MinMaxScaler.fit}, a sample on read and a
+ * stream all feed their rows to, so each path fits the same scaler.
+ *
+ * @example
+ * const range = scalingRange(d, 0.005);
+ */
+export function scalingRange(d: number, clipQuantile: number): MinMaxRange | QuantileRange {
+  return clipQuantile > 0 ? new QuantileRange(d, clipQuantile) : new MinMaxRange(d);
 }
 
 /** A DataError naming `file` and the column when a fitted range cannot be scaled (max − min overflows a double). */

@@ -77,9 +77,7 @@ export async function loadTrainingRows(opts: RunOptions, plan: LoadPlan): Promis
   const { spec, params, positive } = plan;
   const classesOf = (ds: Dataset) => taskClasses(spec.task, ds, positive !== undefined ? { positive } : {});
   const clip = plan.clipQuantile;
-  const clipWhole = (how: string) => new UsageError(`clipQuantile ${clip} needs the training rows in memory, and ${how}: read the data whole (sampleOnRead: false; on the command line, without --sample-on-read) or leave clipQuantile at 0`);
   if (isByteStream(opts.data)) {
-    if (clip > 0) throw clipWhole('a stream is read by a reservoir sample');
     // An Arrow stream of unknown length (a pipe): the labeled rows and a seeded reservoir
     // of T·B unlabeled rows, the scaler fitted on every row. A different, equally valid,
     // deterministic model than training on the whole data.
@@ -87,13 +85,12 @@ export async function loadTrainingRows(opts: RunOptions, plan: LoadPlan): Promis
     if (opts.sampleOnRead === false) throw new UsageError('data from a stream of unknown length is read by a reservoir sample (sampleOnRead cannot be false); write it to a file to read it whole');
     const path = (opts.data as unknown as { path?: unknown }).path;
     const name = typeof path === 'string' ? path : opts.data === process.stdin ? 'stdin' : 'stream';
-    const sample = await reservoirSample(await openArrowStream(opts.data, name, opts.read ?? {}), (params.T as number) * (params.batchSize as number), params.seed as number);
+    const sample = await reservoirSample(await openArrowStream(opts.data, name, opts.read ?? {}), (params.T as number) * (params.batchSize as number), params.seed as number, clip);
     const classes = classesOf(sample.ds);
     sample.scaler.transformInPlace(sample.ds.X);
     return { rows: sample.ds, scaler: sample.scaler, classes, fingerprint: datasetFingerprint(sample.ds), rowsRead: sample.n };
   }
   if (await chooseSampleOnRead(spec, opts.data, opts.read ?? {}, opts.sampleOnRead)) {
-    if (clip > 0) throw clipWhole('this run samples the file on read');
     const { resume } = plan;
     const planned = await readPlannedRows(opts.data as string, opts.read ?? {}, {
       spec,
@@ -103,6 +100,7 @@ export async function loadTrainingRows(opts: RunOptions, plan: LoadPlan): Promis
       ...(positive !== undefined ? { positive } : {}),
       ...(resume ? { start: { t: resume.t, rng: resume.rng } } : {}),
       ...(opts.onReadProgress ? { onProgress: opts.onReadProgress } : {}),
+      clipQuantile: clip,
     });
     return { rows: planned.rows, scaler: planned.scan.scaler, classes: planned.classes, fingerprint: planned.fingerprint, rowsRead: undefined };
   }

@@ -60,7 +60,8 @@ export interface RunOptions {
    * its q and 1 − q quantiles over the training rows instead of its minimum and
    * maximum, and values are clipped into [0, 1] (training and prediction alike),
    * so a few extreme values do not squeeze a column's bulk into a sliver of
-   * the range. 0 ≤ q ≤ 0.25; data read whole (not sampled on read or streamed).
+   * the range. 0 ≤ q ≤ 0.25; fitted in one pass, so a sample on read gives
+   * the same model as a whole read (data/scaler.ts QuantileRange).
    * A continued run takes the model's.
    */
   clipQuantile?: number;
