@@ -252,9 +252,24 @@ export class MinMaxRange {
  */
 export const QUANTILE_ROWS = 65_536;
 
+/** Values the quantile sample holds, at most (64 MiB of doubles): wide rows keep fewer rows. */
+export const QUANTILE_VALUES = 8 * 2 ** 20;
+
+/**
+ * The rows a clipped scaling of `d` features takes its quantiles over:
+ * {@link QUANTILE_ROWS}, fewer where that many rows would pass {@link QUANTILE_VALUES}.
+ *
+ * @example
+ * quantileRows(57);  // 65,536
+ * quantileRows(784); // 10,699
+ */
+export function quantileRows(d: number): number {
+  return Math.max(1, Math.min(QUANTILE_ROWS, Math.floor(QUANTILE_VALUES / Math.max(1, d))));
+}
+
 /**
  * The q and 1 − q quantiles per feature of the rows seen so far, block by
- * block, in one pass: every row up to {@link QUANTILE_ROWS}, then a seeded
+ * block, in one pass: every row up to {@link quantileRows}(d), then a seeded
  * reservoir of that many (Vitter's algorithm R on the stream
  * `dsgkit-scaling-quantiles`, so the same rows in the same order keep the same
  * sample). Its scaler takes the values at positions ⌊q(n − 1)⌋ and
@@ -274,7 +289,7 @@ export class QuantileRange {
   constructor(
     readonly d: number,
     readonly q: number,
-    readonly capacity = QUANTILE_ROWS,
+    readonly capacity = quantileRows(d),
   ) {
     if (!(q > 0 && q <= MAX_CLIP_QUANTILE)) throw new RangeError(`clip quantile ${q} is not in (0, ${MAX_CLIP_QUANTILE}]`);
     this.kept = new Float64Array(Math.min(capacity, 1024) * d);
