@@ -16,8 +16,8 @@
  *   and maximum, and every value, training or new, is clipped into [0, 1]:
  *   a few extreme values (diamonds recorded as 0 mm or 58.9 mm across where
  *   99% measure 4–8.5 mm) then no longer squeeze the bulk of a column into a
- *   sliver of [0, 1],
- *   which weighs that feature down in every distance the kernel takes.
+ *   sliver of [0, 1], which weighs that feature down in every distance the
+ *   kernel takes.
  * - A column whose range max − min overflows a double (values near ±1.7e308,
  *   e.g. −1e308 and 1e308) cannot be scaled — every scaled value would be
  *   NaN — and is refused with a DataError naming the file and the column.
@@ -237,9 +237,7 @@ export class MinMaxRange {
    * none, or naming the column whose range overflows (max − min = ∞).
    */
   scaler(featureNames: readonly string[], file?: string): MinMaxScaler {
-    if (this.count === 0) throw new DataError('cannot fit feature scaling on zero rows', { file });
-    checkRange(this.min, this.max, featureNames, file);
-    return new MinMaxScaler(this.min, this.max, featureNames);
+    return fittedScaler(this.count, this.min, this.max, featureNames, file);
   }
 }
 
@@ -313,7 +311,6 @@ export class QuantileRange {
 
   /** The clipped scaler of the rows seen (a DataError naming `file` when there were none, or the column whose range overflows). */
   scaler(featureNames: readonly string[], file?: string): MinMaxScaler {
-    if (this.count === 0) throw new DataError('cannot fit feature scaling on zero rows', { file });
     const { d, q } = this;
     const n = Math.min(this.count, this.capacity);
     const lo = new Float64Array(d);
@@ -325,8 +322,7 @@ export class QuantileRange {
       lo[k] = column[Math.floor(q * (n - 1))];
       hi[k] = column[Math.ceil((1 - q) * (n - 1))];
     }
-    checkRange(lo, hi, featureNames, file);
-    return new MinMaxScaler(lo, hi, featureNames, q);
+    return fittedScaler(this.count, lo, hi, featureNames, file, q);
   }
 }
 
@@ -342,8 +338,13 @@ export function scalingRange(d: number, clipQuantile: number): MinMaxRange | Qua
   return clipQuantile > 0 ? new QuantileRange(d, clipQuantile) : new MinMaxRange(d);
 }
 
-/** A DataError naming `file` and the column when a fitted range cannot be scaled (max − min overflows a double). */
-function checkRange(min: ArrayLike<number>, max: ArrayLike<number>, featureNames: readonly string[], file: string | undefined): void {
+/**
+ * The scaler of a range fitted over `count` rows (either kind of range): a
+ * DataError naming `file` when there were none, or naming the column whose
+ * range cannot be scaled (max − min overflows a double).
+ */
+function fittedScaler(count: number, min: ArrayLike<number>, max: ArrayLike<number>, featureNames: readonly string[], file: string | undefined, clipQuantile = 0): MinMaxScaler {
+  if (count === 0) throw new DataError('cannot fit feature scaling on zero rows', { file });
   const k = badRange(min, max);
   if (k >= 0) {
     throw new DataError(
@@ -351,6 +352,7 @@ function checkRange(min: ArrayLike<number>, max: ArrayLike<number>, featureNames
       { file, column: featureNames[k] },
     );
   }
+  return new MinMaxScaler(min, max, featureNames, clipQuantile);
 }
 
 /**
