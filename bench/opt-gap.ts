@@ -116,9 +116,8 @@ const setOrder = (set: string) => SETS.findIndex((s) => s.name === set);
 const learnerOrder = (l: string) => [...BINARY_LEARNERS, ...ORDINAL_LEARNERS].indexOf(l);
 const byOrder = (a: Row, b: Row) => setOrder(a.set) - setOrder(b.set) || learnerOrder(a.learner) - learnerOrder(b.learner) || a.seed - b.seed;
 /** The results file's rows and commands before this run. */
-const before: { rows: Row[]; commands: string[] } = existsSync(OUT)
-  ? (({ rows = [], commands = [] }: { rows?: Row[]; commands?: string[] }) => ({ rows, commands }))(JSON.parse(readFileSync(OUT, 'utf8')) as { rows?: Row[]; commands?: string[] })
-  : { rows: [], commands: [] };
+const saved = (existsSync(OUT) ? JSON.parse(readFileSync(OUT, 'utf8')) : {}) as { rows?: Row[]; commands?: string[] };
+const before = { rows: saved.rows ?? [], commands: saved.commands ?? [] };
 
 const command = `npx tsx bench/opt-gap.ts ${process.argv.slice(2).join(' ')}`.trim();
 const commands = [...before.commands.filter((c) => c !== command), command];
