@@ -37,7 +37,7 @@ import type { TuneRecord, TuneRoundRecord, TuneTableRow } from './model/model-fi
 import { fitTask, metricValue, METRICS, rankingMetric, taskClasses, type MetricName, type TaskClasses } from './model/task.ts';
 import { mean, sampleSd } from './metrics/summary.ts';
 import type { LearnerOptions } from './api.ts';
-import { kernelScale0, withDataDefaults } from './train/defaults.ts';
+import { clipQuantileFor, kernelScale0, withDataDefaults } from './train/defaults.ts';
 import { toDataset } from './train/data.ts';
 import { fittedTask } from './train/model-of.ts';
 import { checkClipQuantile, resolveThreads, type TrainData } from './train/options.ts';
@@ -68,7 +68,7 @@ export interface TuneRunOptions {
   data: TrainData;
   read?: ReadDatasetOptions;
   positive?: number | string;
-  /** The feature scaling's clip quantile (default 0; `train`'s clipQuantile): the folds, the search and the model all see the rows scaled so. */
+  /** The feature scaling's clip quantile (default: the learner's, as `train`'s clipQuantile): the folds, the search and the model all see the rows scaled so. */
   clipQuantile?: number;
   /**
    * Folds k ≥ 2 (default 3). Each fold fit trains on every row, so a search costs at least
@@ -522,7 +522,7 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   const classes = taskClasses(spec.task, raw, opts.positive !== undefined ? { positive: opts.positive } : {});
   // Scaled once with the scaler of all training rows (unsupervised: the features' ranges only).
   // With threads, in shared memory: the fit threads map the folds' rows rather than copy them (tune-threads.ts).
-  const ds = MinMaxScaler.fit(raw, undefined, { clipQuantile: opts.clipQuantile ?? 0 }).transform(raw, threads > 1 ? new Float64Array(new SharedArrayBuffer(8 * raw.X.length)) : undefined);
+  const ds = MinMaxScaler.fit(raw, undefined, { clipQuantile: clipQuantileFor(spec, opts.clipQuantile) }).transform(raw, threads > 1 ? new Float64Array(new SharedArrayBuffer(8 * raw.X.length)) : undefined);
   const sigma0 = kernelScale0(ds);
   const labeledRows = labeledCount(ds);
   const space = searchSpace(spec, opts, fixedGiven, fixed, sigma0, labeledRows);

@@ -15,6 +15,7 @@ import { writeArrow } from '../src/data/arrow.ts';
 import { auc } from '../src/metrics/index.ts';
 import { defaultSigma } from '../src/train/defaults.ts';
 import { UsageError } from '../src/errors.ts';
+import { DEFAULT_CLIP_QUANTILE } from '../src/data/scaler.ts';
 import { main } from '../src/cli/main.ts';
 import { load } from '../src/api.ts';
 
@@ -31,18 +32,21 @@ async function spam(): Promise<{ train: Dataset; test: Dataset }> {
 }
 
 describe('clipQuantile', () => {
-  it('raises the held-out AUC on spam, whose columns a few extreme values stretch, and the model records it', async () => {
+  it('is the default: it raises the held-out AUC on spam, whose columns a few extreme values stretch, over min–max scaling, and the model records it', async () => {
     const { train: tr, test } = await spam();
     const run = { learner: 'qsg-s2auc', data: tr, T: 200, seed: 1, threads: 1 } as const;
-    const plain = await train(run);
-    const clipped = await train({ ...run, clipQuantile: 0.005 });
+    const plain = await train({ ...run, clipQuantile: 0 });
+    const clipped = await train(run);
     const score = async (m: typeof plain) => auc(test.y, await m.decisionFunction(test), { positive: 1 });
     expect(await score(clipped)).toBeGreaterThan((await score(plain)) + 0.005);
-    expect(clipped.scaler.clipQuantile).toBe(0.005);
+    expect(clipped.scaler.clipQuantile).toBe(DEFAULT_CLIP_QUANTILE);
     expect(plain.scaler.clipQuantile).toBe(0);
     // The public default-σ helper scales as train did.
-    expect(defaultSigma(tr, 'rbf', {}, 0.005)).toBe(clipped.header.hyperparameters.sigma);
-    expect(defaultSigma(tr)).toBe(plain.header.hyperparameters.sigma);
+    expect(defaultSigma(tr)).toBe(clipped.header.hyperparameters.sigma);
+    expect(defaultSigma(tr, 'rbf', {}, 0)).toBe(plain.header.hyperparameters.sigma);
+    // FRS3VM's default is min–max (it lost after tune with the quantile range).
+    const frs = await train({ learner: 'frs3vm', data: tr, epochs: 1, seed: 1, threads: 1 });
+    expect(frs.scaler.clipQuantile).toBe(0);
   });
 
   it('clips new rows at prediction: a value far past the training range scores as the range end does', async () => {
@@ -72,7 +76,8 @@ describe('clipQuantile', () => {
     const { train: tr } = await spam();
     const r = await tune({ learner: 'dsg', data: tr, T: 30, m: 8, batchSize: 8, seed: 2, folds: 3, grid: { lambda: [0.01, 0.1] }, threads: 1, clipQuantile: 0.005 });
     expect(r.model.scaler.clipQuantile).toBe(0.005);
-    const plain = await tune({ learner: 'dsg', data: tr, T: 30, m: 8, batchSize: 8, seed: 2, folds: 3, grid: { lambda: [0.01, 0.1] }, threads: 1 });
+    const plain = await tune({ learner: 'dsg', data: tr, T: 30, m: 8, batchSize: 8, seed: 2, folds: 3, grid: { lambda: [0.01, 0.1] }, threads: 1, clipQuantile: 0 });
+    expect(plain.model.scaler.clipQuantile).toBe(0);
     expect(r.table.map((row) => row.score)).not.toEqual(plain.table.map((row) => row.score));
   });
 

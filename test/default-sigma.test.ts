@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import seedrandom from 'seedrandom';
 import { learnerSpec, LEARNERS, resolveParams, train } from '../src/api.ts';
 import { readDataset, splitDataset } from '../src/data/index.ts';
-import { MinMaxScaler } from '../src/data/scaler.ts';
+import { DEFAULT_CLIP_QUANTILE, MinMaxScaler } from '../src/data/scaler.ts';
 import { makeDataset, type Dataset } from '../src/data/dataset.ts';
 import { writeArrow } from '../src/data/arrow.ts';
 import { alignedSigma, centredAlignment, pairDistances } from '../src/features/kernel-alignment.ts';
@@ -130,7 +130,8 @@ describe('the default σ (defaultKernelScale)', () => {
 
   it('the ordinal learners take their fixed rung σ₀/4 and λ = 10⁻³, whatever the labels align with; the binary ones keep alignment and λ = 0.01', async () => {
     const { train: tr } = splitDataset(await readDataset('data/diabetes.arrow'), { labeled: 100, test: 0.2, seed: 1 });
-    const scaled = MinMaxScaler.fit(tr).transform(tr);
+    // Scaled as train scales by default: over the clip quantile's range.
+    const scaled = MinMaxScaler.fit(tr, undefined, { clipQuantile: DEFAULT_CLIP_QUANTILE }).transform(tr);
     const sigma0 = kernelScale0(scaled);
     for (const learner of ['qs3orao', 'sorao'] as const) {
       const m = await train({ learner, data: tr, T: 5, threads: 1 });

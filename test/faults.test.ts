@@ -178,15 +178,21 @@ describe('row 2: values whose range overflows the scaler', () => {
     }
   });
 
-  it('row 2: predict on a value far outside the training range is exit 1 naming the row and column, and writes no NaN scores', async () => {
-    const model = await smallModel();
+  it('row 2: predict on a value far outside the training range of a min–max model is exit 1 naming the row and column, and writes no NaN scores; a clipped model scores it', async () => {
+    const data = await smallCsv('model-train.csv');
+    const minMax = join(dir, 'small-minmax.dsg');
+    const trained = await runCli(['train', '--data', data, '--learner', 'tsgs3vm', '--sigma', '1', '--iterations', '12', '--clip-quantile', '0', '--out', minMax, '--quiet']);
+    expect(trained.code, trained.err).toBe(0);
     const far = join(dir, 'far.csv');
     await writeFile(far, 'label,a,b\n1,0.5,0.5\n-1,1e308,0.3\n');
     const out = join(dir, 'far-scores.arrow');
-    const r = await runCli(['predict', '--model', model, '--data', far, '--out', out]);
+    const r = await runCli(['predict', '--model', minMax, '--data', far, '--out', out]);
     expect(r.code, r.err).toBe(1);
     expect(r.err).toMatch(/far\.csv: column 'a', row 2: the score is NaN: the value 1\.00000e\+308 lies too far outside the training range/);
     await expect(stat(out)).rejects.toThrow();
+    // The default scaling clips every value into its feature's range: the far row scores as the range's end does.
+    const clipped = await runCli(['predict', '--model', await smallModel(), '--data', far, '--out', out]);
+    expect(clipped.code, clipped.err).toBe(0);
   });
 });
 

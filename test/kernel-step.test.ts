@@ -8,16 +8,18 @@ import { describe, expect, it } from 'vitest';
 import { learnerSpec, train } from '../src/api.ts';
 import { tune } from '../src/tune.ts';
 import { readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
-import { MinMaxScaler } from '../src/data/scaler.ts';
+import { DEFAULT_CLIP_QUANTILE, MinMaxScaler } from '../src/data/scaler.ts';
 import { kernelScale0, kernelStepScale } from '../src/learners/kernel-scale.ts';
 import { taskClasses } from '../src/model/task.ts';
 import { auc } from '../src/metrics/index.ts';
 
 const quiet = { onWarning: () => {} };
+/** The scaling train applies by default (QSG-S2AUC, DSG and the ordinal learners). */
+const DEFAULT_SCALING = { clipQuantile: DEFAULT_CLIP_QUANTILE };
 
 async function spamSplit(): Promise<{ train: Dataset; test: Dataset; sigma0: number }> {
   const { train: tr, test } = splitDataset(await readDataset('data/spam.arrow'), { labeled: 100, test: 0.2, seed: 1 });
-  return { train: tr, test: test!, sigma0: kernelScale0(MinMaxScaler.fit(tr).transform(tr)) };
+  return { train: tr, test: test!, sigma0: kernelScale0(MinMaxScaler.fit(tr, undefined, DEFAULT_SCALING).transform(tr)) };
 }
 
 function firstStep(step: unknown): number {
@@ -57,7 +59,7 @@ describe('the kernel-scaled first step', () => {
     expect(given.header.hyperparameters.step).toEqual({ kind: 'constant', eta: 0.3 });
     // The ordinal learners are pairwise too.
     const { train: otr } = splitDataset(await readDataset('data/diabetes.arrow'), { labeled: 100, test: 0.2, seed: 1 });
-    const s0 = kernelScale0(MinMaxScaler.fit(otr).transform(otr));
+    const s0 = kernelScale0(MinMaxScaler.fit(otr, undefined, DEFAULT_SCALING).transform(otr));
     const ordinal = await train({ learner: 'qs3orao', data: otr, T: 5, threads: 1, sigma: s0 / 4, lambda: 1e-3, ...quiet });
     expect(firstStep(ordinal.header.hyperparameters.step)).toBeCloseTo(0.5 * kernelStepScale(1 / 4), 12);
   }, 60_000);
@@ -76,7 +78,7 @@ describe('the kernel-scaled first step', () => {
     const params = { sigma: sigma0 / 16, lambda: 1e-4, T: 20, seed: 3 };
     const model = await train({ learner: 'qsg-s2auc', data: tr, threads: 1, ...params, ...quiet });
     const spec = learnerSpec('qsg-s2auc');
-    const scaler = MinMaxScaler.fit(tr);
+    const scaler = MinMaxScaler.fit(tr, undefined, DEFAULT_SCALING);
     const rows = scaler.transform(tr);
     const fitted = await spec.fit({ rows, classes: taskClasses('binary', rows), params: { ...model.header.hyperparameters, step: undefined } as never, engine: { threads: 1 } });
     const X = scaler.transform(test);

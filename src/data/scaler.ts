@@ -40,6 +40,14 @@ export interface MinMaxScalerJSON {
 export const MAX_CLIP_QUANTILE = 0.25;
 
 /**
+ * The clip quantile a learner scales its features with when none is given
+ * (a learner may declare its own, `LearnerSpec.defaultClipQuantile`): each
+ * feature's range is its 0.5% and 99.5% quantiles, chosen on the quality
+ * benchmark (docs/data.md § Feature scaling).
+ */
+export const DEFAULT_CLIP_QUANTILE = 0.005;
+
+/**
  * How the features were scaled, for a run summary or `describe`: over the
  * training rows' minimum to maximum, or with a clip quantile q over their q
  * to 1 − q quantiles, clipped.

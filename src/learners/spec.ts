@@ -186,6 +186,13 @@ export interface LearnerBase<P extends ParamTable = ParamTable, N extends string
    * (train/defaults.ts): the ordinal learners' σ₀/4.
    */
   readonly defaultSigmaRatio?: number;
+  /**
+   * The feature scaling's clip quantile when `clipQuantile` is not given
+   * (absent: DEFAULT_CLIP_QUANTILE, data/scaler.ts). FRS3VM declares 0 (its
+   * features' min and max): on the quality benchmark it lost after `tune`
+   * with the quantile range, where every other learner gained.
+   */
+  readonly defaultClipQuantile?: number;
   /** The grid `tune` searches, per parameter (parameters not listed keep their value). */
   searchSpace(ctx: SearchContext): Readonly<Record<string, readonly ParamValue[]>>;
   /**

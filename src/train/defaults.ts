@@ -6,7 +6,7 @@
  */
 import seedrandom from 'seedrandom';
 import type { Dataset } from '../data/dataset.ts';
-import { MinMaxScaler } from '../data/scaler.ts';
+import { DEFAULT_CLIP_QUANTILE, MinMaxScaler } from '../data/scaler.ts';
 import { gatherRows, trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import { ALIGNMENT_EXPONENTS, ALIGNMENT_SAMPLE, alignedSigma } from '../features/kernel-alignment.ts';
 import { sampleIndices } from '../features/median-heuristic.ts';
@@ -88,18 +88,35 @@ export function defaultKernelScale(data: Dataset | TrainingRows, kernel: 'rbf' |
 }
 
 /**
- * The σ `train` uses by default on these training rows (unscaled, as given to
- * `train`) for `learner` (default: a learner whose σ is chosen by alignment):
- * {@link learnerKernelScale} of the rows scaled as `train` scales them — with
- * `clipQuantile` as `train` was given it.
+ * The feature scaling's clip quantile of a run of `learner`: `given` (a
+ * `clipQuantile` option) when there is one, else the learner's default
+ * (`defaultClipQuantile`, else DEFAULT_CLIP_QUANTILE). `train`, `tune` and
+ * `compare` all resolve it here, so a tuned model scales as its search did.
  *
  * @example
- * defaultSigma(trainSet); // e.g. 3.86 on the spam training split of `npm run main`
- * defaultSigma(ordinalTrain, 'rbf', qs3oraoSpec); // σ₀/4
- * defaultSigma(trainSet, 'rbf', {}, 0.005); // σ of `train({ …, clipQuantile: 0.005 })`
+ * clipQuantileFor(qsgS2aucSpec, undefined); // 0.005
+ * clipQuantileFor(frs3vmSpec, undefined);   // 0: min and max
+ * clipQuantileFor(qsgS2aucSpec, 0);         // 0
  */
-export function defaultSigma(data: Dataset, kernel: 'rbf' | 'laplacian' = 'rbf', learner: Pick<LearnerSpec, 'defaultSigmaRatio'> = {}, clipQuantile = 0): number {
-  return learnerKernelScale(learner, MinMaxScaler.fit(data, undefined, { clipQuantile }).transform(data), kernel).sigma;
+export function clipQuantileFor(learner: Pick<LearnerSpec, 'defaultClipQuantile'>, given: number | undefined): number {
+  return given ?? learner.defaultClipQuantile ?? DEFAULT_CLIP_QUANTILE;
+}
+
+/**
+ * The σ `train` uses by default on these training rows (unscaled, as given to
+ * `train`) for `learner` (default: a learner whose σ is chosen by alignment
+ * and whose features are scaled over the default clip quantile):
+ * {@link learnerKernelScale} of the rows scaled as `train` scales them — with
+ * `clipQuantile` as `train` was given it ({@link clipQuantileFor} when not).
+ *
+ * @example
+ * defaultSigma(trainSet); // σ of `train({ learner: 'qsg-s2auc', data: trainSet })`
+ * defaultSigma(ordinalTrain, 'rbf', qs3oraoSpec); // σ₀/4
+ * defaultSigma(trainSet, 'rbf', {}, 0); // σ of `train({ …, clipQuantile: 0 })` (min–max scaling)
+ */
+export function defaultSigma(data: Dataset, kernel: 'rbf' | 'laplacian' = 'rbf', learner: Pick<LearnerSpec, 'defaultSigmaRatio' | 'defaultClipQuantile'> = {}, clipQuantile?: number): number {
+  const scaler = MinMaxScaler.fit(data, undefined, { clipQuantile: clipQuantileFor(learner, clipQuantile) });
+  return learnerKernelScale(learner, scaler.transform(data), kernel).sigma;
 }
 
 /**

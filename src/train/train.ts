@@ -13,7 +13,7 @@ import type { FitHooks, FitRun, LearnerSpec, Params } from '../learners/spec.ts'
 import type { Model } from '../model/model.ts';
 import type { TrainingRecord } from '../model/model-file.ts';
 import { withBudget } from './budget.ts';
-import { dataDefaults, kernelScale0 } from './defaults.ts';
+import { clipQuantileFor, dataDefaults, kernelScale0 } from './defaults.ts';
 import { loadTrainingRows, validationFor, type LoadedRows } from './data.ts';
 import { initModel, initState, modelOf, type ModelContext } from './model-of.ts';
 import { checkRunOptions, resolveThreads, type RunOptions } from './options.ts';
@@ -53,7 +53,7 @@ export async function trainModel(opts: TrainArgs): Promise<Model> {
   const positive = opts.positive ?? (initTask?.kind === 'binary' ? initTask.positive : undefined);
   const loaded = await loadTrainingRows(opts, {
     spec, params: early.params, step: early.step, positive, resume: init?.header.resume,
-    clipQuantile: opts.clipQuantile ?? init?.scaler.clipQuantile ?? 0,
+    clipQuantile: opts.clipQuantile ?? init?.scaler.clipQuantile ?? clipQuantileFor(spec, undefined),
     ...(early.budget ? { budgetFor } : {}),
   });
   // A stream's run keeps the T its reservoir was sized for; otherwise every labeled row is in `loaded.rows`.

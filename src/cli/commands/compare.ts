@@ -2,7 +2,7 @@
 import { CancelledError, UsageError } from '../../errors.ts';
 import { LEARNERS, resolveParams, type LearnerSpec, type TaskMetrics } from '../../api.ts';
 import { MinMaxScaler } from '../../data/scaler.ts';
-import { kernelScale0, learnerKernelScale } from '../../train/defaults.ts';
+import { clipQuantileFor, kernelScale0, learnerKernelScale } from '../../train/defaults.ts';
 import { classCounts, readDataset, splitDataset } from '../../data/index.ts';
 import { intOption, numberOption, parseCommandArgs, requireString } from '../args.ts';
 import { formatDuration } from '../progress.ts';
@@ -127,7 +127,7 @@ export const compare: Command = {
     // σ₀ too: the step a pairwise learner takes at σ < σ₀ follows it.
     // A given σ needs σ₀ alone, not the alignment of the default σ.
     const withSigma = learners.find((l) => 'sigma' in l.params);
-    const scaled = withSigma ? MinMaxScaler.fit(trainSet, undefined, { clipQuantile: settings.run.clipQuantile ?? 0 }).transform(trainSet) : undefined;
+    const scaled = withSigma ? MinMaxScaler.fit(trainSet, undefined, { clipQuantile: clipQuantileFor(withSigma, settings.run.clipQuantile) }).transform(trainSet) : undefined;
     const scale = withSigma && scaled && settings.given.sigma === undefined ? learnerKernelScale(withSigma, scaled, settings.given.kernel === 'laplacian' ? 'laplacian' : 'rbf') : undefined;
     const sigma0 = scale?.sigma0 ?? (scaled ? kernelScale0(scaled) : undefined);
     const computed: Record<string, number> = scale ? { sigma: scale.sigma } : {};
