@@ -1,3 +1,4 @@
+import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
 import { DataError, ModelError } from '../src/errors.ts';
 import { makeDataset } from '../src/data/dataset.ts';
@@ -69,6 +70,19 @@ describe('MinMaxScaler', () => {
     expect(Array.from(s.transform(makeDataset({ X: new Float64Array([-5, 3, 500, 3]), d: 2, y: new Float64Array(2) })).X)).toEqual([0, 0, 1, 0]);
     const reversed = Array.from({ length: n }, (_, i) => n - 1 - i);
     expect(Array.from(MinMaxScaler.fit(wide, reversed, { clipQuantile: 0.01 }).max)).toEqual(Array.from(s.max));
+  });
+
+  it('reads the range ends the sorted column would give: many ties, negative values, any order', () => {
+    const rng = seedrandom('quantile-ends');
+    for (const [n, q] of [[1, 0.25], [2, 0.1], [37, 0.005], [1000, 0.005], [5000, 0.2]] as const) {
+      const X = new Float64Array(3 * n);
+      for (let i = 0; i < 3 * n; i++) X[i] = i % 3 === 0 ? Math.floor(rng() * 5) - 2 : i % 3 === 1 ? (rng() - 0.5) * 1e6 : 7;
+      const s = MinMaxScaler.fit(makeDataset({ X, d: 3, y: new Float64Array(n).fill(NaN) }), undefined, { clipQuantile: q });
+      for (let k = 0; k < 3; k++) {
+        const sorted = Float64Array.from({ length: n }, (_, r) => X[r * 3 + k]).sort();
+        expect([s.min[k], s.max[k]], `n ${n}, column ${k}`).toEqual([sorted[Math.floor(q * (n - 1))], sorted[Math.ceil((1 - q) * (n - 1))]]);
+      }
+    }
   });
 
   it('takes the quantiles over a seeded sample of QUANTILE_ROWS rows beyond that many, the same however the rows come in blocks', () => {

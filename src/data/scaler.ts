@@ -23,6 +23,7 @@
  *   NaN — and is refused with a DataError naming the file and the column.
  */
 import seedrandom from 'seedrandom';
+import { selectInPlace } from './order-statistics.ts';
 import { DataError, ModelError } from '../errors.ts';
 import { withRows, type Dataset } from './dataset.ts';
 
@@ -324,11 +325,14 @@ export class QuantileRange {
     const lo = new Float64Array(d);
     const hi = new Float64Array(d);
     const column = new Float64Array(n);
+    const iLo = Math.floor(q * (n - 1));
+    const iHi = Math.ceil((1 - q) * (n - 1));
     for (let k = 0; k < d; k++) {
       for (let r = 0; r < n; r++) column[r] = this.kept[r * d + k];
-      column.sort();
-      lo[k] = column[Math.floor(q * (n - 1))];
-      hi[k] = column[Math.ceil((1 - q) * (n - 1))];
+      // The two order statistics the sorted column would give, by selection: after the first,
+      // everything from iLo on is ≥ it, so the second is the (iHi − iLo)-th of that part.
+      lo[k] = selectInPlace(column, iLo);
+      hi[k] = selectInPlace(column.subarray(iLo), iHi - iLo);
     }
     return fittedScaler(this.count, lo, hi, featureNames, file, q);
   }

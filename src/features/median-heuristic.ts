@@ -10,6 +10,7 @@
  * every row is used and the result is the exact all-pairs median heuristic.
  */
 import seedrandom from 'seedrandom';
+import { selectInPlace } from '../data/order-statistics.ts';
 
 /** Options of {@link medianHeuristicSigma}. */
 export interface MedianHeuristicOptions {
@@ -72,40 +73,6 @@ function medianInPlace(values: Float64Array): number {
   let lower = values[0];
   for (let i = 1; i < h; i++) if (values[i] > lower) lower = values[i];
   return (lower + upper) / 2;
-}
-
-/**
- * The `k`-th smallest of `a` (0-based), moving it to `a[k]` with everything
- * before it ≤ it and everything after ≥ it (quickselect, Hoare partition
- * around a median of three).
- */
-function selectInPlace(a: Float64Array, k: number): number {
-  let lo = 0;
-  let hi = a.length - 1;
-  while (hi > lo) {
-    const mid = (lo + hi) >>> 1;
-    if (a[mid] < a[lo]) swap(a, mid, lo);
-    if (a[hi] < a[lo]) swap(a, hi, lo);
-    if (a[hi] < a[mid]) swap(a, hi, mid);
-    const pivot = a[mid];
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i] < pivot) i++;
-      while (a[j] > pivot) j--;
-      if (i <= j) swap(a, i++, j--);
-    }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else break;
-  }
-  return a[k];
-}
-
-function swap(a: Float64Array, i: number, j: number): void {
-  const t = a[i];
-  a[i] = a[j];
-  a[j] = t;
 }
 
 /**
