@@ -2,7 +2,7 @@
 # On a lent machine without Node: unpacks .devcarry/ (bench/device/make-carry.sh)
 # and runs the measurements given as arguments, writing into $OUT.
 #
-#   bash bench/device/run-carried.sh scaling kernel determinism
+#   bash bench/device/run-carried.sh scaling kernel determinism cpuprofile
 #   QUALITY_ARGS=--no-tune QUALITY_SEEDS=1,2,3 bash bench/device/run-carried.sh quality
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -48,6 +48,16 @@ for what in "$@"; do
       pkill -f "[b]ench/quality.ts --no-peers" || true
       cat "$cells"/*.jsonl > "$out/quality-cells.jsonl" 2>/dev/null || true
       wc -l < "$out/quality-cells.jsonl"
+      ;;
+    cpuprofile)
+      # Where a short run's wall time goes, every thread: V8 CPU profiles (one file per thread) of
+      # `dsgkit train` at 1 thread and at every core, T = 400 on the 50,000 × 9 file, into cpuprofile-1/ and
+      # cpuprofile-N/ (read them with bench/device/profile-summary.py: the calling thread's time by phase).
+      [ -f /tmp/shuttle.arrow ] || node bin/dsgkit.js generate --out /tmp/shuttle.arrow --rows 50000 --dim 9 --labeled 1000 --seed 1 >/dev/null
+      for p in 1 "$(nproc)"; do
+        node bin/dsgkit.js train --data /tmp/shuttle.arrow --learner qsg-s2auc --iterations 400 --threads "$p" --out /tmp/warm.dsg --quiet
+        ( time node --cpu-prof --cpu-prof-interval 250 --cpu-prof-dir "$out/cpuprofile-$p" bin/dsgkit.js train --data /tmp/shuttle.arrow --learner qsg-s2auc --iterations 400 --threads "$p" --out /tmp/prof.dsg --quiet ) 2>&1 | tee "$out/cpuprofile-$p.txt"
+      done
       ;;
     determinism)
       # Every learner's model bytes: compare with `bash bench/determinism.sh . /tmp/det-x` on another machine.
