@@ -3,6 +3,7 @@
 # and runs the measurements given as arguments, writing into $OUT.
 #
 #   bash bench/device/run-carried.sh scaling kernel determinism cpuprofile
+#   bash bench/device/run-carried.sh ab      # this build against .devcarry/base.tar.xz, alternating
 #   QUALITY_ARGS=--no-tune QUALITY_SEEDS=1,2,3 bash bench/device/run-carried.sh quality
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -57,6 +58,19 @@ for what in "$@"; do
       for p in 1 "$(nproc)"; do
         node bin/dsgkit.js train --data /tmp/shuttle.arrow --learner qsg-s2auc --iterations 400 --threads "$p" --out /tmp/warm.dsg --quiet
         ( time node --cpu-prof --cpu-prof-interval 250 --cpu-prof-dir "$out/cpuprofile-$p" bin/dsgkit.js train --data /tmp/shuttle.arrow --learner qsg-s2auc --iterations 400 --threads "$p" --out /tmp/prof.dsg --quiet ) 2>&1 | tee "$out/cpuprofile-$p.txt"
+      done
+      ;;
+    ab)
+      # This build against a baseline build of another commit, on the same machine in the same run: the short
+      # run (QSG-S2AUC, T = 400, 50,000 × 9) at 1 thread and at every core, in rounds that alternate the builds.
+      # The baseline: `tar -cJf .devcarry/base.tar.xz dist bin package.json` in a built worktree of that commit.
+      [ -f /tmp/shuttle.arrow ] || node bin/dsgkit.js generate --out /tmp/shuttle.arrow --rows 50000 --dim 9 --labeled 1000 --seed 1 >/dev/null
+      mkdir -p /tmp/base && tar -xJf .devcarry/base.tar.xz -C /tmp/base && ln -sfn "$PWD/node_modules" /tmp/base/node_modules
+      for round in 1 2 3; do
+        for build in base this; do
+          cli=bin/dsgkit.js; [ "$build" = base ] && cli=/tmp/base/bin/dsgkit.js
+          node "$cli" scaling --data /tmp/shuttle.arrow --learner qsg-s2auc --iterations 400 --threads "1,$(nproc)" --repeats 2 --no-ceiling --out "$out/ab-$build-$round" 2>&1 | tail -n 4 | tee -a "$out/ab.txt"
+        done
       done
       ;;
     determinism)
