@@ -258,18 +258,28 @@ export function optionsFor(spec: LearnerSpec, settings: TrainingSettings): Recor
   return { ...params, ...rest, ...stepping, ...evaluating, ...(spec.task === 'binary' ? {} : { positive: undefined }) };
 }
 
+/** What a learner's run takes from its training rows, for {@link describeRun}: defaults computed from them (σ) and the median heuristic σ₀. */
+export interface DataFacts {
+  readonly computed?: Readonly<Record<string, number>>;
+  readonly sigma0?: number;
+}
+
 /**
  * One line naming the effective hyperparameters of a run of `learners`
- * (declared defaults filled in, and `computed` ones — a default that comes from
- * the data, such as σ₀ — named as such); a parameter some learners lack is
- * tagged with the learners that have it. With the data's `sigma0` the step
- * is the one the run takes (a pairwise learner's at σ < σ₀ is raised).
+ * (declared defaults filled in, and the ones each learner's data give it —
+ * `fromData(l).computed`, a default that comes from the data, such as σ —
+ * named as such, tagged by learner where they differ, e.g. learners whose
+ * features are scaled differently); a parameter some learners lack is
+ * tagged with the learners that have it. With the data's σ₀
+ * (`fromData(l).sigma0`) the step is the one the run takes (a pairwise
+ * learner's at σ < σ₀ is raised).
  *
  * @example
  * describeRun(LEARNERS.slice(0, 2), settings);
  * // "rbf kernel σ = 1, λ = 0.01, γ = 0.9 (<first learner>), hinge loss (<second learner>), η_t = 150/(t + 300), batch 64, m = 64, T = 400, seed 1"
  */
-export function describeRun(learners: readonly LearnerSpec[], settings: TrainingSettings, computed: Readonly<Record<string, number>> = {}, labeledRows?: number, sigma0?: number): string {
+export function describeRun(learners: readonly LearnerSpec[], settings: TrainingSettings, fromData: (l: LearnerSpec) => DataFacts = () => ({}), labeledRows?: number): string {
+  const computedOf = (l: LearnerSpec) => fromData(l).computed ?? {};
   const parts: string[] = [];
   const seen = new Set<string>();
   // A loop learner's T not given: its budget rule's on `labeledRows` (not known: the rule's T for an unknown n_l).
@@ -290,7 +300,7 @@ export function describeRun(learners: readonly LearnerSpec[], settings: Training
     // One part per value: learners whose defaults differ (tsgs3vm's C = 300, frs3vm's 100) are each tagged.
     const groups = new Map<string, LearnerSpec[]>();
     for (const l of all) {
-      const k = JSON.stringify(values.get(l.name)![key] ?? null);
+      const k = JSON.stringify(values.get(l.name)![key] ?? computedOf(l)[key] ?? null);
       groups.set(k, [...(groups.get(k) ?? []), l]);
     }
     for (const having of groups.values()) {
@@ -301,7 +311,8 @@ export function describeRun(learners: readonly LearnerSpec[], settings: Training
       if (v === undefined) {
         // A default computed from the data (written to the model header).
         const doc = spec.kind === 'number' && spec.defaultDoc ? spec.defaultDoc : 'from the data';
-        parts.push(computed[key] !== undefined ? `${spec.symbol ?? key} = ${fmt(computed[key])} (${doc})${tag}` : `${spec.symbol ?? key} = ${doc}${tag}`);
+        const computed = computedOf(having[0])[key];
+        parts.push(computed !== undefined ? `${spec.symbol ?? key} = ${fmt(computed)} (${doc})${tag}` : `${spec.symbol ?? key} = ${doc}${tag}`);
         continue;
       }
       if (key === 'kernel') parts.push(`${v} kernel`);
@@ -316,7 +327,7 @@ export function describeRun(learners: readonly LearnerSpec[], settings: Training
     const steps = new Map<string, string[]>();
     for (const l of loops) {
       const p = values.get(l.name)!;
-      const text = stepText(settings.run, l, { ...p, sigma: p.sigma ?? computed.sigma }, sigma0);
+      const text = stepText(settings.run, l, { ...p, sigma: p.sigma ?? computedOf(l).sigma }, fromData(l).sigma0);
       steps.set(text, [...(steps.get(text) ?? []), l.name]);
     }
     for (const [text, who] of steps) parts.push(steps.size > 1 || loops.length < learners.length ? `${text} (${who.join(', ')})` : text);

@@ -1,12 +1,12 @@
 /** `dsgkit compare`: the papers' experiment on one file — same split, same settings, every learner, held-out scores. */
 import { CancelledError, UsageError } from '../../errors.ts';
 import { LEARNERS, resolveParams, type LearnerSpec, type TaskMetrics } from '../../api.ts';
-import { MinMaxScaler } from '../../data/scaler.ts';
+import { MinMaxScaler, scalingText } from '../../data/scaler.ts';
 import { clipQuantileFor, kernelScale0, learnerKernelScale } from '../../train/defaults.ts';
 import { classCounts, readDataset, splitDataset } from '../../data/index.ts';
 import { intOption, numberOption, parseCommandArgs, requireString } from '../args.ts';
 import { formatDuration } from '../progress.ts';
-import { describeRun, optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp } from '../train-options.ts';
+import { describeRun, optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp, type DataFacts } from '../train-options.ts';
 import { inputFile } from '../stdin.ts';
 import { cliLearnerSpec } from '../learner-help.ts';
 import type { Command } from './command.ts';
@@ -123,17 +123,31 @@ export const compare: Command = {
     if (!testSet) throw new Error('splitDataset returned no test set although one was asked for');
     const unlabeled = trainSet.n - labeled;
     const splitLine = `seed ${seed}: train ${trainSet.n} rows (${labeled} labeled, ${unlabeled} unlabeled), test ${testSet.n} labeled rows`;
-    // σ's default comes from the training rows (σ₀·2^k by alignment with the labels, the ordinal learners' σ₀/4): name its value.
-    // σ₀ too: the step a pairwise learner takes at σ < σ₀ follows it.
-    // A given σ needs σ₀ alone, not the alignment of the default σ.
-    const withSigma = learners.find((l) => 'sigma' in l.params);
-    const scaled = withSigma ? MinMaxScaler.fit(trainSet, undefined, { clipQuantile: clipQuantileFor(withSigma, settings.run.clipQuantile) }).transform(trainSet) : undefined;
-    const scale = withSigma && scaled && settings.given.sigma === undefined ? learnerKernelScale(withSigma, scaled, settings.given.kernel === 'laplacian' ? 'laplacian' : 'rbf') : undefined;
-    const sigma0 = scale?.sigma0 ?? (scaled ? kernelScale0(scaled) : undefined);
-    const computed: Record<string, number> = scale ? { sigma: scale.sigma } : {};
-    const settingsLine = `${describeRun(learners, settings, computed, labeled, sigma0)}; ${settings.threads} thread${settings.threads === 1 ? '' : 's'}`;
+    // σ's default comes from the training rows (σ₀·2^k by alignment with the labels, the ordinal learners' σ₀/4)
+    // as each learner scales them (its clip quantile): name its value. σ₀ too: the step a pairwise learner takes at
+    // σ < σ₀ follows it. A given σ needs σ₀ alone, not the alignment of the default σ.
+    const kernel = settings.given.kernel === 'laplacian' ? 'laplacian' : 'rbf';
+    const clipOf = (l: LearnerSpec) => clipQuantileFor(l, settings.run.clipQuantile);
+    const facts = new Map<string, DataFacts>();
+    const fromData = (l: LearnerSpec): DataFacts => {
+      if (!('sigma' in l.params)) return {};
+      const key = `${clipOf(l)} ${l.defaultSigmaRatio ?? 'alignment'}`;
+      let f = facts.get(key);
+      if (f === undefined) {
+        const scaled = MinMaxScaler.fit(trainSet, undefined, { clipQuantile: clipOf(l) }).transform(trainSet);
+        const scale = settings.given.sigma === undefined ? learnerKernelScale(l, scaled, kernel) : undefined;
+        f = { computed: scale ? { sigma: scale.sigma } : {}, sigma0: scale?.sigma0 ?? kernelScale0(scaled) };
+        facts.set(key, f);
+      }
+      return f;
+    };
+    const settingsLine = `${describeRun(learners, settings, fromData, labeled)}; ${settings.threads} thread${settings.threads === 1 ? '' : 's'}`;
+    // How each learner scales its features, tagged by learner where they differ.
+    const scalings = new Map<number, string[]>();
+    for (const l of learners) scalings.set(clipOf(l), [...(scalings.get(clipOf(l)) ?? []), l.name]);
+    const scalingLine = [...scalings].map(([q, who]) => `${scalingText(q)}${scalings.size > 1 ? ` (${who.join(', ')})` : ''}`).join('; ');
     if (!values.json) {
-      io.stdout.write(`data        ${dataPath}: ${ds.n} rows, ${ds.d} features\nsplit       ${splitLine}\nsettings    ${settingsLine}\n\n`);
+      io.stdout.write(`data        ${dataPath}: ${ds.n} rows, ${ds.d} features\nsplit       ${splitLine}\nscaling     ${scalingLine}\nsettings    ${settingsLine}\n\n`);
     }
 
     const rows: ComparisonRow[] = [];
@@ -165,7 +179,8 @@ export const compare: Command = {
         rows: ds.n,
         features: ds.d,
         split: { seed, train: trainSet.n, labeled, unlabeled, test: testSet.n },
-        hyperparameters: describeRun(learners, settings, computed, labeled, sigma0),
+        scaling: scalingLine,
+        hyperparameters: describeRun(learners, settings, fromData, labeled),
         options: { ...settings.given, ...settings.run },
         threads: settings.threads,
         results: rows.map((r) => ({ learner: r.learner, ...r.metrics, trainSeconds: r.trainSeconds })),

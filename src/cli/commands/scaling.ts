@@ -99,7 +99,7 @@ export const scalingCommand: Command = {
 
     const read = settings.labelColumn !== undefined ? { labelColumn: settings.labelColumn } : {};
     const data = await readDataset(dataPath, read);
-    io.stderr.write(`${spec.name} on ${dataPath} (${data.n.toLocaleString('en')} rows × ${data.d}): ${describeRun([spec], settings, {}, labeledCount(data))}\n`);
+    io.stderr.write(`${spec.name} on ${dataPath} (${data.n.toLocaleString('en')} rows × ${data.d}): ${describeRun([spec], settings, undefined, labeledCount(data))}\n`);
     const result = await scaling({
       learner: spec.name,
       data,
