@@ -9,8 +9,6 @@ import { DEFAULT_CLIP_QUANTILE, MinMaxScaler } from '../src/data/scaler.ts';
 import { makeDataset, type Dataset } from '../src/data/dataset.ts';
 import { writeArrow } from '../src/data/arrow.ts';
 import { alignedSigma, centredAlignment, pairDistances } from '../src/features/kernel-alignment.ts';
-import { defaultKernelScaleOn } from '../src/train/kernel-scale-threads.ts';
-import { EvaluatorPool } from '../src/engine/pool.ts';
 import { DEFAULT_SIGMA_EXPONENTS, dataDefaults, defaultKernelScale, defaultSigma, kernelScale0, withDataDefaults } from '../src/train/defaults.ts';
 
 /** n points uniform in [0, 1]^d, labelled by `label` (row → class 0 or 1); the rows from `labeled` on are unlabeled. */
@@ -128,24 +126,6 @@ describe('the default σ (defaultKernelScale)', () => {
     const given = await train({ learner: 'dsg', data: ds, T: 20, seed: 3, threads: 1, sigma: 2 });
     expect(given.header.hyperparameters.sigma).toBe(2);
     expect(given.header.training.defaultSigma).toBeUndefined();
-  });
-
-  it('scored on a run\'s threads (the rungs claimed by this thread and the workers), it is the one-thread choice to the bit, for either kernel', async () => {
-    const { train: tr } = splitDataset(await readDataset('data/spam.arrow'), { labeled: 400, test: 0.2, seed: 3 });
-    const scaled = MinMaxScaler.fit(tr, undefined, { clipQuantile: DEFAULT_CLIP_QUANTILE }).transform(tr);
-    // Workers still starting when the rungs are posted (a fresh pool), then warm ones.
-    const pool = new EvaluatorPool(3);
-    try {
-      for (const kernel of ['rbf', 'laplacian', 'rbf'] as const) {
-        expect(await defaultKernelScaleOn(pool, scaled, kernel), kernel).toEqual(defaultKernelScale(scaled, kernel));
-      }
-      // The pool then takes board calls as before: a 4-thread run on it gives the one-thread model.
-      const one = await train({ learner: 'qsg-s2auc', data: tr, T: 20, threads: 1 });
-      const four = await train({ learner: 'qsg-s2auc', data: tr, T: 20, threads: 4 });
-      expect(Buffer.from(four.toBytes()).equals(Buffer.from(one.toBytes()))).toBe(true);
-    } finally {
-      await pool.close();
-    }
   });
 
   it('the ordinal learners take their fixed rung σ₀/4 and λ = 10⁻³, whatever the labels align with; the binary ones keep alignment and λ = 0.01', async () => {

@@ -8,13 +8,11 @@
  *
  * It takes either one task, or a long-running serve task: a loop over a
  * shared work board (work-board.ts) that takes the units of call after call
- * until the pool's session ends. Before a run's first call it also helps
- * score the default σ's alignment rungs (`alignmentRungs`).
+ * until the pool's session ends.
  */
 import { threadId } from 'node:worker_threads';
 import { ChunkRunner, type EngineTask, type TaskReport } from '../src/engine/chunk-runner.ts';
 import { serveBoard, type ServeTask } from '../src/engine/work-board.ts';
-import { scoreNextRung, type SharedRungs } from '../src/features/kernel-alignment.ts';
 
 const runner = new ChunkRunner();
 
@@ -32,18 +30,4 @@ export default function evaluateChunks(task: EngineTask | ServeTask): TaskReport
   const t0 = performance.now();
   const units = runner.run(task);
   return { units, thread: threadId, busyMs: performance.now() - t0 };
-}
-
-/**
- * Piscina entry point `alignmentRungs` (EvaluatorPool.postEach): scores the
- * default σ's alignment rungs this thread claims until none is left, and
- * returns how many it scored (0 when the others took them all).
- *
- * @example
- * pool.postEach('alignmentRungs', rungs);
- */
-export function alignmentRungs(rungs: SharedRungs): number {
-  let scored = 0;
-  while (scoreNextRung(rungs)) scored++;
-  return scored;
 }

@@ -207,25 +207,6 @@ export class EvaluatorPool {
   }
 
   /**
-   * Posts `task` to every worker now, to the worker function `name` (a named
-   * export of workers/evaluate.ts), outside the board's calls: a worker still
-   * starting takes it once it has started. For work split through shared
-   * memory between the calling thread and whichever workers come (e.g. the
-   * default σ's alignment rungs, train/kernel-scale-threads.ts): the caller
-   * waits for its results there, not for these promises, which resolve to
-   * each worker's return value or reject when it throws or dies. Only before
-   * the first call or between sessions (a session holds every worker).
-   *
-   * @example
-   * const runs = pool.postEach('alignmentRungs', rungs);
-   */
-  postEach(name: 'alignmentRungs', task: unknown): Promise<unknown>[] {
-    if (this.closed) throw new Error('evaluation pool is closed');
-    if (this.session) throw new Error('postEach: the pool is in a session of board calls');
-    return Array.from({ length: this.threads }, () => this.piscina.run(task, { name }));
-  }
-
-  /**
    * Stops every worker; pending tasks reject. Safe to call twice.
    *
    * @example

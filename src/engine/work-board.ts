@@ -469,8 +469,7 @@ export class WorkBoard {
   }
 }
 
-/** `Atomics.waitAsync` (Node ≥ 16; not in this TypeScript target's lib). */
-export type WaitAsync = (a: Int32Array, index: number, value: number, timeout?: number) => { async: false; value: string } | { async: true; value: Promise<string> };
+type WaitAsync = (a: Int32Array, index: number, value: number, timeout?: number) => { async: false; value: string } | { async: true; value: Promise<string> };
 
 /** What a worker is given to serve a board: the board, its slot, and the port its task templates come on. */
 export interface ServeTask {

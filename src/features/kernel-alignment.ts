@@ -20,13 +20,13 @@ export const ALIGNMENT_SAMPLE = 1000;
  * The squared distances ‖x_i − x_j‖² of all pairs i < j of the `n` rows of
  * the row-major `X` (`d` values a row), packed row after row: pair (i, j) is
  * at `i·n − i(i+1)/2 + j − i − 1`. `norm: 'l1'` gives ‖x_i − x_j‖₁ instead
- * (the Laplacian kernel's `exp(−σ‖x − x'‖₁)`). Written into `out` when
- * given (e.g. a view of shared memory that other threads score).
+ * (the Laplacian kernel's `exp(−σ‖x − x'‖₁)`).
  *
  * @example
  * pairDistances(new Float64Array([0, 1, 3]), 3, 1); // Float64Array [1, 9, 4]
  */
-export function pairDistances(X: Float64Array, n: number, d: number, norm: 'l2sq' | 'l1' = 'l2sq', out: Float64Array<ArrayBufferLike> = new Float64Array((n * (n - 1)) / 2)): Float64Array<ArrayBufferLike> {
+export function pairDistances(X: Float64Array, n: number, d: number, norm: 'l2sq' | 'l1' = 'l2sq'): Float64Array {
+  const out = new Float64Array((n * (n - 1)) / 2);
   const l1 = norm === 'l1';
   let p = 0;
   for (let i = 0; i < n; i++) {
@@ -144,18 +144,6 @@ export function alignedSigma(
   const dist = pairDistances(X, n, d, opts.norm);
   const score = opts.score ?? centredAlignment;
   const scores = exponents.map((k) => score(dist, y, n, sigma0 * 2 ** k));
-  return alignmentChoice(scores, exponents, sigma0, n, opts.minGain);
-}
-
-/**
- * {@link alignedSigma}'s choice among the rungs σ₀·2^k of `exponents`, given
- * their `scores` over `n` rows (however they were computed: on one thread, or
- * rung by rung on several with {@link scoreNextRung}).
- *
- * @example
- * alignmentChoice([0.20, 0.31, 0.25], [0, 1, 2], 0.5, 200, 0.1); // { sigma: 1, exponent: 1, scores }
- */
-export function alignmentChoice(scores: readonly number[], exponents: readonly number[], sigma0: number, n: number, minGain?: number): AlignedSigma {
   let best = -1;
   for (let i = 0; i < exponents.length; i++) {
     if (!Number.isFinite(scores[i])) continue;
@@ -164,43 +152,7 @@ export function alignmentChoice(scores: readonly number[], exponents: readonly n
   if (best < 0) return { sigma: sigma0, exponent: 0, scores };
   // σ₀ stays unless the best rung beats it by the factor 1 + minGain (σ₀'s own score must be a number).
   const at0 = exponents.indexOf(0);
-  if (minGain !== undefined && at0 >= 0 && Number.isFinite(scores[at0]) && !(scores[best] > (1 + minGain) * Math.max(scores[at0], 1 / Math.sqrt(n - 1)))) return { sigma: sigma0, exponent: 0, scores };
+  if (opts.minGain !== undefined && at0 >= 0 && Number.isFinite(scores[at0]) && !(scores[best] > (1 + opts.minGain) * Math.max(scores[at0], 1 / Math.sqrt(n - 1)))) return { sigma: sigma0, exponent: 0, scores };
   return { sigma: sigma0 * 2 ** exponents[best], exponent: exponents[best], scores };
-}
-
-/**
- * Rungs of an alignment scored by several threads at once: the pair
- * distances, labels and rungs' σ, a counter each thread claims the next rung
- * from, and the scores. Every rung is scored by {@link centredAlignment} on
- * the same inputs, so the scores are the same bits whichever thread takes it.
- */
-export interface SharedRungs {
-  /** {@link pairDistances} of the n rows. */
-  readonly dist: SharedArrayBuffer;
-  readonly y: Float64Array;
-  readonly n: number;
-  readonly sigmas: readonly number[];
-  /** Int32 [next rung to claim, rungs scored]. */
-  readonly control: SharedArrayBuffer;
-  /** Float64, one score per rung. */
-  readonly scores: SharedArrayBuffer;
-}
-
-/**
- * Claims the next unscored rung of `rungs` and scores it; false when every
- * rung has been claimed. The count of scored rungs is raised, and waiters on
- * it woken, once the score is stored.
- *
- * @example
- * while (scoreNextRung(rungs)); // this thread's share, however many others help
- */
-export function scoreNextRung(rungs: SharedRungs): boolean {
-  const control = new Int32Array(rungs.control);
-  const i = Atomics.add(control, 0, 1);
-  if (i >= rungs.sigmas.length) return false;
-  new Float64Array(rungs.scores)[i] = centredAlignment(new Float64Array(rungs.dist), rungs.y, rungs.n, rungs.sigmas[i]);
-  Atomics.add(control, 1, 1);
-  Atomics.notify(control, 1);
-  return true;
 }
 

@@ -8,7 +8,7 @@ import seedrandom from 'seedrandom';
 import type { Dataset } from '../data/dataset.ts';
 import { DEFAULT_CLIP_QUANTILE, MinMaxScaler } from '../data/scaler.ts';
 import { gatherRows, trainingRows, type TrainingRows } from '../data/training-rows.ts';
-import { ALIGNMENT_EXPONENTS, ALIGNMENT_SAMPLE, alignedSigma, type AlignedSigma } from '../features/kernel-alignment.ts';
+import { ALIGNMENT_EXPONENTS, ALIGNMENT_SAMPLE, alignedSigma } from '../features/kernel-alignment.ts';
 import { sampleIndices } from '../features/median-heuristic.ts';
 import { kernelScale0 } from '../learners/kernel-scale.ts';
 import { MAX_SIGMA, resolveFeatures } from '../learners/common.ts';
@@ -78,35 +78,12 @@ export interface KernelScaleChoice {
  * defaultKernelScale(scaledTrain); // e.g. { sigma: 0.94, sigma0: 0.234, ratio: 4 } on an ionosphere split
  */
 export function defaultKernelScale(data: Dataset | TrainingRows, kernel: 'rbf' | 'laplacian' = 'rbf'): KernelScaleChoice {
-  const { X, y, n, d, sigma0 } = alignmentSample(data);
-  const chosen = alignedSigma(X, y, n, d, sigma0, { exponents: DEFAULT_SIGMA_EXPONENTS, minGain: DEFAULT_SIGMA_MIN_GAIN, norm: kernelNorm(kernel) });
-  return kernelScaleChoice(chosen, sigma0);
-}
-
-/**
- * What {@link defaultKernelScale} reads: σ₀ of the rows, and the seeded
- * sample of at most ALIGNMENT_SAMPLE labeled rows (features and labels) its
- * alignment scores.
- *
- * @example
- * const { X, y, n, d, sigma0 } = alignmentSample(scaledTrain);
- */
-export function alignmentSample(data: Dataset | TrainingRows): { X: Float64Array; y: Float64Array; n: number; d: number; sigma0: number } {
   const rows = trainingRows(data);
   const sigma0 = kernelScale0(rows);
   const picked = sampleIndices(rows.labeledRows.length, ALIGNMENT_SAMPLE, seedrandom('default-sigma:0'));
   const idx = Array.from(picked, (i) => rows.labeledRows[i]);
   const y = Float64Array.from(idx, (i) => rows.label(i));
-  return { X: gatherRows(rows, idx), y, n: idx.length, d: rows.d, sigma0 };
-}
-
-/** The distance the kernel's alignment reads: squared Euclidean (Gaussian) or L1 (Laplacian). */
-export function kernelNorm(kernel: 'rbf' | 'laplacian'): 'l2sq' | 'l1' {
-  return kernel === 'laplacian' ? 'l1' : 'l2sq';
-}
-
-/** The default σ of an alignment's choice around `sigma0`: capped at MAX_SIGMA, with the rung's ratio. */
-export function kernelScaleChoice(chosen: AlignedSigma, sigma0: number): KernelScaleChoice {
+  const chosen = alignedSigma(gatherRows(rows, idx), y, idx.length, rows.d, sigma0, { exponents: DEFAULT_SIGMA_EXPONENTS, minGain: DEFAULT_SIGMA_MIN_GAIN, norm: kernel === 'laplacian' ? 'l1' : 'l2sq' });
   return { sigma: Math.min(chosen.sigma, MAX_SIGMA), sigma0, ratio: 2 ** chosen.exponent };
 }
 
@@ -188,40 +165,18 @@ export function withDataDefaults(spec: LearnerSpec, params: Params, rows: Datase
 
 /**
  * {@link withDataDefaults}, and the σ choice when σ was filled in (what the
- * run summary and the model header's training record show). `kernelScale`:
- * σ's choice when it was made already (by alignment on the run's threads,
- * train/kernel-scale-threads.ts), which is then not made twice.
+ * run summary and the model header's training record show).
  *
  * @example
  * const { params, sigma } = dataDefaults(spec, given, scaled); // sigma?.ratio: e.g. 4
  */
-export function dataDefaults(
-  spec: LearnerSpec, params: Params, rows: Dataset | TrainingRows, opts: { continued?: boolean; kernelScale?: KernelScaleChoice } = {},
-): { params: Params; sigma?: KernelScaleChoice } {
+export function dataDefaults(spec: LearnerSpec, params: Params, rows: Dataset | TrainingRows, opts: { continued?: boolean } = {}): { params: Params; sigma?: KernelScaleChoice } {
   // A loop learner's T not given: its budget rule on these rows' labeled count (train fills it earlier, before a plan of the rows is read).
   let out = withBudget(spec, params, trainingRows(rows).labeledRows.length).params;
   if ('features' in spec.params) out = withFeatureFamily(spec, out, rows.d, opts.continued === true);
-  if (!fillsSigma(spec, params)) return { params: out };
-  const sigma = opts.kernelScale ?? learnerKernelScale(spec, rows, kernelOf(params));
+  if (!('sigma' in spec.params) || params.sigma !== undefined) return { params: out };
+  const sigma = learnerKernelScale(spec, rows, params.kernel === 'laplacian' ? 'laplacian' : 'rbf');
   return { params: { ...out, sigma: sigma.sigma }, sigma };
-}
-
-/**
- * Whether {@link dataDefaults} fills σ in for `params`, and by alignment:
- * 'alignment' (a learner with a σ, none given, no fixed rung), 'fixed' (its
- * fixed rung σ₀·r), or false.
- *
- * @example
- * fillsSigma(qsgS2aucSpec, resolveParams(qsgS2aucSpec, {})); // 'alignment'
- */
-export function fillsSigma(spec: LearnerSpec, params: Params): 'alignment' | 'fixed' | false {
-  if (!('sigma' in spec.params) || params.sigma !== undefined) return false;
-  return spec.defaultSigmaRatio === undefined ? 'alignment' : 'fixed';
-}
-
-/** The kernel family `params` name (Gaussian unless Laplacian). */
-export function kernelOf(params: Params): 'rbf' | 'laplacian' {
-  return params.kernel === 'laplacian' ? 'laplacian' : 'rbf';
 }
 
 /**

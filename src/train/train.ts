@@ -13,8 +13,7 @@ import type { FitHooks, FitRun, LearnerSpec, Params } from '../learners/spec.ts'
 import type { Model } from '../model/model.ts';
 import type { TrainingRecord } from '../model/model-file.ts';
 import { withBudget } from './budget.ts';
-import { clipQuantileFor, dataDefaults, fillsSigma, kernelOf, kernelScale0 } from './defaults.ts';
-import { defaultKernelScaleOn } from './kernel-scale-threads.ts';
+import { clipQuantileFor, dataDefaults, kernelScale0 } from './defaults.ts';
 import { loadTrainingRows, validationFor, type LoadedRows } from './data.ts';
 import { initModel, initState, modelOf, type ModelContext } from './model-of.ts';
 import { checkRunOptions, resolveThreads, type RunOptions } from './options.ts';
@@ -69,9 +68,7 @@ export async function trainModel(opts: TrainArgs): Promise<Model> {
   // iterations — not after the data are read, which would add their memory to the peak of a large read.
   const pool = threads > 1 ? new EvaluatorPool(threads - 1) : undefined;
   try {
-    // σ by alignment on the labeled rows, its rungs scored on every thread: the one-thread choice, sooner.
-    const kernelScale = pool && fillsSigma(spec, budgeted) === 'alignment' ? await defaultKernelScaleOn(pool, loaded.rows, kernelOf(budgeted)) : undefined;
-    const { params, sigma } = dataDefaults(spec, budgeted, loaded.rows, { continued: init !== undefined, ...(kernelScale ? { kernelScale } : {}) });
+    const { params, sigma } = dataDefaults(spec, budgeted, loaded.rows, { continued: init !== undefined });
     // The default step may follow the data's kernel scale (the pairwise learners' at σ < σ₀): resolved again
     // now that σ is known; σ₀ is the default σ's, or taken only when the learner asks for it.
     let sigma0: number | undefined = sigma?.sigma0;
