@@ -64,7 +64,8 @@ export interface KernelScaleChoice {
  * seeded sample of at most 1,000 of them; centred labels, which for two
  * classes weigh each class by the inverse of its size, and for ordinal ones
  * are the centred class ranks. σ₀ stays unless the best rung aligns more than
- * 10% better ({@link DEFAULT_SIGMA_MIN_GAIN}); ties go to the rung nearest σ₀;
+ * 10% better ({@link DEFAULT_SIGMA_MIN_GAIN}; `minGain` another margin, for a
+ * study of the rule); ties go to the rung nearest σ₀;
  * fewer than 2 labeled rows or one label value keep σ₀. `kernel: 'laplacian'` scores
  * exp(−σ‖x − x′‖₁). Cost: O(n_l²·d) once plus O(n_l²) per rung, on this
  * thread: the same σ on any thread count.
@@ -77,13 +78,13 @@ export interface KernelScaleChoice {
  * @example
  * defaultKernelScale(scaledTrain); // e.g. { sigma: 0.94, sigma0: 0.234, ratio: 4 } on an ionosphere split
  */
-export function defaultKernelScale(data: Dataset | TrainingRows, kernel: 'rbf' | 'laplacian' = 'rbf'): KernelScaleChoice {
+export function defaultKernelScale(data: Dataset | TrainingRows, kernel: 'rbf' | 'laplacian' = 'rbf', minGain = DEFAULT_SIGMA_MIN_GAIN): KernelScaleChoice {
   const rows = trainingRows(data);
   const sigma0 = kernelScale0(rows);
   const picked = sampleIndices(rows.labeledRows.length, ALIGNMENT_SAMPLE, seedrandom('default-sigma:0'));
   const idx = Array.from(picked, (i) => rows.labeledRows[i]);
   const y = Float64Array.from(idx, (i) => rows.label(i));
-  const chosen = alignedSigma(gatherRows(rows, idx), y, idx.length, rows.d, sigma0, { exponents: DEFAULT_SIGMA_EXPONENTS, minGain: DEFAULT_SIGMA_MIN_GAIN, norm: kernel === 'laplacian' ? 'l1' : 'l2sq' });
+  const chosen = alignedSigma(gatherRows(rows, idx), y, idx.length, rows.d, sigma0, { exponents: DEFAULT_SIGMA_EXPONENTS, minGain, norm: kernel === 'laplacian' ? 'l1' : 'l2sq' });
   return { sigma: Math.min(chosen.sigma, MAX_SIGMA), sigma0, ratio: 2 ** chosen.exponent };
 }
 
