@@ -14,10 +14,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { learnerSpec } from '../src/api.ts';
 import { mean } from '../src/metrics/index.ts';
-import { gapToBestPeer, latestCells, tally, type QualityCell } from './lib/quality.ts';
+import { gapToBestPeer, latestCells, PEERS, tally, type QualityCell } from './lib/quality.ts';
 import { markdownTable } from './lib/index.ts';
 
-const PEERS = ['svc', 'label-spreading-rbf', 'label-spreading-knn', 'self-training-svc', 'rbf-sampler-sgd'];
 const { values: opt, positionals: files } = parseArgs({
   allowPositionals: true,
   options: { learner: { type: 'string' }, seeds: { type: 'string', default: '1,2' }, tree: { type: 'string' }, mode: { type: 'string', default: 'default' } },

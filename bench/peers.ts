@@ -43,10 +43,10 @@ import { parseArgs } from 'node:util';
 import { readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
 import { accuracy, auc, mean, meanAbsoluteError, ordinalMeanAuc, sampleSd } from '../src/metrics/index.ts';
 import { dotPlotSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
+import { PEERS } from './lib/quality.ts';
 import { runPythonPeers, type PeerRecord } from './peers/python-peers.ts';
 import { DSGKIT_METHODS, methodByName, type DsgkitMethod, type MethodResult, type Task } from './peers/dsgkit-methods.ts';
 
-const PEERS = ['svc', 'label-spreading-rbf', 'label-spreading-knn', 'self-training-svc', 'rbf-sampler-sgd'] as const;
 
 const { values: opt, positionals: paths } = parseArgs({
   allowPositionals: true,
@@ -72,7 +72,7 @@ const testFraction = Number(opt.test);
 const hide = opt.hide === undefined ? undefined : Number(opt.hide);
 if (hide !== undefined && !(hide > 0 && hide < 1)) throw new Error(`--hide must be a fraction in (0, 1), got ${opt.hide}`);
 const peers = opt.peers.split(',').filter(Boolean);
-for (const p of peers) if (!(PEERS as readonly string[]).includes(p)) throw new Error(`unknown peer '${p}' (known: ${PEERS.join(', ')})`);
+for (const p of peers) if (!PEERS.includes(p)) throw new Error(`unknown peer '${p}' (known: ${PEERS.join(', ')})`);
 
 /** One method's per-seed numbers. */
 interface SeedResult extends MethodResult {

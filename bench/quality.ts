@@ -50,7 +50,7 @@ import { mean, sampleSd } from '../src/metrics/index.ts';
 import { tune } from '../src/tune.ts';
 import { dotPlotSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
 import { runPythonPeers, type PeerRecord } from './peers/python-peers.ts';
-import { cellKey, gapToBestPeer as peerGap, HIDE_MAX_ROWS, heldOut, latestCells, LEARNERS, listOption, measureOf, qualitySplit, SETS, srcTreeOf, tally, type BenchSet, type Protocol, type QualityCell, type Task } from './lib/quality.ts';
+import { cellKey, gapToBestPeer as peerGap, HIDE_MAX_ROWS, heldOut, latestCells, LEARNERS, listOption, measureOf, PEERS, qualitySplit, SETS, srcTreeOf, tally, type BenchSet, type Protocol, type QualityCell, type Task } from './lib/quality.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const DEFAULT_CELLS = join(REPO, 'bench/results/quality-cells.jsonl');
@@ -60,7 +60,6 @@ export { HIDE_MAX_ROWS } from './lib/quality.ts';
 /** Two results closer than this are a tie in the wins / ties / losses tables. */
 export const TIE = 0.005;
 
-const PEERS = ['svc', 'label-spreading-rbf', 'label-spreading-knn', 'self-training-svc', 'rbf-sampler-sgd'];
 
 /** A dsgkit row: a learner at its defaults or tuned, optionally with parameters fixed (its supervised special case). */
 interface DsgkitMethod {

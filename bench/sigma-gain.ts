@@ -27,11 +27,10 @@ import { clipQuantileFor, defaultKernelScale, DEFAULT_SIGMA_MIN_GAIN } from '../
 import { learnerSpec } from '../src/learners/registry.ts';
 import { mean } from '../src/metrics/index.ts';
 import { markdownTable, writeBenchOutputs } from './lib/index.ts';
-import { benchSet, gapToBestPeer, heldOut, latestCells, LEARNERS, listOption, measureOf, qualitySplit, srcTreeOf, type QualityCell } from './lib/quality.ts';
+import { benchSet, gapToBestPeer, heldOut, latestCells, LEARNERS, listOption, measureOf, PEERS, qualitySplit, srcTreeOf, type QualityCell } from './lib/quality.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const BINARY = ['ionosphere', 'musk', 'breast_cancer', 'pima', 'cells', 'dna', 'spam', 'satellite', 'churn', 'letter', 'fertility'];
-const PEERS = ['svc', 'label-spreading-rbf', 'label-spreading-knn', 'self-training-svc', 'rbf-sampler-sgd'];
 const { values: opt } = parseArgs({
   options: {
     gains: { type: 'string', default: '0,0.05,0.1,0.2' },

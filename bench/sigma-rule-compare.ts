@@ -17,7 +17,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { learnerSpec } from '../src/api.ts';
-import { gapToBestPeer, tally, type QualityCell } from './lib/quality.ts';
+import { gapToBestPeer, PEERS, tally, type QualityCell } from './lib/quality.ts';
 import { markdownTable } from './lib/index.ts';
 
 const [before, after, seedList = '1,2', minGain] = process.argv.slice(2);
@@ -30,7 +30,6 @@ const keeps = (c: QualityCell): boolean => {
   const p = picks.get(`${c.set}|${c.protocol}|${c.seed}`)!;
   return p.scores[p.exponents.indexOf(p.exponent)] < (1 + Number(minGain)) * p.scores[p.exponents.indexOf(0)];
 };
-const PEERS = ['svc', 'label-spreading-rbf', 'label-spreading-knn', 'self-training-svc', 'rbf-sampler-sgd'];
 // The benchmark's cells, then this study's own (bench/results/sigma-rule-cells.jsonl: the default-σ candidates' cells, kept apart).
 const files = ['bench/results/quality-cells.jsonl', 'bench/results/sigma-rule-cells.jsonl'].filter((f) => existsSync(f));
 const all = files.flatMap((f) => readFileSync(f, 'utf8').split('\n')).filter(Boolean).map((l) => JSON.parse(l) as QualityCell).filter((c) => c.timedOut === undefined && seeds.includes(c.seed));

@@ -12,9 +12,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { mean } from '../src/metrics/index.ts';
-import { gapToBestPeer, latestCells, measureOf, type QualityCell } from './lib/quality.ts';
+import { gapToBestPeer, latestCells, measureOf, PEERS, type QualityCell } from './lib/quality.ts';
 
-const PEERS = ['svc', 'label-spreading-rbf', 'label-spreading-knn', 'self-training-svc', 'rbf-sampler-sgd'];
 const { values: opt, positionals } = parseArgs({ allowPositionals: true, options: { sets: { type: 'string' } } });
 if (positionals.length !== 1) throw new Error('usage: npx tsx bench/variant-gap.ts CELLS.jsonl [--sets a,b]');
 const read = (file: string) => latestCells(readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as QualityCell));

@@ -17,6 +17,15 @@ import { learnerSpec, type LearnerName } from '../../src/api.ts';
 export const HIDE_MAX_ROWS = 6250;
 
 /**
+ * The scikit-learn peers of the quality benchmark (bench/peers/run_peers.py):
+ * the ones a learner's gap to the best peer is taken over.
+ *
+ * @example
+ * gapToBestPeer(cells, 'tune qsg-s2auc', 'metric', PEERS);
+ */
+export const PEERS: readonly string[] = ['svc', 'label-spreading-rbf', 'label-spreading-knn', 'self-training-svc', 'rbf-sampler-sgd'];
+
+/**
  * The benchmark's split of set `name` for `seed` (bench/quality.ts, bench/tune-cost.ts):
  * `labeled`: 20% held out, 200 labeled training rows; `hide`: on a seeded sample
  * of at most {@link HIDE_MAX_ROWS} rows, 20% held out and 80% of the training labels hidden.
@@ -229,8 +238,8 @@ export const LEARNERS: { learner: LearnerName; task: Task; protocol: Protocol; s
  * @example
  * listOption('spam,pima', SETS.map((s) => s.name), 'sets'); // ['spam', 'pima']
  */
-export function listOption(value: string | undefined, known: string[], option: string): string[] {
-  if (value === undefined) return known;
+export function listOption(value: string | undefined, known: readonly string[], option: string): string[] {
+  if (value === undefined) return [...known];
   const list = value.split(',').map((s) => s.trim()).filter(Boolean);
   for (const v of list) if (!known.includes(v)) throw new Error(`--${option}: unknown '${v}' (known: ${known.join(', ')})`);
   return list;
