@@ -22,8 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { train, type LearnerName } from '../src/api.ts';
 import { readDataset } from '../src/data/index.ts';
-import { MinMaxScaler } from '../src/data/scaler.ts';
-import { clipQuantileFor, defaultKernelScale, DEFAULT_SIGMA_MIN_GAIN } from '../src/train/defaults.ts';
+import { defaultKernelScale, DEFAULT_SIGMA_MIN_GAIN, scalerFor } from '../src/train/defaults.ts';
 import { learnerSpec } from '../src/learners/registry.ts';
 import { mean } from '../src/metrics/index.ts';
 import { markdownTable, writeBenchOutputs } from './lib/index.ts';
@@ -60,7 +59,7 @@ for (const set of sets) {
       if (!base) throw new Error(`no defaults cell for ${learner} on ${set} (${protocol}), seed ${seed}: run bench/quality.ts --no-tune first`);
       const { train: tr, test } = qualitySplit(raw, set, protocol, seed);
       const spec = learnerSpec(learner);
-      const scaled = MinMaxScaler.fit(tr, undefined, { clipQuantile: clipQuantileFor(spec, undefined) }).transform(tr);
+      const scaled = scalerFor(spec, tr).transform(tr);
       const today = defaultKernelScale(scaled, 'rbf', DEFAULT_SIGMA_MIN_GAIN);
       for (const gain of gains) {
         const choice = defaultKernelScale(scaled, 'rbf', gain);

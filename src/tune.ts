@@ -20,7 +20,6 @@ import { CancelledError, UsageError } from './errors.ts';
 import { labeledCount, type Dataset } from './data/dataset.ts';
 import { datasetRows, labeledDataset } from './data/training-rows.ts';
 import { repeatedLabeledFolds, type LabeledFold } from './data/split.ts';
-import { MinMaxScaler } from './data/scaler.ts';
 import { EvaluatorPool } from './engine/pool.ts';
 import { DEFAULT_CACHE_BYTES, givenEngineSettings, type EvaluatorOptions } from './engine/evaluator.ts';
 import { FrequencyStores } from './engine/frequency-store.ts';
@@ -37,7 +36,7 @@ import type { TuneRecord, TuneRoundRecord, TuneTableRow } from './model/model-fi
 import { fitTask, metricValue, METRICS, rankingMetric, taskClasses, type MetricName, type TaskClasses } from './model/task.ts';
 import { mean, sampleSd } from './metrics/summary.ts';
 import type { LearnerOptions } from './api.ts';
-import { clipQuantileFor, kernelScale0, withDataDefaults } from './train/defaults.ts';
+import { kernelScale0, scalerFor, withDataDefaults } from './train/defaults.ts';
 import { toDataset } from './train/data.ts';
 import { fittedTask } from './train/model-of.ts';
 import { checkClipQuantile, resolveThreads, type TrainData } from './train/options.ts';
@@ -522,7 +521,7 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   const classes = taskClasses(spec.task, raw, opts.positive !== undefined ? { positive: opts.positive } : {});
   // Scaled once with the scaler of all training rows (unsupervised: the features' ranges only).
   // With threads, in shared memory: the fit threads map the folds' rows rather than copy them (tune-threads.ts).
-  const ds = MinMaxScaler.fit(raw, undefined, { clipQuantile: clipQuantileFor(spec, opts.clipQuantile) }).transform(raw, threads > 1 ? new Float64Array(new SharedArrayBuffer(8 * raw.X.length)) : undefined);
+  const ds = scalerFor(spec, raw, opts.clipQuantile).transform(raw, threads > 1 ? new Float64Array(new SharedArrayBuffer(8 * raw.X.length)) : undefined);
   const sigma0 = kernelScale0(ds);
   const labeledRows = labeledCount(ds);
   const space = searchSpace(spec, opts, fixedGiven, fixed, sigma0, labeledRows);

@@ -104,6 +104,18 @@ export function clipQuantileFor(learner: Pick<LearnerSpec, 'defaultClipQuantile'
 }
 
 /**
+ * The feature scaling a run of `learner` fits on `data` (its raw training
+ * rows): each feature over its q to 1 − q quantiles, q =
+ * {@link clipQuantileFor}`(learner, clipQuantile)`, or its min and max at 0.
+ *
+ * @example
+ * const scaled = scalerFor(qsgS2aucSpec, trainSet).transform(trainSet); // the rows as `train` scales them
+ */
+export function scalerFor(learner: Pick<LearnerSpec, 'defaultClipQuantile'>, data: Dataset, clipQuantile?: number): MinMaxScaler {
+  return MinMaxScaler.fit(data, undefined, { clipQuantile: clipQuantileFor(learner, clipQuantile) });
+}
+
+/**
  * The σ `train` uses by default on these training rows (unscaled, as given to
  * `train`) for `learner` (default: a learner whose σ is chosen by alignment
  * and whose features are scaled over the default clip quantile):
@@ -116,8 +128,7 @@ export function clipQuantileFor(learner: Pick<LearnerSpec, 'defaultClipQuantile'
  * defaultSigma(trainSet, 'rbf', {}, 0); // σ of `train({ …, clipQuantile: 0 })` (min–max scaling)
  */
 export function defaultSigma(data: Dataset, kernel: 'rbf' | 'laplacian' = 'rbf', learner: Pick<LearnerSpec, 'defaultSigmaRatio' | 'defaultClipQuantile'> = {}, clipQuantile?: number): number {
-  const scaler = MinMaxScaler.fit(data, undefined, { clipQuantile: clipQuantileFor(learner, clipQuantile) });
-  return learnerKernelScale(learner, scaler.transform(data), kernel).sigma;
+  return learnerKernelScale(learner, scalerFor(learner, data, clipQuantile).transform(data), kernel).sigma;
 }
 
 /**

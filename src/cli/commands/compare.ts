@@ -1,8 +1,8 @@
 /** `dsgkit compare`: the papers' experiment on one file — same split, same settings, every learner, held-out scores. */
 import { CancelledError, UsageError } from '../../errors.ts';
 import { LEARNERS, resolveParams, type LearnerSpec, type TaskMetrics } from '../../api.ts';
-import { MinMaxScaler, scalingText } from '../../data/scaler.ts';
-import { clipQuantileFor, kernelScale0, learnerKernelScale } from '../../train/defaults.ts';
+import { scalingText } from '../../data/scaler.ts';
+import { clipQuantileFor, kernelScale0, learnerKernelScale, scalerFor } from '../../train/defaults.ts';
 import { classCounts, readDataset, splitDataset } from '../../data/index.ts';
 import { intOption, numberOption, parseCommandArgs, requireString } from '../args.ts';
 import { formatDuration } from '../progress.ts';
@@ -134,7 +134,7 @@ export const compare: Command = {
       const key = `${clipOf(l)} ${l.defaultSigmaRatio ?? 'alignment'}`;
       let f = facts.get(key);
       if (f === undefined) {
-        const scaled = MinMaxScaler.fit(trainSet, undefined, { clipQuantile: clipOf(l) }).transform(trainSet);
+        const scaled = scalerFor(l, trainSet, settings.run.clipQuantile).transform(trainSet);
         const scale = settings.given.sigma === undefined ? learnerKernelScale(l, scaled, kernel) : undefined;
         f = { computed: scale ? { sigma: scale.sigma } : {}, sigma0: scale?.sigma0 ?? kernelScale0(scaled) };
         facts.set(key, f);
