@@ -47,6 +47,9 @@ describe('clipQuantile', () => {
     // FRS3VM's default is min–max (it lost after tune with the quantile range).
     const frs = await train({ learner: 'frs3vm', data: tr, epochs: 1, seed: 1, threads: 1 });
     expect(frs.scaler.clipQuantile).toBe(0);
+    // The graph learners' is the 0.5%–99.5% range (2%–98% cost them after tune).
+    const gkm = await train({ learner: 'gkm', data: tr, T: 20, seed: 1, threads: 1 });
+    expect(gkm.scaler.clipQuantile).toBe(0.005);
   });
 
   it('clips new rows at prediction: a value far past the training range scores as the range end does', async () => {

@@ -164,18 +164,24 @@ describe('row 1 (text): a CSV file that shrinks while it is streamed (LIBSVM ope
 });
 
 describe('row 2: values whose range overflows the scaler', () => {
-  it('row 2: train on a column holding ±1.7e308 is exit 1 naming file and column, for every learner', async () => {
+  it('row 2: train on a column whose range ±1.7e308 spans is exit 1 naming file and column, for every learner; the default quantile range clips two such values away', async () => {
     const binary = await smallCsv('huge.csv', { 3: '1.7e308', 4: '-1.7e308' });
     const ordinal = await smallCsv('huge-ordinal.csv', { 3: '1.7e308', 4: '-1.7e308' }, [1, 2, 3]);
     for (const learner of LEARNER_NAMES) {
       const data = ['qs3orao', 'sorao'].includes(learner) ? ordinal : binary;
       const out = join(dir, `huge-${learner}.dsg`);
-      const r = await runCli(['train', '--data', data, '--learner', learner, '--out', out, '--quiet']);
+      const r = await runCli(['train', '--data', data, '--learner', learner, '--clip-quantile', '0', '--out', out, '--quiet']);
       expect(r.code, r.err).toBe(1);
       expect(r.err).toContain(`${data}: column 'a': values range from -1.7e+308 to 1.7e+308: their difference overflows a double`);
       expect(r.err).not.toContain('internal error');
       await expect(stat(out)).rejects.toThrow();
     }
+    // Over the 2%–98% quantiles of 60 rows the two extremes lie outside the range: they are clipped to its ends.
+    const out = join(dir, 'huge-clipped.dsg');
+    const r = await runCli(['train', '--data', binary, '--learner', 'qsg-s2auc', '--iterations', '20', '--out', out, '--quiet']);
+    expect(r.code, r.err).toBe(0);
+    const { scaler } = await load(out);
+    expect(scaler.max[0] - scaler.min[0]).toBeLessThan(1);
   });
 
   it('row 2: predict on a value far outside the training range of a min–max model is exit 1 naming the row and column, and writes no NaN scores; a clipped model scores it', async () => {

@@ -95,7 +95,8 @@ export function defaultKernelScale(data: Dataset | TrainingRows, kernel: 'rbf' |
  * `compare` all resolve it here, so a tuned model scales as its search did.
  *
  * @example
- * clipQuantileFor(qsgS2aucSpec, undefined); // 0.005
+ * clipQuantileFor(qsgS2aucSpec, undefined); // 0.02
+ * clipQuantileFor(gkmSpec, undefined);       // 0.005
  * clipQuantileFor(frs3vmSpec, undefined);   // 0: min and max
  * clipQuantileFor(qsgS2aucSpec, 0);         // 0
  */
