@@ -129,13 +129,19 @@ function record(row: Row): void {
  */
 function summary(): string {
   const at = new Map(out.map((r) => [keyOf(r), r]));
-  const groups: [string, (nl: number) => boolean][] = [['≤ 323', (nl) => nl <= 323], ['510 – 1,000', (nl) => nl > 323]];
+  // The binary sets' labeled protocol (n_l = 200, n_u from 1,415 to 59,800) is a group of its own: there the unlabeled rows vary, not n_l.
+  const binaryLabeled = (r: Row) => r.protocol === 'labeled-200' && !isOrdinal(r.set);
+  const groups: [string, (r: Row) => boolean][] = [
+    ['≤ 323', (r) => r.nl <= 323 && !binaryLabeled(r)],
+    ['510 – 1,000', (r) => r.nl > 323],
+    ['200, n = 1,615 – 60,000', binaryLabeled],
+  ];
   const lines = ['| learner (measure) | n_l | pairs | T = 800 − 400 | T = 1,600 − 400 | √n_l rule − 400 (its T) | better / tie / worse at the √n_l rule | time: √n_l rule / 400 |', '| --- | --- | --- | --- | --- | --- | --- | --- |'];
   const f = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(4)}`;
   const stat = (d: number[]) => (d.length ? `${f(d.reduce((a, b) => a + b, 0) / d.length)} [${f(Math.min(...d))}, ${f(Math.max(...d))}]` : '—');
   for (const learner of ['qsg-s2auc', 'dsg', 'tsgs3vm', 'qs3orao', 'sorao']) {
     for (const [range, inRange] of groups) {
-      const bases = out.filter((r) => r.learner === learner && r.T === 400 && r.B === 64 && !r.sqrtRule && inRange(r.nl));
+      const bases = out.filter((r) => r.learner === learner && r.T === 400 && r.B === 64 && !r.sqrtRule && inRange(r));
       if (bases.length === 0) continue;
       const diff = (T: number) => bases.flatMap((b) => { const r = at.get(keyOf({ ...b, T })); return r ? [r.metric - b.metric] : []; });
       const rules = bases.flatMap((b) => out.filter((r) => r.sqrtRule && r.set === b.set && r.protocol === b.protocol && r.seed === b.seed && r.learner === learner && r.B === 64).map((r) => ({ r, b })));
