@@ -598,7 +598,6 @@ function searchSpace(spec: LearnerSpec, opts: TuneArgs, fixedGiven: Readonly<Rec
 async function searchCandidates(plan: TunePlan, meter: TuneMeter, remote: TuneOnQueue | undefined): Promise<SearchOutcome> {
   const { candidates, folds, opts } = plan;
   const n = plan.gridCount;
-  const sigmaStrata = candidates.map((c) => c.sigma);
   const pool = plan.threads > 1 ? new EvaluatorPool(plan.threads - 1) : undefined;
   const engine: EvaluatorOptions = {
     threads: plan.threads,
@@ -649,8 +648,7 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter, remote: TuneOn
       });
       out.rounds.push({ round: current.round, from: current.from, t: current.t, candidates: current.run, scores: pooled, ...(neighbourhood ? { neighbourhood } : {}) });
       // Ranked by the neighbourhood mean, ties by the own score: a few survivors that are all each other's neighbours share one mean.
-      // The best of every σ continues (narrow kernels score low after a few iterations: stratifiedSurvivors).
-      const decision = nextHalvingStep(n, plan.halving, current, neighbourhood ?? pooled, neighbourhood ? pooled : undefined, sigmaStrata);
+      const decision = nextHalvingStep(n, plan.halving, current, neighbourhood ?? pooled, neighbourhood ? pooled : undefined);
       for (const c of decision.dropped) {
         out.droppedAfter.set(c, current.round);
         if (c !== plan.defaultsId) states[c].fill(undefined); // free the history (the defaults' may continue below)
