@@ -287,11 +287,14 @@ describe('dsgkit compare', () => {
   });
 
   it('names every default in the settings line, the ones taken from the data included (C* and π of the semi-supervised SVM), each learner\'s own where they differ', async () => {
-    // Each learner scales its features its own way (FRS3VM over min to max), so each has its own default σ.
-    const r = await run(['compare', '--data', bcPath, '--labeled', '50', '--learners', 'tsgs3vm,frs3vm', '--quiet', ...TINY]);
+    // Each learner scales its features its own way (GKM over the 0.5%–99.5% quantiles), so each has its own default σ.
+    const r = await run(['compare', '--data', bcPath, '--labeled', '50', '--learners', 'tsgs3vm,gkm', '--quiet', ...TINY]);
     expect(r.code, r.err).toBe(0);
-    expect(r.out).toMatch(/scaling\s+each feature over its 2%–98% quantiles .* \(tsgs3vm\); each feature over its minimum to maximum on the training rows \(frs3vm\)/);
-    expect(r.out).toMatch(/settings\s+rbf kernel σ = \d+(\.\d+)? \(σ₀·2\^k by kernel–target alignment\) \(tsgs3vm\), σ = \d+(\.\d+)? \(σ₀·2\^k by kernel–target alignment\) \(frs3vm\), C = 300 \(tsgs3vm\), C = 100 \(frs3vm\), C\* = C\/10, u = shg, .*π = the labeled rows' share/);
+    expect(r.out).toMatch(/scaling\s+each feature over its 2%–98% quantiles .* \(tsgs3vm\); each feature over its 0\.5%–99\.5% quantiles .* \(gkm\)/);
+    expect(r.out).toMatch(/settings\s+rbf kernel σ = \d+(\.\d+)? \(σ₀·2\^k by kernel–target alignment\) \(tsgs3vm\), σ = \d+(\.\d+)? \(σ₀·2\^k by kernel–target alignment\) \(gkm\)/);
+    const s3vms = await run(['compare', '--data', bcPath, '--labeled', '50', '--learners', 'tsgs3vm,frs3vm', '--quiet', ...TINY]);
+    expect(s3vms.code, s3vms.err).toBe(0);
+    expect(s3vms.out).toMatch(/settings\s+rbf kernel σ = \d+(\.\d+)? \(σ₀·2\^k by kernel–target alignment\), C = 300 \(tsgs3vm\), C = 100 \(frs3vm\), C\* = C\/10, u = shg, .*π = the labeled rows' share/);
     // One scaling for both: one σ, untagged.
     const same = await run(['compare', '--data', bcPath, '--labeled', '50', '--learners', 'tsgs3vm,frs3vm', '--clip-quantile', '0', '--quiet', ...TINY]);
     expect(same.code, same.err).toBe(0);
@@ -300,7 +303,7 @@ describe('dsgkit compare', () => {
     // Given on the command line, one value for both: one part, untagged.
     const given = await run(['compare', '--data', bcPath, '--labeled', '50', '--learners', 'tsgs3vm,frs3vm', '--c', '10', '--quiet', ...TINY]);
     expect(given.code, given.err).toBe(0);
-    expect(given.out).toMatch(/\(frs3vm\), C = 10, C\* = C\/10,/);
+    expect(given.out).toMatch(/\(σ₀·2\^k by kernel–target alignment\), C = 10, C\* = C\/10,/);
   });
 
   it('--json gives the same split and one result per learner, in --learners order, with progress labelled by learner', async () => {

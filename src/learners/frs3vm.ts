@@ -221,8 +221,6 @@ export const frs3vmSpec = {
     return out;
   },
   supervisedCase: { Cstar: 0 },
-  // Min–max scaling: after `tune` the quantile range cost FRS3VM 0.003 on the quality benchmark (musk, churn, pima), where every other learner gained (docs/data.md § Feature scaling).
-  defaultClipQuantile: 0,
   // C* unset is C/10: the defaults are the grid point (C = 100, C* = 10) when σ is on the ladder.
   impliedParams: s3vmImpliedParams,
   // A fraction of the epochs (a part of a pass at the first rounds): tune's first rounds are cheap fits of every setting.

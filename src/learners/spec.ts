@@ -188,10 +188,9 @@ export interface LearnerBase<P extends ParamTable = ParamTable, N extends string
   readonly defaultSigmaRatio?: number;
   /**
    * The feature scaling's clip quantile when `clipQuantile` is not given
-   * (absent: DEFAULT_CLIP_QUANTILE, data/scaler.ts). FRS3VM declares 0 (its
-   * features' min and max): on the quality benchmark it lost after `tune`
-   * with the quantile range, where every other learner gained; GKM and LapSVM
-   * declare 0.005, which held up better after `tune` than 0.02 (pima).
+   * (absent: DEFAULT_CLIP_QUANTILE, data/scaler.ts; 0 is the features' min
+   * and max). GKM and LapSVM declare 0.005, which held up better after `tune`
+   * than 0.02 on the quality benchmark (pima).
    */
   readonly defaultClipQuantile?: number;
   /** The grid `tune` searches, per parameter (parameters not listed keep their value). */

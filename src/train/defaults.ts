@@ -97,7 +97,6 @@ export function defaultKernelScale(data: Dataset | TrainingRows, kernel: 'rbf' |
  * @example
  * clipQuantileFor(qsgS2aucSpec, undefined); // 0.02
  * clipQuantileFor(gkmSpec, undefined);       // 0.005
- * clipQuantileFor(frs3vmSpec, undefined);   // 0: min and max
  * clipQuantileFor(qsgS2aucSpec, 0);         // 0
  */
 export function clipQuantileFor(learner: Pick<LearnerSpec, 'defaultClipQuantile'>, given: number | undefined): number {
