@@ -21,7 +21,6 @@ import { readDataset } from '../src/data/index.ts';
 import { mean } from '../src/metrics/index.ts';
 import { markdownTable, writeBenchOutputs } from './lib/index.ts';
 import { readFileSync } from 'node:fs';
-import { learnerSpec } from '../src/learners/registry.ts';
 import { clipQuantileFor } from '../src/train/defaults.ts';
 import { benchSet, heldOut, latestCells, LEARNERS, listOption, measureOf, qualitySplit, type QualityCell } from './lib/quality.ts';
 
@@ -66,7 +65,7 @@ for (const name of opt.sets!.split(',')) {
         const f = await model.decisionFunction(test);
         return heldOut(task, test, f, model.labelsFromScores(f))[measureOf(entry.learner)];
       };
-      const cell = against === clipQuantileFor(learnerSpec(entry.learner), undefined) ? cells.find((c) => c.set === name && c.protocol === entry.protocol && c.seed === seed && c.method === entry.learner) : undefined;
+      const cell = against === clipQuantileFor(undefined) ? cells.find((c) => c.set === name && c.protocol === entry.protocol && c.seed === seed && c.method === entry.learner) : undefined;
       const row = { set: name, learner: entry.learner, seed, base: cell ? cell[measureOf(entry.learner)] : await measure(against), clipped: await measure(q) };
       rows.push(row);
       console.log(JSON.stringify(row));

@@ -23,7 +23,6 @@ import { parseArgs } from 'node:util';
 import { train, type LearnerName } from '../src/api.ts';
 import { readDataset } from '../src/data/index.ts';
 import { defaultKernelScale, DEFAULT_SIGMA_MIN_GAIN, scalerFor } from '../src/train/defaults.ts';
-import { learnerSpec } from '../src/learners/registry.ts';
 import { mean } from '../src/metrics/index.ts';
 import { markdownTable, writeBenchOutputs } from './lib/index.ts';
 import { benchSet, gapToBestPeer, heldOut, latestCells, LEARNERS, listOption, measureOf, PEERS, qualitySplit, srcTreeOf, type QualityCell } from './lib/quality.ts';
@@ -58,8 +57,7 @@ for (const set of sets) {
       const base = cellOf(set, protocol, seed, learner);
       if (!base) throw new Error(`no defaults cell for ${learner} on ${set} (${protocol}), seed ${seed}: run bench/quality.ts --no-tune first`);
       const { train: tr, test } = qualitySplit(raw, set, protocol, seed);
-      const spec = learnerSpec(learner);
-      const scaled = scalerFor(spec, tr).transform(tr);
+      const scaled = scalerFor(tr).transform(tr);
       const today = defaultKernelScale(scaled, 'rbf', DEFAULT_SIGMA_MIN_GAIN);
       for (const gain of gains) {
         const choice = defaultKernelScale(scaled, 'rbf', gain);

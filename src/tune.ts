@@ -521,7 +521,7 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   const classes = taskClasses(spec.task, raw, opts.positive !== undefined ? { positive: opts.positive } : {});
   // Scaled once with the scaler of all training rows (unsupervised: the features' ranges only).
   // With threads, in shared memory: the fit threads map the folds' rows rather than copy them (tune-threads.ts).
-  const ds = scalerFor(spec, raw, opts.clipQuantile).transform(raw, threads > 1 ? new Float64Array(new SharedArrayBuffer(8 * raw.X.length)) : undefined);
+  const ds = scalerFor(raw, opts.clipQuantile).transform(raw, threads > 1 ? new Float64Array(new SharedArrayBuffer(8 * raw.X.length)) : undefined);
   const sigma0 = kernelScale0(ds);
   const labeledRows = labeledCount(ds);
   const space = searchSpace(spec, opts, fixedGiven, fixed, sigma0, labeledRows);

@@ -42,12 +42,11 @@ export interface MinMaxScalerJSON {
 export const MAX_CLIP_QUANTILE = 0.25;
 
 /**
- * The clip quantile a learner scales its features with when none is given
- * (a learner may declare its own, `LearnerSpec.defaultClipQuantile`): each
- * feature's range is its 2% and 98% quantiles. On the quality benchmark the
- * quantile range beat min–max for every learner, and 2% beat 0.1%, 0.5% and
- * 5% at the defaults and 0.5% after `tune` for the learners that take it (GKM
- * and LapSVM keep 0.5%; docs/data.md § Feature scaling).
+ * The clip quantile every learner scales its features with when none is
+ * given: each feature's range is its 2% and 98% quantiles. On the quality
+ * benchmark the quantile range beat min–max for every learner, and 2% beat
+ * 0.1%, 0.5% and 5% at the defaults and 0.5% after `tune` on average for
+ * every learner (docs/data.md § Feature scaling).
  */
 export const DEFAULT_CLIP_QUANTILE = 0.02;
 

@@ -938,8 +938,6 @@ export function graphMachineSpec<N extends string, P extends ParamTable>(preset:
     // σ and C, with C′ at its default for GKM (the paper tunes two parameters; each one more adds selection
     // noise with few labels); LapSVM searches C′ from 0 to past the paper's condition (P2_CPRIME_GRID).
     supervisedCase: { Cprime: 0 },
-    // The 0.5%–99.5% quantiles: after `tune` the default 2%–98% cost GKM 0.002 on average and both graph learners 0.02 on pima (docs/data.md § Feature scaling).
-    defaultClipQuantile: 0.005,
     // C unset is 4·n_l and C′ unset the default of p and C (GKM: 1 at p = 1): the defaults are that grid point when σ is on it.
     impliedParams: (params, labeledRows) => {
       const { C, Cprime } = graphWeights(params, fixed, labeledRows);

@@ -186,13 +186,6 @@ export interface LearnerBase<P extends ParamTable = ParamTable, N extends string
    * (train/defaults.ts): the ordinal learners' σ₀/4.
    */
   readonly defaultSigmaRatio?: number;
-  /**
-   * The feature scaling's clip quantile when `clipQuantile` is not given
-   * (absent: DEFAULT_CLIP_QUANTILE, data/scaler.ts; 0 is the features' min
-   * and max). GKM and LapSVM declare 0.005, which held up better after `tune`
-   * than 0.02 on the quality benchmark (pima).
-   */
-  readonly defaultClipQuantile?: number;
   /** The grid `tune` searches, per parameter (parameters not listed keep their value). */
   searchSpace(ctx: SearchContext): Readonly<Record<string, readonly ParamValue[]>>;
   /**

@@ -89,30 +89,29 @@ export function defaultKernelScale(data: Dataset | TrainingRows, kernel: 'rbf' |
 }
 
 /**
- * The feature scaling's clip quantile of a run of `learner`: `given` (a
- * `clipQuantile` option) when there is one, else the learner's default
- * (`defaultClipQuantile`, else DEFAULT_CLIP_QUANTILE). `train`, `tune` and
- * `compare` all resolve it here, so a tuned model scales as its search did.
+ * The feature scaling's clip quantile of a run: `given` (a `clipQuantile`
+ * option) when there is one, else DEFAULT_CLIP_QUANTILE — the same for
+ * every learner. `train`, `tune` and `compare` all resolve it here, so a
+ * tuned model scales as its search did.
  *
  * @example
- * clipQuantileFor(qsgS2aucSpec, undefined); // 0.02
- * clipQuantileFor(gkmSpec, undefined);       // 0.005
- * clipQuantileFor(qsgS2aucSpec, 0);         // 0
+ * clipQuantileFor(undefined); // 0.02
+ * clipQuantileFor(0);         // 0: min and max
  */
-export function clipQuantileFor(learner: Pick<LearnerSpec, 'defaultClipQuantile'>, given: number | undefined): number {
-  return given ?? learner.defaultClipQuantile ?? DEFAULT_CLIP_QUANTILE;
+export function clipQuantileFor(given: number | undefined): number {
+  return given ?? DEFAULT_CLIP_QUANTILE;
 }
 
 /**
- * The feature scaling a run of `learner` fits on `data` (its raw training
- * rows): each feature over its q to 1 − q quantiles, q =
- * {@link clipQuantileFor}`(learner, clipQuantile)`, or its min and max at 0.
+ * The feature scaling a run fits on `data` (its raw training rows): each
+ * feature over its q to 1 − q quantiles, q = {@link clipQuantileFor}`(clipQuantile)`,
+ * or its min and max at 0.
  *
  * @example
- * const scaled = scalerFor(qsgS2aucSpec, trainSet).transform(trainSet); // the rows as `train` scales them
+ * const scaled = scalerFor(trainSet).transform(trainSet); // the rows as `train` scales them
  */
-export function scalerFor(learner: Pick<LearnerSpec, 'defaultClipQuantile'>, data: Dataset, clipQuantile?: number): MinMaxScaler {
-  return MinMaxScaler.fit(data, undefined, { clipQuantile: clipQuantileFor(learner, clipQuantile) });
+export function scalerFor(data: Dataset, clipQuantile?: number): MinMaxScaler {
+  return MinMaxScaler.fit(data, undefined, { clipQuantile: clipQuantileFor(clipQuantile) });
 }
 
 /**
@@ -127,8 +126,8 @@ export function scalerFor(learner: Pick<LearnerSpec, 'defaultClipQuantile'>, dat
  * defaultSigma(ordinalTrain, 'rbf', qs3oraoSpec); // σ₀/4
  * defaultSigma(trainSet, 'rbf', {}, 0); // σ of `train({ …, clipQuantile: 0 })` (min–max scaling)
  */
-export function defaultSigma(data: Dataset, kernel: 'rbf' | 'laplacian' = 'rbf', learner: Pick<LearnerSpec, 'defaultSigmaRatio' | 'defaultClipQuantile'> = {}, clipQuantile?: number): number {
-  return learnerKernelScale(learner, scalerFor(learner, data, clipQuantile).transform(data), kernel).sigma;
+export function defaultSigma(data: Dataset, kernel: 'rbf' | 'laplacian' = 'rbf', learner: Pick<LearnerSpec, 'defaultSigmaRatio'> = {}, clipQuantile?: number): number {
+  return learnerKernelScale(learner, scalerFor(data, clipQuantile).transform(data), kernel).sigma;
 }
 
 /**

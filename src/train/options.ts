@@ -56,9 +56,8 @@ export interface RunOptions {
   /** Reading options when `data` is a path or a Table (label column, feature columns, LIBSVM width). */
   read?: ReadDatasetOptions;
   /**
-   * Clip quantile q of the feature scaling (default 0.02; GKM and LapSVM
-   * 0.005; 0 is each feature's min and max; the learner's
-   * `defaultClipQuantile`): each feature's range is
+   * Clip quantile q of the feature scaling (default 0.02, DEFAULT_CLIP_QUANTILE;
+   * 0 is each feature's min and max): each feature's range is
    * its q and 1 − q quantiles over the training rows instead of its minimum and
    * maximum, and values are clipped into [0, 1] (training and prediction alike),
    * so a few extreme values do not squeeze a column's bulk into a sliver of

@@ -53,7 +53,7 @@ export async function trainModel(opts: TrainArgs): Promise<Model> {
   const positive = opts.positive ?? (initTask?.kind === 'binary' ? initTask.positive : undefined);
   const loaded = await loadTrainingRows(opts, {
     spec, params: early.params, step: early.step, positive, resume: init?.header.resume,
-    clipQuantile: clipQuantileFor(spec, opts.clipQuantile ?? init?.scaler.clipQuantile),
+    clipQuantile: clipQuantileFor(opts.clipQuantile ?? init?.scaler.clipQuantile),
     ...(early.budget ? { budgetFor } : {}),
   });
   // A stream's run keeps the T its reservoir was sized for; otherwise every labeled row is in `loaded.rows`.

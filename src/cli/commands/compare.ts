@@ -3,7 +3,7 @@ import { CancelledError, UsageError } from '../../errors.ts';
 import { LEARNERS, resolveParams, type LearnerSpec, type TaskMetrics } from '../../api.ts';
 import { scalingText } from '../../data/scaler.ts';
 import { clipQuantileFor, kernelScale0, learnerKernelScale, scalerFor } from '../../train/defaults.ts';
-import { classCounts, readDataset, splitDataset } from '../../data/index.ts';
+import { classCounts, readDataset, splitDataset, type Dataset } from '../../data/index.ts';
 import { intOption, numberOption, parseCommandArgs, requireString } from '../args.ts';
 import { formatDuration } from '../progress.ts';
 import { describeRun, optionsFor, parseTrainingOptions, TRAINING_OPTION_SPECS, trainingOptionsHelp, type DataFacts } from '../train-options.ts';
@@ -123,18 +123,19 @@ export const compare: Command = {
     if (!testSet) throw new Error('splitDataset returned no test set although one was asked for');
     const unlabeled = trainSet.n - labeled;
     const splitLine = `seed ${seed}: train ${trainSet.n} rows (${labeled} labeled, ${unlabeled} unlabeled), test ${testSet.n} labeled rows`;
-    // σ's default comes from the training rows (σ₀·2^k by alignment with the labels, the ordinal learners' σ₀/4)
-    // as each learner scales them (its clip quantile): name its value. σ₀ too: the step a pairwise learner takes at
-    // σ < σ₀ follows it. A given σ needs σ₀ alone, not the alignment of the default σ.
+    // σ's default comes from the scaled training rows (σ₀·2^k by alignment with the labels, the ordinal learners'
+    // σ₀/4): name its value. σ₀ too: the step a pairwise learner takes at σ < σ₀ follows it. A given σ needs σ₀
+    // alone, not the alignment of the default σ. Every learner scales the rows alike.
     const kernel = settings.given.kernel === 'laplacian' ? 'laplacian' : 'rbf';
-    const clipOf = (l: LearnerSpec) => clipQuantileFor(l, settings.run.clipQuantile);
+    const clipQuantile = clipQuantileFor(settings.run.clipQuantile);
+    let scaled: Dataset | undefined;
     const facts = new Map<string, DataFacts>();
     const fromData = (l: LearnerSpec): DataFacts => {
       if (!('sigma' in l.params)) return {};
-      const key = `${clipOf(l)} ${l.defaultSigmaRatio ?? 'alignment'}`;
+      const key = `${l.defaultSigmaRatio ?? 'alignment'}`;
       let f = facts.get(key);
       if (f === undefined) {
-        const scaled = scalerFor(l, trainSet, settings.run.clipQuantile).transform(trainSet);
+        scaled ??= scalerFor(trainSet, clipQuantile).transform(trainSet);
         const scale = settings.given.sigma === undefined ? learnerKernelScale(l, scaled, kernel) : undefined;
         f = { computed: scale ? { sigma: scale.sigma } : {}, sigma0: scale?.sigma0 ?? kernelScale0(scaled) };
         facts.set(key, f);
@@ -142,10 +143,7 @@ export const compare: Command = {
       return f;
     };
     const settingsLine = `${describeRun(learners, settings, fromData, labeled)}; ${settings.threads} thread${settings.threads === 1 ? '' : 's'}`;
-    // How each learner scales its features, tagged by learner where they differ.
-    const scalings = new Map<number, string[]>();
-    for (const l of learners) scalings.set(clipOf(l), [...(scalings.get(clipOf(l)) ?? []), l.name]);
-    const scalingLine = [...scalings].map(([q, who]) => `${scalingText(q)}${scalings.size > 1 ? ` (${who.join(', ')})` : ''}`).join('; ');
+    const scalingLine = scalingText(clipQuantile);
     if (!values.json) {
       io.stdout.write(`data        ${dataPath}: ${ds.n} rows, ${ds.d} features\nsplit       ${splitLine}\nscaling     ${scalingLine}\nsettings    ${settingsLine}\n\n`);
     }
