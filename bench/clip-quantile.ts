@@ -20,9 +20,8 @@ import { train, type LearnerName } from '../src/api.ts';
 import { readDataset } from '../src/data/index.ts';
 import { mean } from '../src/metrics/index.ts';
 import { markdownTable, writeBenchOutputs } from './lib/index.ts';
-import { readFileSync } from 'node:fs';
 import { clipQuantileFor } from '../src/train/defaults.ts';
-import { benchSet, heldOut, latestCells, LEARNERS, listOption, measureOf, qualitySplit, type QualityCell } from './lib/quality.ts';
+import { benchSet, heldOut, latestCells, LEARNERS, listOption, measureOf, QUALITY_CELLS, qualitySplit, readCells } from './lib/quality.ts';
 
 const DEFAULT_SETS = 'ionosphere,musk,breast_cancer,pima,cells,dna,spam,satellite,churn,letter,fertility,diabetes,boston,ames,diamonds';
 const { values: opt } = parseArgs({
@@ -38,7 +37,7 @@ const { values: opt } = parseArgs({
 const q = Number(opt.q);
 const against = Number(opt.against);
 /** The benchmark's defaults cells: a learner's measure at its default quantile, without training it again. */
-const cells = latestCells(readFileSync('bench/results/quality-cells.jsonl', 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as QualityCell));
+const cells = latestCells(readCells(QUALITY_CELLS));
 const seeds = opt.seeds!.split(',').map(Number);
 const learners = listOption(opt.learners, LEARNERS.map((l) => l.learner), 'learners');
 

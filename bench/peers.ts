@@ -47,7 +47,6 @@ import { PEERS } from './lib/quality.ts';
 import { runPythonPeers, type PeerRecord } from './peers/python-peers.ts';
 import { DSGKIT_METHODS, methodByName, type DsgkitMethod, type MethodResult, type Task } from './peers/dsgkit-methods.ts';
 
-
 const { values: opt, positionals: paths } = parseArgs({
   allowPositionals: true,
   options: {

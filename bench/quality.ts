@@ -38,7 +38,7 @@
  * // npm run bench:quality -- --summary-only                   (tables and picture from the cells recorded so far)
  * // npx tsx bench/quality.ts --no-peers --threads 1 --sets pima --seeds 2 --cells /tmp/pima-2.jsonl   (one process of a many-core run: no summary)
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,16 +51,14 @@ import { mean, sampleSd } from '../src/metrics/index.ts';
 import { tune } from '../src/tune.ts';
 import { dotPlotSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
 import { runPythonPeers, type PeerRecord } from './peers/python-peers.ts';
-import { cellKey, gapToBestPeer as peerGap, HIDE_MAX_ROWS, heldOut, latestCells, LEARNERS, listOption, measureOf, PEERS, qualitySplit, SETS, SMALL_SET_SEEDS, srcTreeOf, tally, type BenchSet, type Protocol, type QualityCell, type Task } from './lib/quality.ts';
+import { cellKey, gapToBestPeer as peerGap, HIDE_MAX_ROWS, heldOut, latestCells, LEARNERS, listOption, measureOf, PEERS, QUALITY_CELLS, qualitySplit, readCells, SETS, SMALL_SET_SEEDS, srcTreeOf, tally, type BenchSet, type Protocol, type QualityCell, type Task } from './lib/quality.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-const DEFAULT_CELLS = join(REPO, 'bench/results/quality-cells.jsonl');
 const DOC = join(REPO, 'docs/benchmarks-quality.md');
 
 export { HIDE_MAX_ROWS } from './lib/quality.ts';
 /** Two results closer than this are a tie in the wins / ties / losses tables. */
 export const TIE = 0.005;
-
 
 /** A dsgkit row: a learner at its defaults or tuned, optionally with parameters fixed (its supervised special case). */
 interface DsgkitMethod {
@@ -152,15 +150,10 @@ const variants = parseVariants(opt.params);
 for (const l of variants.keys()) if (!LEARNERS.some((x) => x.learner === l)) throw new Error(`--params: unknown learner '${l}'`);
 const modes: ('default' | 'tune')[] = opt['tune-only'] ? ['tune'] : opt['no-tune'] ? ['default'] : ['default', 'tune'];
 /** Where cells are read and appended: one file per process when several run side by side (a many-core machine), merged afterwards. */
-const CELLS = opt.cells ?? DEFAULT_CELLS;
+const CELLS = opt.cells ?? QUALITY_CELLS;
 const threads = opt.threads === undefined ? undefined : Number(opt.threads);
 if (threads !== undefined && !(Number.isSafeInteger(threads) && threads >= 1)) throw new Error(`--threads: a whole number ≥ 1, got '${opt.threads}'`);
 const srcTree = srcTreeOf(REPO);
-
-function readCells(): Cell[] {
-  if (!existsSync(CELLS)) return [];
-  return readFileSync(CELLS, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Cell);
-}
 
 /** The split of `set` for `seed` under `protocol` (see the module comment). */
 function makeSplit(raw: Dataset, set: BenchSet, protocol: Protocol, seed: number): { train: Dataset; test: Dataset; rows: number } {
@@ -196,7 +189,7 @@ async function runDsgkit(m: DsgkitMethod, task: Task, trainSet: Dataset, testSet
 async function runCells(): Promise<void> {
   mkdirSync(dirname(CELLS), { recursive: true });
   const done = new Map<string, Cell>();
-  if (!opt.fresh) for (const c of readCells()) if (c.timedOut === undefined && (c.kind === 'peer' || c.srcTree === srcTree)) done.set(cellKey(c), c);
+  if (!opt.fresh) for (const c of readCells(CELLS)) if (c.timedOut === undefined && (c.kind === 'peer' || c.srcTree === srcTree)) done.set(cellKey(c), c);
   const raws = new Map<string, Dataset>();
   const started = performance.now();
   // Seed-major: every set gets seed 1 before any gets seed 2, so a stopped run still covers every set.
@@ -266,7 +259,7 @@ const signed = (v: number, digits = 3) => (Number.isFinite(v) ? `${v >= 0 ? '+' 
 const measureName = (learner: string, task: Task) => (measureOf(learner) === 'accuracy' ? 'accuracy' : task === 'ordinal' ? 'mean threshold AUC' : 'AUC');
 
 function summarize(): void {
-  const recorded = readCells();
+  const recorded = readCells(CELLS);
   const all = latestCells(recorded);
   const cells = all.filter((c) => c.timedOut === undefined);
   const bySet = new Map<string, Cell[]>();

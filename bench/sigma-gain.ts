@@ -16,7 +16,6 @@
  * // npx tsx bench/sigma-gain.ts                                   (margins 0, 0.05, 0.1, 0.2; seeds 1–3; 11 binary sets)
  * // npx tsx bench/sigma-gain.ts --gains 0,0.1 --learners qsg-s2auc,dsg --seeds 1
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -25,7 +24,7 @@ import { readDataset } from '../src/data/index.ts';
 import { defaultKernelScale, DEFAULT_SIGMA_MIN_GAIN, scalerFor } from '../src/train/defaults.ts';
 import { mean } from '../src/metrics/index.ts';
 import { markdownTable, writeBenchOutputs } from './lib/index.ts';
-import { benchSet, gapToBestPeer, heldOut, latestCells, LEARNERS, listOption, measureOf, PEERS, qualitySplit, srcTreeOf, type QualityCell } from './lib/quality.ts';
+import { benchSet, gapToBestPeer, heldOut, latestCells, LEARNERS, listOption, measureOf, PEERS, QUALITY_CELLS, qualitySplit, readCells, srcTreeOf } from './lib/quality.ts';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const BINARY = ['ionosphere', 'musk', 'breast_cancer', 'pima', 'cells', 'dna', 'spam', 'satellite', 'churn', 'letter', 'fertility'];
@@ -44,7 +43,7 @@ const sets = listOption(opt.sets, BINARY, 'sets');
 const learners = listOption(opt.learners, LEARNERS.filter((l) => l.task === 'binary').map((l) => l.learner), 'learners');
 const srcTree = srcTreeOf(REPO);
 
-const cells = latestCells(readFileSync(join(REPO, 'bench/results/quality-cells.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as QualityCell));
+const cells = latestCells(readCells(QUALITY_CELLS));
 const cellOf = (set: string, protocol: string, seed: number, method: string) => cells.find((c) => c.set === set && c.protocol === protocol && c.seed === seed && c.method === method);
 
 interface Row { set: string; seed: number; learner: string; gain: number; ratio: number; measure: number; trained: boolean }

@@ -8,11 +8,10 @@
  *
  *   npx tsx bench/unlabeled-table.ts <src tree before> <src tree after> > bench/results/unlabeled-terms.md
  */
-import { readFileSync } from 'node:fs';
+import { QUALITY_CELLS, readCells, type QualityCell as Cell } from './lib/quality.ts';
 
-interface Cell { set: string; seed: number; srcTree?: string; method: string; kind: string; metric: number; accuracy: number }
 const [before, after] = process.argv.slice(2);
-const cells = readFileSync('bench/results/quality-cells.jsonl', 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Cell);
+const cells = readCells(QUALITY_CELLS);
 const SPECIAL: Record<string, { label: string; measure: 'accuracy' | 'metric' }> = {
   tsgs3vm: { label: 'C*=0', measure: 'accuracy' },
   gkm: { label: "C'=0", measure: 'accuracy' },

@@ -9,16 +9,14 @@
  * // npx tsx bench/variant-gap.ts bench/results/clip-tune-0.02-cells.jsonl
  * // npx tsx bench/variant-gap.ts my-cells.jsonl --sets spam,pima
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { mean } from '../src/metrics/index.ts';
-import { gapToBestPeer, latestCells, measureOf, PEERS, type QualityCell } from './lib/quality.ts';
+import { gapToBestPeer, latestCells, measureOf, PEERS, QUALITY_CELLS, readCells } from './lib/quality.ts';
 
 const { values: opt, positionals } = parseArgs({ allowPositionals: true, options: { sets: { type: 'string' } } });
 if (positionals.length !== 1) throw new Error('usage: npx tsx bench/variant-gap.ts CELLS.jsonl [--sets a,b]');
-const read = (file: string) => latestCells(readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as QualityCell));
-const official = read('bench/results/quality-cells.jsonl');
-const variant = read(positionals[0]);
+const official = latestCells(readCells(QUALITY_CELLS));
+const variant = latestCells(readCells(positionals[0]));
 const sets = opt.sets?.split(',') ?? [...new Set(variant.map((c) => c.set))];
 for (const name of [...new Set(variant.map((c) => c.method))]) {
   const method = name.split(' {')[0];

@@ -3,10 +3,13 @@
  * (bench/quality.ts; bench/unlabeled-effect.ts runs on the same sets and
  * splits): its sets, each learner's protocol and supervised special case, the
  * split of a set for a seed, one finished cell per set × protocol × seed ×
- * method, the newest cell per key, a method's paired gap to the best peer,
+ * method and the cells file they are read from, the newest cell per key, a
+ * method's paired gap to the best peer,
  * and the wins / ties / losses tally (kept apart so it is tested).
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import seedrandom from 'seedrandom';
 import { selectRows, splitDataset, type Dataset } from '../../src/data/index.ts';
 import { shuffleInPlace } from '../../src/data/split.ts';
@@ -95,6 +98,22 @@ export function srcTreeOf(repo: string): string {
 /** What identifies a cell: a later cell with the same key replaces an earlier one. */
 export function cellKey(c: Pick<QualityCell, 'set' | 'protocol' | 'seed' | 'method'>): string {
   return `${c.set}|${c.protocol}|${c.seed}|${c.method}`;
+}
+
+/** The benchmark's cells file (bench/quality.ts appends to it; `--cells` names another). */
+export const QUALITY_CELLS = fileURLToPath(new URL('../results/quality-cells.jsonl', import.meta.url));
+
+/**
+ * Every cell of a cells file (JSON Lines, one cell a line), oldest first;
+ * none when the file does not exist yet. {@link latestCells} keeps the newest
+ * per key.
+ *
+ * @example
+ * const cells = latestCells(readCells(QUALITY_CELLS));
+ */
+export function readCells(file: string): QualityCell[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as QualityCell);
 }
 
 /**
@@ -203,6 +222,7 @@ export interface BenchSet {
  */
 export const SMALL_SET_SEEDS = 10;
 const SMALL_SETS = new Set(['ionosphere', 'musk', 'breast_cancer', 'pima', 'diabetes', 'boston']);
+const seedsOf = (name: string): number => (SMALL_SETS.has(name) ? SMALL_SET_SEEDS : 3);
 
 /** The 18 sets, smallest first within each task (provenance: bench/README.md § Public datasets, data/README.md). */
 export const SETS: BenchSet[] = [
@@ -210,13 +230,13 @@ export const SETS: BenchSet[] = [
     name,
     path: ['spam', 'breast_cancer'].includes(name) ? `data/${name}.arrow` : `bench/data-public/${name}.arrow`,
     task: 'binary' as const,
-    seeds: SMALL_SETS.has(name) ? SMALL_SET_SEEDS : 3,
+    seeds: seedsOf(name),
   })),
   ...['diabetes', 'boston', 'ames', 'diamonds', 'insteval'].map((name) => ({
     name,
     path: name === 'diabetes' ? 'data/diabetes.arrow' : `bench/data-public/${name}.arrow`,
     task: 'ordinal' as const,
-    seeds: SMALL_SETS.has(name) ? SMALL_SET_SEEDS : 3,
+    seeds: seedsOf(name),
   })),
 ];
 
