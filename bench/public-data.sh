@@ -154,6 +154,8 @@ bin5 "$tmp/boston-raw.csv" "$tmp/boston.csv"
 # --- CSV -> Arrow with dsgkit convert (checks every value) ---
 mkdir -p "$out"
 cd "$repo"
+# The kernel's WebAssembly is generated (npm test and npm run build make it); quiet when up to date.
+npm run --silent build:wasm
 for name in "${ALL[@]}"; do
   npx --no-install tsx src/cli/main.ts convert "$tmp/$name.csv" --out "$out/$name.arrow"
 done
