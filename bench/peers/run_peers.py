@@ -54,9 +54,12 @@ import sys
 import time
 import warnings
 
-import numpy as np
-import scipy
-import sklearn
+try:
+    import numpy as np
+    import scipy
+    import sklearn
+except ImportError as e:
+    sys.exit(f"run_peers.py: {e.name} is missing from {sys.executable}: install Debian's python3-sklearn (apt-get install python3-sklearn), or pass --python a Python that has scikit-learn")
 from sklearn.kernel_approximation import RBFSampler
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.linear_model import SGDClassifier
