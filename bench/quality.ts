@@ -122,6 +122,7 @@ const { values: opt } = parseArgs({
     'no-tune': { type: 'boolean', default: false },
     'tune-only': { type: 'boolean', default: false },
     'no-special': { type: 'boolean', default: false },
+    'special-only': { type: 'boolean', default: false },
     fresh: { type: 'boolean', default: false },
     'cell-timeout': { type: 'string' },
     'summary-only': { type: 'boolean', default: false },
@@ -199,7 +200,7 @@ async function runCells(): Promise<void> {
       const setLearners = learners.filter((l) => l.task === set.task);
       const protocols = [...new Set(setLearners.map((l) => l.protocol))];
       for (const protocol of protocols) {
-        const methods = opt['no-dsgkit'] ? [] : setLearners.filter((l) => l.protocol === protocol).flatMap((l) => dsgkitMethods(l, modes, !opt['no-special'], variants.get(l.learner)));
+        const methods = (opt['no-dsgkit'] ? [] : setLearners.filter((l) => l.protocol === protocol).flatMap((l) => dsgkitMethods(l, modes, !opt['no-special'], variants.get(l.learner)))).filter((m) => !opt['special-only'] || m.specialOf !== undefined);
         const peersTodo = peers.filter((p) => !done.has(cellKey({ set: set.name, protocol, seed, method: p })));
         const dsgTodo = methods.filter((m) => !done.has(cellKey({ set: set.name, protocol, seed, method: m.name })));
         if (peersTodo.length === 0 && dsgTodo.length === 0) continue;
