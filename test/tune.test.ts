@@ -353,6 +353,12 @@ describe('tune (script API)', () => {
     for (const n of [54, 72, 81]) expect(budgetCut(n, 3)).toBe(3);
   });
 
+  it('searches σ over σ₀/16 … 64σ₀: factor-2 rungs for DSG and QSG-S2AUC (2σ₀ among them), factor 4 for the others, each rung of one ladder on the other', () => {
+    const ratios = (learner: Parameters<typeof learnerSpec>[0]) => (learnerSpec(learner).searchSpace({ sigma0: 0.5, fixed: {} }).sigma as number[]).map((s) => s / 0.5);
+    for (const learner of ['dsg', 'qsg-s2auc'] as const) expect(ratios(learner)).toEqual([1 / 16, 1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8, 16, 32, 64]);
+    for (const learner of ['tsgs3vm', 'frs3vm', 'gkm', 'lapsvm', 'qs3orao'] as const) expect(ratios(learner)).toEqual([1 / 16, 1 / 4, 1, 4, 16, 64]);
+  });
+
   it('refuses a bad grid with a UsageError naming it', () => {
     const spec = learnerSpec(loopLearner);
     expect(() => parseGrid('lambda=0.1,-1', spec)).toThrow(/--grid lambda must be a number in \(0, ∞\), got '-1'/);

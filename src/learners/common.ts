@@ -176,23 +176,33 @@ export function pairwiseDefaultStep(params: { readonly lambda: number; readonly 
 }
 
 /**
- * The kernel scales `tune` searches: σ₀·4^k for k = −2 … 3, i.e. σ₀/16 …
+ * The kernel scales `tune` searches: σ₀·2^k for k = −4 … 6, i.e. σ₀/16 …
  * 64σ₀ — three decades (2¹⁰ ≈ 10³) log-spaced around the median heuristic
  * σ₀, reaching further towards larger σ (narrower kernels): on a held-back
- * 12,000-row set GKM was best at 16–64σ₀ (issue 33). One ladder for every
- * learner with a σ, so the tuned σ/σ₀ (`TuneResult.sigmaRatio`) reads the
- * same across them.
+ * 12,000-row set GKM was best at 16–64σ₀ (issue 33). The rungs are a factor
+ * `2^step` apart: 4 by default (6 rungs); 2 (11 rungs) for learners halved
+ * over iterations with continuation (DSG, QSG-S2AUC), whose extra settings
+ * cost only their first rounds' short fits — on mnist their best σ, 2σ₀,
+ * lies between the factor-4 rungs (docs/tuning.md). Every rung of the
+ * factor-4 ladder is one of the factor-2 ladder, so the tuned σ/σ₀
+ * (`TuneResult.sigmaRatio`) reads the same across learners.
  *
  * @example
- * sigmaLadder(1); // [0.0625, 0.25, 1, 4, 16, 64]
+ * sigmaLadder(1);    // [0.0625, 0.25, 1, 4, 16, 64]
+ * sigmaLadder(1, 1); // [0.0625, 0.125, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64]
  */
-export function sigmaLadder(sigma0: number): number[] {
+export function sigmaLadder(sigma0: number, step: SigmaLadderStep = 2): number[] {
+  const exponents: number[] = [];
+  for (let k = SIGMA_LADDER_SPAN[0]; k <= SIGMA_LADDER_SPAN[1]; k += step) exponents.push(k);
   // Capped where random features stop being accurate (MAX_SIGMA): a huge σ₀ keeps the rungs below it.
-  return [...new Set(SIGMA_LADDER_EXPONENTS.map((k) => Math.min(MAX_SIGMA, sigma0 * 2 ** k)))];
+  return [...new Set(exponents.map((k) => Math.min(MAX_SIGMA, sigma0 * 2 ** k)))];
 }
 
-/** The powers of two of {@link sigmaLadder}: σ₀·2^k. */
-export const SIGMA_LADDER_EXPONENTS: readonly number[] = [-4, -2, 0, 2, 4, 6];
+/** The powers of two {@link sigmaLadder} spans: σ₀·2^−4 … σ₀·2^6. */
+export const SIGMA_LADDER_SPAN: readonly [number, number] = [-4, 6];
+
+/** The spacing of {@link sigmaLadder}'s rungs, as a power of two: 1 (factor 2) or 2 (factor 4). */
+export type SigmaLadderStep = 1 | 2;
 
 /**
  * The rows of a fit as a Dataset in memory: what learners that cannot sample

@@ -128,5 +128,6 @@ export const dsgSpec = loopLearner({
     if (classes.kind !== 'binary') throw new Error('dsg needs a binary task');
     return new SupervisedDsg(ds, classes.positive, { lambda: params.lambda, loss: params.loss, batchSize: params.batchSize, step });
   },
-  searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0), lambda: [1e-3, 1e-2, 1e-1], loss: MARGIN_LOSSES }),
+  // σ on the factor-2 ladder: halved over iterations with continuation, its extra settings cost only short first fits (common.ts sigmaLadder).
+  searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0, 1), lambda: [1e-3, 1e-2, 1e-1], loss: MARGIN_LOSSES }),
 });
