@@ -80,6 +80,8 @@ interface Entry {
   tuneCpu: number;
   cpuRatio?: number;
   candidates: number;
+  /** The block evaluations the search spent, as a share of running every setting to T on every fold (`TuneResult.cost.fraction`; loop learners). */
+  blockFraction?: number;
   /** Per round: its end iteration / budget rung, how many settings ran, how many fits, seconds. Then the reference round and the refit. */
   rounds: { round: number | 'reference + refit' | 'refit'; t?: number; settings?: number; fits?: number; seconds: number }[];
   cvBest: number;
@@ -160,7 +162,7 @@ for (const set of opt.sets.split(',').map((s) => s.trim()).filter(Boolean)) {
       set, learner, label: opt.label, protocol, seed, trainRows: tr.n, labeledRows, threads, fullGrid: opt['full-grid'],
       ...(trainSeconds !== undefined ? { trainSeconds, ratio: tuneSeconds / trainSeconds } : {}),
       ...(trainCpu !== undefined ? { trainCpu, cpuRatio: tuneCpu / trainCpu } : {}),
-      tuneSeconds, tuneCpu, candidates: r.table.length, rounds,
+      tuneSeconds, tuneCpu, candidates: r.table.length, rounds, blockFraction: r.cost.fraction,
       cvBest: winner.score, cvDefaults: row(r.defaultsId).score, overDefaults: r.overDefaults,
       best: Object.fromEntries(Object.keys(winner.params).map((k) => [k, r.best[k]])),
       ...(r.sigmaRatio !== undefined ? { sigmaRatio: r.sigmaRatio } : {}),
@@ -175,4 +177,4 @@ for (const set of opt.sets.split(',').map((s) => s.trim()).filter(Boolean)) {
     writeBenchOutputs('tune-cost', { meta: { cpu: cpus()[0]?.model, cores: availableCores(), note: 'tune / one train at defaults, same split, same threads; loadavg before and after each entry' }, entries });
   }
 }
-console.log(markdownTable(entries.map((e) => ({ set: e.set, learner: e.learner, label: e.label, train: e.trainSeconds ?? NaN, tune: e.tuneSeconds, ratio: e.ratio ?? NaN, cpuRatio: e.cpuRatio ?? NaN, cvBest: e.cvBest, cvDefaults: e.cvDefaults, test: e.testTune })), { digits: 3 }));
+console.log(markdownTable(entries.map((e) => ({ set: e.set, learner: e.learner, label: e.label, train: e.trainSeconds ?? NaN, tune: e.tuneSeconds, ratio: e.ratio ?? NaN, cpuRatio: e.cpuRatio ?? NaN, cvBest: e.cvBest, cvDefaults: e.cvDefaults, test: e.testTune, blocks: e.blockFraction ?? NaN })), { digits: 3 }));

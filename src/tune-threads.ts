@@ -1,7 +1,7 @@
 /**
  * `tune`'s fold fits on worker threads, one whole fit per thread: for the
  * rounds of a search that run many short fits (the halving's first rounds:
- * 216 fits of 10 iterations for QSG-S2AUC's 72 settings on 3 folds), where an
+ * 396 fits of 10 iterations for QSG-S2AUC's 132 settings on 3 folds), where an
  * engine call is too small to split between threads (below
  * `parallelMinWork`) and splitting every call would leave the threads
  * waiting on each other. Each worker runs tune's own fold fit
@@ -20,7 +20,7 @@
  *
  * On 2 cores, `dsgkit tune` on spam's 200-labeled split: TSGS3VM 0.89× the
  * wall time of splitting every call (96 settings, its first rounds' fits are
- * short), QSG-S2AUC 0.99×, then 0.95× / 0.96× with the defaults' reference
+ * short), QSG-S2AUC 0.99× (on its former 72 settings), then 0.95× / 0.96× with the defaults' reference
  * beside the last round, at about 50 MiB more peak memory a thread
  * (docs/tuning.md § Threads). Where cores are many the first rounds should
  * gain most: their calls are too small to split, so without this they ran
