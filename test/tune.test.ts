@@ -323,7 +323,7 @@ describe('tune (script API)', () => {
     expect(full.rounds.reduce((n, r) => n + r.candidates.length * 3, 0)).toBe(30);
   }, 60_000);
 
-  it('a budget halving takes two or three settings to the full budget (GKM\'s 60, FRS3VM\'s 72), one only when the grid is too large', () => {
+  it('a budget halving takes two or three settings to the full budget (GKM\'s 60 settings, 72, 81), one only when the grid is too large', () => {
     const rounds = (n: number) => halvingPlan(n, { t0: 1, eta: 3, T: 27, cut: budgetCut(n, 3) }).map((r) => [r.t, r.count]);
     expect(rounds(60)).toEqual([[1, 60], [3, 20], [9, 6], [27, 2]]);
     expect(rounds(72)).toEqual([[1, 72], [3, 24], [9, 8], [27, 2]]);
@@ -333,9 +333,11 @@ describe('tune (script API)', () => {
   });
 
   it('FRS3VM (fold fits of a whole train each) is halved from 1/81 of its epochs on one fold, one setting in full: under 10 trains with the defaults and the refit', async () => {
-    // Its 72 settings: 72 at 1/81, 14 at 1/27, 2 at 1/9 on the first fold; the survivor (and the defaults) at the full budget on every fold.
-    const plan = halvingPlan(72, { t0: 1, eta: 3, T: 81, cut: budgetCut(72, 3, 1) }).map((r) => [r.t, r.count]);
-    expect(plan).toEqual([[1, 72], [3, 14], [9, 2], [81, 1]]);
+    // Its 132 settings (11 σ × 3 C × 4 C*): 132 at 1/81, 22 at 1/27, 3 at 1/9 on the first fold; the survivor (and the defaults) at the full budget on every fold.
+    const settings = Object.values(learnerSpec('frs3vm').searchSpace({ sigma0: 1, fixed: {} })).reduce((n, values) => n * values.length, 1);
+    expect(settings).toBe(132);
+    const plan = halvingPlan(settings, { t0: 1, eta: 3, T: 81, cut: budgetCut(settings, 3, 1) }).map((r) => [r.t, r.count]);
+    expect(plan).toEqual([[1, 132], [3, 22], [9, 3], [81, 1]]);
     const trains = plan.reduce((n, [t, count]) => n + (count * (t === 81 ? 3 : 1) * t) / 81, 0) + 3 + 1; // + the defaults on 3 folds + the refit
     expect(trains).toBeLessThan(10);
     // As it runs: the rounds, the folds each scored on, and the header's record of the schedule.
@@ -353,10 +355,10 @@ describe('tune (script API)', () => {
     for (const n of [54, 72, 81]) expect(budgetCut(n, 3)).toBe(3);
   });
 
-  it('searches σ over σ₀/16 … 64σ₀: factor-2 rungs for DSG and QSG-S2AUC (2σ₀ among them), factor 4 for the others, each rung of one ladder on the other', () => {
+  it('searches σ over σ₀/16 … 64σ₀: factor-2 rungs for DSG, QSG-S2AUC and FRS3VM (2σ₀ among them), factor 4 for the others, each rung of one ladder on the other', () => {
     const ratios = (learner: Parameters<typeof learnerSpec>[0]) => (learnerSpec(learner).searchSpace({ sigma0: 0.5, fixed: {} }).sigma as number[]).map((s) => s / 0.5);
-    for (const learner of ['dsg', 'qsg-s2auc'] as const) expect(ratios(learner)).toEqual([1 / 16, 1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8, 16, 32, 64]);
-    for (const learner of ['tsgs3vm', 'frs3vm', 'gkm', 'lapsvm', 'qs3orao'] as const) expect(ratios(learner)).toEqual([1 / 16, 1 / 4, 1, 4, 16, 64]);
+    for (const learner of ['dsg', 'qsg-s2auc', 'frs3vm'] as const) expect(ratios(learner)).toEqual([1 / 16, 1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8, 16, 32, 64]);
+    for (const learner of ['tsgs3vm', 'gkm', 'lapsvm', 'qs3orao', 'sorao'] as const) expect(ratios(learner)).toEqual([1 / 16, 1 / 4, 1, 4, 16, 64]);
   });
 
   it('refuses a bad grid with a UsageError naming it', () => {

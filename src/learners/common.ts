@@ -180,10 +180,11 @@ export function pairwiseDefaultStep(params: { readonly lambda: number; readonly 
  * 64σ₀ — three decades (2¹⁰ ≈ 10³) log-spaced around the median heuristic
  * σ₀, reaching further towards larger σ (narrower kernels): on a held-back
  * 12,000-row set GKM was best at 16–64σ₀ (issue 33). The rungs are a factor
- * `2^step` apart: 4 by default (6 rungs); 2 (11 rungs) for learners halved
- * over iterations with continuation (DSG, QSG-S2AUC), whose extra settings
- * cost only their first rounds' short fits — on mnist their best σ, 2σ₀,
- * lies between the factor-4 rungs (docs/tuning.md). Every rung of the
+ * `2^step` apart: 4 by default (6 rungs); 2 (11 rungs) for DSG, QSG-S2AUC
+ * and FRS3VM, whose extra settings cost only their first rounds' short fits
+ * and whose tuned models held out more on the quality benchmark with them —
+ * on mnist DSG's best σ, 2σ₀, lies between the factor-4 rungs
+ * (docs/tuning.md, **Factor-2 rungs**). Every rung of the
  * factor-4 ladder is one of the factor-2 ladder, so the tuned σ/σ₀
  * (`TuneResult.sigmaRatio`) reads the same across learners.
  *

@@ -228,5 +228,6 @@ export const frs3vmSpec = {
   // Every fold fit trains on every row and costs about a train: 1/81, 1/27, 1/9 of the epochs on one fold,
   // then one setting (and the defaults) in full on every fold keep tune within 10 trains (docs/tuning.md).
   tuneSchedule: { firstRung: 4, finalists: 1, earlyRows: 1 },
-  searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0), C: [1, 10, 100], Cstar: [0, 0.1, 1, 10] }),
+  // σ on the factor-2 ladder (common.ts sigmaLadder): 132 settings, cut 132 → 22 → 3 → 1 by the schedule above.
+  searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0, 1), C: [1, 10, 100], Cstar: [0, 0.1, 1, 10] }),
 } as const satisfies DirectLearnerSpec<typeof FRS3VM_PARAMS, 'frs3vm'>;
