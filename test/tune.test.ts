@@ -19,7 +19,7 @@ import { poolTasksCompleted } from '../src/engine/pool.ts';
 import { CancelledError, UsageError } from '../src/errors.ts';
 import { learnerSpec } from '../src/learners/registry.ts';
 import { Model } from '../src/model/model.ts';
-import { budgetCut, parseGrid, tuneModel as tune, type TuneResult } from '../src/tune.ts';
+import { budgetCut, gridCandidates, parseGrid, tuneModel as tune, type TuneResult } from '../src/tune.ts';
 import { fitsOnThreads, fitThreadTasksCompleted, FITS_PER_THREAD } from '../src/tune-threads.ts';
 import { runCli } from './support/cli.ts';
 
@@ -334,7 +334,7 @@ describe('tune (script API)', () => {
 
   it('FRS3VM (fold fits of a whole train each) is halved from 1/81 of its epochs on one fold, one setting in full: under 10 trains with the defaults and the refit', async () => {
     // Its 132 settings (11 σ × 3 C × 4 C*): 132 at 1/81, 22 at 1/27, 3 at 1/9 on the first fold; the survivor (and the defaults) at the full budget on every fold.
-    const settings = Object.values(learnerSpec('frs3vm').searchSpace({ sigma0: 1, fixed: {} })).reduce((n, values) => n * values.length, 1);
+    const settings = gridCandidates(learnerSpec('frs3vm').searchSpace({ sigma0: 1, fixed: {} })).length;
     expect(settings).toBe(132);
     const plan = halvingPlan(settings, { t0: 1, eta: 3, T: 81, cut: budgetCut(settings, 3, 1) }).map((r) => [r.t, r.count]);
     expect(plan).toEqual([[1, 132], [3, 22], [9, 3], [81, 1]]);
