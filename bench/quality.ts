@@ -73,15 +73,18 @@ interface DsgkitMethod {
   variant?: Record<string, unknown>;
 }
 
-function dsgkitMethods(learner: (typeof LEARNERS)[number], modes: ('default' | 'tune')[], specials: boolean, variant?: Record<string, unknown>): DsgkitMethod[] {
+/** Which rows of a learner run: its own and its supervised special case's (`with`), its own (`without`), or the special case's (`only`). */
+type Specials = 'with' | 'without' | 'only';
+
+function dsgkitMethods(learner: (typeof LEARNERS)[number], modes: ('default' | 'tune')[], specials: Specials, variant?: Record<string, unknown>): DsgkitMethod[] {
   const out: DsgkitMethod[] = [];
   // A variant's rows are named for it, `dsg {lambda=0.001,loss=square}`, so they never mix with the defaults' rows.
   const suffix = variant ? ` {${Object.entries(variant).map(([k, v]) => `${k}=${String(v)}`).join(',')}}` : '';
   const v = variant ? { variant } : {};
   for (const mode of modes) {
     const prefix = mode === 'tune' ? 'tune ' : '';
-    out.push({ name: `${prefix}${learner.learner}${suffix}`, learner: learner.learner, mode, ...v });
-    if (specials && learner.special) out.push({ name: `${prefix}${learner.learner} [${learner.special.label}]${suffix}`, learner: learner.learner, mode, fixed: learner.special.fixed, specialOf: learner.learner, ...v });
+    if (specials !== 'only') out.push({ name: `${prefix}${learner.learner}${suffix}`, learner: learner.learner, mode, ...v });
+    if (specials !== 'without' && learner.special) out.push({ name: `${prefix}${learner.learner} [${learner.special.label}]${suffix}`, learner: learner.learner, mode, fixed: learner.special.fixed, specialOf: learner.learner, ...v });
   }
   return out;
 }
@@ -150,6 +153,8 @@ if (cellTimeout !== undefined && !(cellTimeout > 0)) throw new Error(`--cell-tim
 const variants = parseVariants(opt.params);
 for (const l of variants.keys()) if (!LEARNERS.some((x) => x.learner === l)) throw new Error(`--params: unknown learner '${l}'`);
 const modes: ('default' | 'tune')[] = opt['tune-only'] ? ['tune'] : opt['no-tune'] ? ['default'] : ['default', 'tune'];
+if (opt['special-only'] && opt['no-special']) throw new Error('--special-only and --no-special leave no dsgkit row to run: give one of them');
+const specials: Specials = opt['special-only'] ? 'only' : opt['no-special'] ? 'without' : 'with';
 /** Where cells are read and appended: one file per process when several run side by side (a many-core machine), merged afterwards. */
 const CELLS = opt.cells ?? QUALITY_CELLS;
 const threads = opt.threads === undefined ? undefined : Number(opt.threads);
@@ -200,7 +205,7 @@ async function runCells(): Promise<void> {
       const setLearners = learners.filter((l) => l.task === set.task);
       const protocols = [...new Set(setLearners.map((l) => l.protocol))];
       for (const protocol of protocols) {
-        const methods = (opt['no-dsgkit'] ? [] : setLearners.filter((l) => l.protocol === protocol).flatMap((l) => dsgkitMethods(l, modes, !opt['no-special'], variants.get(l.learner)))).filter((m) => !opt['special-only'] || m.specialOf !== undefined);
+        const methods = opt['no-dsgkit'] ? [] : setLearners.filter((l) => l.protocol === protocol).flatMap((l) => dsgkitMethods(l, modes, specials, variants.get(l.learner)));
         const peersTodo = peers.filter((p) => !done.has(cellKey({ set: set.name, protocol, seed, method: p })));
         const dsgTodo = methods.filter((m) => !done.has(cellKey({ set: set.name, protocol, seed, method: m.name })));
         if (peersTodo.length === 0 && dsgTodo.length === 0) continue;
