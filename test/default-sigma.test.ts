@@ -8,7 +8,7 @@ import { readDataset, splitDataset } from '../src/data/index.ts';
 import { DEFAULT_CLIP_QUANTILE, MinMaxScaler } from '../src/data/scaler.ts';
 import { makeDataset, type Dataset } from '../src/data/dataset.ts';
 import { writeArrow } from '../src/data/arrow.ts';
-import { alignedSigma, centredAlignment, pairDistances } from '../src/features/kernel-alignment.ts';
+import { alignedSigma, centredAlignment, centredAlignments, pairDistances } from '../src/features/kernel-alignment.ts';
 import { DEFAULT_SIGMA_EXPONENTS, dataDefaults, defaultKernelScale, defaultSigma, kernelScale0, withDataDefaults } from '../src/train/defaults.ts';
 
 /** n points uniform in [0, 1]^d, labelled by `label` (row → class 0 or 1); the rows from `labeled` on are unlabeled. */
@@ -54,6 +54,25 @@ describe('centredAlignment', () => {
     }
     const yy = yc.reduce((s, v) => s + v * v, 0);
     expect(centredAlignment(pairDistances(ds.X, n, 2), ds.y, n, sigma)).toBeCloseTo(num / (Math.sqrt(kk) * yy), 12);
+  });
+});
+
+describe('centredAlignments (every rung in one pass)', () => {
+  it('gives each rung\'s centredAlignment: the same bits where the rung takes its own exponential, within 1e-13 where it squares the rung below', () => {
+    const ds = generated(120, 3, stripes, 'rungs');
+    const exponents = [3, 0, 0.5, 1, 2.5, -2, 1.5];
+    for (const diagonal of [true, false]) {
+      const dist = pairDistances(ds.X, ds.n, ds.d);
+      // A repeated point: distance 0, which the off-diagonal score leaves out at every rung.
+      dist[5] = 0;
+      const together = centredAlignments(dist, ds.y, ds.n, 0.7, exponents, { diagonal });
+      exponents.forEach((k, i) => {
+        const alone = centredAlignment(dist, ds.y, ds.n, 0.7 * 2 ** k, { diagonal });
+        // k = 0, ½ and −2 have no rung one power of two below them: their own exponential, as alone.
+        if (!exponents.includes(k - 1)) expect(together[i], `k = ${k}`).toBe(alone);
+        else expect(Math.abs(together[i] - alone) / Math.abs(alone), `k = ${k}`).toBeLessThan(1e-13);
+      });
+    }
   });
 });
 

@@ -6,8 +6,9 @@
  * against are in bench/sigma-rule.ts).
  *
  * Convention `k(x, x') = exp(−σ‖x − x'‖²)`: a LARGER σ is a NARROWER kernel.
- * The squared distances are computed once (O(n²·d)); each σ then costs O(n²)
- * exponentials.
+ * The squared distances are computed once (O(n²·d)); the rungs are then
+ * scored together in one O(n²) pass, with an exponential a pair only for the
+ * rungs that are not twice another ({@link centredAlignments}).
  */
 
 /** The powers of two the default σ is chosen among: σ₀·2^k, k = −4, −3.5, … 6. */
@@ -58,6 +59,22 @@ export function pairDistances(X: Float64Array, n: number, d: number, norm: 'l2sq
  * centredAlignment(dist, new Float64Array([0, 0, 1, 1]), 4, 1) > centredAlignment(dist, new Float64Array([0, 0, 1, 1]), 4, 0.001); // true
  */
 export function centredAlignment(dist: Float64Array, y: ArrayLike<number>, n: number, sigma: number, opts: { diagonal?: boolean } = {}): number {
+  return centredAlignments(dist, y, n, sigma, [0], opts)[0];
+}
+
+/**
+ * {@link centredAlignment} at every rung σ₀·2^k, k of `exponents`, in one
+ * pass over the pairs. A rung one power of two above another (k and k − 1
+ * both listed) takes the square of that rung's kernel value,
+ * exp(−σd)² = exp(−2σd), instead of an exponential of its own — a few ulps
+ * from it — so the default σ's 13 rungs k = 0, ½, … 6 cost 2 exponentials a
+ * pair instead of 13, and the distances are read once. The same numbers on
+ * any machine: the rungs' sums run over the pairs in one fixed order.
+ *
+ * @example
+ * centredAlignments(dist, y, n, sigma0, [0, 0.5, 1]); // [alignment at σ₀, at √2σ₀, at 2σ₀ (the square of σ₀'s kernel)]
+ */
+export function centredAlignments(dist: Float64Array, y: ArrayLike<number>, n: number, sigma0: number, exponents: readonly number[], opts: { diagonal?: boolean } = {}): number[] {
   let mean = 0;
   for (let i = 0; i < n; i++) mean += y[i];
   mean /= n;
@@ -68,38 +85,58 @@ export function centredAlignment(dist: Float64Array, y: ArrayLike<number>, n: nu
     yy += yc[i] * yc[i];
   }
   const diag = opts.diagonal === false ? 0 : 1;
-  // Row sums R_i, Σ K², y_cᵀ K y_c over the off-diagonal pairs; the diagonal (K_ii = 1) is added after.
-  const R = new Float64Array(n);
-  let sq = 0;
-  let yKy = 0;
+  // The rungs in ascending order, each with the rung it squares (−1: an exponential of its own).
+  const order = exponents.map((_, r) => r).sort((a, b) => exponents[a] - exponents[b]);
+  const rungs = order.length;
+  const sigma = Float64Array.from(order, (r) => sigma0 * 2 ** exponents[r]);
+  const squares = Int32Array.from(order, (r) => order.findIndex((q) => exponents[q] === exponents[r] - 1));
+  // Per rung: row sums R_i (row-major: a pair's rungs side by side), Σ K², y_cᵀ K y_c over the off-diagonal pairs; the diagonal (K_ii = 1) is added after.
+  const R = new Float64Array(rungs * n);
+  const sq = new Float64Array(rungs);
+  const yKy = new Float64Array(rungs);
+  const ri = new Float64Array(rungs);
+  const yi = new Float64Array(rungs);
+  const k = new Float64Array(rungs);
   let p = 0;
   for (let i = 0; i < n; i++) {
-    let ri = 0;
-    let yi = 0;
+    ri.fill(0);
+    yi.fill(0);
     for (let j = i + 1; j < n; j++) {
       const dij = dist[p++];
+      const ycj = yc[j];
       // Without the diagonal, pairs at distance 0 (the same point twice) go too: their k is 1 at every σ.
-      const k = dij === 0 && diag === 0 ? 0 : Math.exp(-sigma * dij);
-      ri += k;
-      R[j] += k;
-      sq += k * k;
-      yi += yc[j] * k;
+      const zero = dij === 0 && diag === 0;
+      const at = j * rungs;
+      for (let q = 0; q < rungs; q++) {
+        const from = squares[q];
+        const kq = zero ? 0 : from < 0 ? Math.exp(-sigma[q] * dij) : k[from] * k[from];
+        k[q] = kq;
+        ri[q] += kq;
+        R[at + q] += kq;
+        sq[q] += kq * kq;
+        yi[q] += ycj * kq;
+      }
     }
-    R[i] += ri;
-    yKy += yc[i] * yi;
+    for (let q = 0; q < rungs; q++) {
+      R[i * rungs + q] += ri[q];
+      yKy[q] += yc[i] * yi[q];
+    }
   }
-  let total = 0;
-  let rr = 0;
-  for (let i = 0; i < n; i++) {
-    const r = R[i] + diag;
-    total += r;
-    rr += r * r;
+  const scores = new Array<number>(exponents.length);
+  for (let q = 0; q < rungs; q++) {
+    let total = 0;
+    let rr = 0;
+    for (let i = 0; i < n; i++) {
+      const r = R[i * rungs + q] + diag;
+      total += r;
+      rr += r * r;
+    }
+    // ‖HKH‖² = Σ K_ij² − (2/n) Σ R_i² + (Σ R_i)²/n², with H = I − 11ᵀ/n; y_cᵀ K_c y_c = y_cᵀ K y_c.
+    const kc2 = 2 * sq[q] + diag * n - (2 / n) * rr + (total * total) / (n * n);
+    const num = 2 * yKy[q] + diag * yy;
+    scores[order[q]] = !(kc2 > 0) || !(yy > 0) ? NaN : num / (Math.sqrt(kc2) * yy);
   }
-  // ‖HKH‖² = Σ K_ij² − (2/n) Σ R_i² + (Σ R_i)²/n², with H = I − 11ᵀ/n; y_cᵀ K_c y_c = y_cᵀ K y_c.
-  const kc2 = 2 * sq + diag * n - (2 / n) * rr + (total * total) / (n * n);
-  const num = 2 * yKy + diag * yy;
-  if (!(kc2 > 0) || !(yy > 0)) return NaN;
-  return num / (Math.sqrt(kc2) * yy);
+  return scores;
 }
 
 /** What {@link alignedSigma} chose, and the score of every rung. */
@@ -142,8 +179,8 @@ export function alignedSigma(
   const exponents = opts.exponents ?? ALIGNMENT_EXPONENTS;
   if (n < 2) return { sigma: sigma0, exponent: 0, scores: exponents.map(() => NaN) };
   const dist = pairDistances(X, n, d, opts.norm);
-  const score = opts.score ?? centredAlignment;
-  const scores = exponents.map((k) => score(dist, y, n, sigma0 * 2 ** k));
+  const { score } = opts;
+  const scores = score ? exponents.map((k) => score(dist, y, n, sigma0 * 2 ** k)) : centredAlignments(dist, y, n, sigma0, exponents);
   let best = -1;
   for (let i = 0; i < exponents.length; i++) {
     if (!Number.isFinite(scores[i])) continue;
