@@ -22,6 +22,7 @@ import { learnerSpec } from './learners/registry.ts';
 import { lineChartSvg, type LineChart } from './report/line-chart.ts';
 import { dsgkitVersion } from './version.ts';
 import { markdownTable } from './report/markdown-table.ts';
+import { thousands } from './data/numbers.ts';
 
 /** Options of {@link scaling}: `train`'s options (learner parameters by name), with a list of thread counts. */
 export type ScalingOptions = Omit<RunOptions, 'threads' | 'init' | 'checkpointEvery' | 'onCheckpoint' | 'scaleInPlace' | 'onProfile'> & {
@@ -259,7 +260,7 @@ export function scalingChartSpec(result: ScalingResult): LineChart {
   const base = result.rows[0].threads;
   const T = result.iterations !== undefined ? `, T = ${result.iterations}` : '';
   return {
-    title: `${result.learner} training on ${result.n.toLocaleString('en')} rows × ${result.d}${T}: speedup by threads`,
+    title: `${result.learner} training on ${thousands(result.n)} rows × ${result.d}${T}: speedup by threads`,
     subtitle: `${result.rows.map((r) => `${r.threads} thread${r.threads === 1 ? '' : 's'} ${Number((r.wallMs / 1000).toPrecision(3))} s`).join(', ')} · ${result.machine.cores} cores of ${result.machine.cpu} · Node ${process.version} · dsgkit ${dsgkitVersion()} · ${result.date.slice(0, 10)}`,
     xLabel: 'threads',
     yLabel: base === 1 ? 'speedup over 1 thread' : `speedup over ${base} threads`,

@@ -7,6 +7,7 @@
 import cliProgress from 'cli-progress';
 import type { Progress } from '../api.ts';
 import type { CliIO } from './io.ts';
+import { thousands } from '../data/numbers.ts';
 
 /**
  * Estimated time left (ms) after `t` of `T` iterations took `elapsedMs`.
@@ -193,7 +194,7 @@ export function rowsProgress(io: CliIO, label: string, n: number, quiet = false)
     const rate = s > 0 ? rows / s : NaN;
     const eta = rate > 0 ? ((n - rows) / rate) * 1000 : NaN;
     const pct = n > 0 ? Math.floor((100 * rows) / n) : 100;
-    io.stderr.write(`${label}: ${rows.toLocaleString('en-US')} / ${n.toLocaleString('en-US')} rows (${pct}%), ${(rate / 1e6).toFixed(2)} M rows/s, ETA ${formatDuration(eta)}\n`);
+    io.stderr.write(`${label}: ${thousands(rows)} / ${thousands(n)} rows (${pct}%), ${(rate / 1e6).toFixed(2)} M rows/s, ETA ${formatDuration(eta)}\n`);
   };
   return {
     update(rows) {

@@ -54,6 +54,7 @@ import { ipcLayout, ipcLayoutOfHandle, type ArrowFormat, type BatchBody, type Ip
 import { MAX_COLUMNS, requireLabelColumn, validateDataset, validateRows } from './validate.ts';
 import type { RowBatch } from './row-batches.ts';
 import type { RowSource } from './row-source.ts';
+import { thousands } from './numbers.ts';
 
 export type { ArrowFormat } from './ipc-layout.ts';
 
@@ -624,7 +625,7 @@ function planColumns(schema: Schema, file: string, opts: ReadOptions): ColumnPla
   const labels = new LabelCoder(opts, file, labelName);
   const names = schema.fields.map((f) => f.name);
   if (names.length > MAX_COLUMNS) {
-    throw new DataError(`the file has ${names.length.toLocaleString('en-US')} columns; dsgkit reads at most ${MAX_COLUMNS.toLocaleString('en-US')} (features are stored dense): select or hash the features into fewer columns first`, { file });
+    throw new DataError(`the file has ${thousands(names.length)} columns; dsgkit reads at most ${thousands(MAX_COLUMNS)} (features are stored dense): select or hash the features into fewer columns first`, { file });
   }
   /** Name → schema indices (more than one when the name repeats). */
   const where = new Map<string, number[]>();

@@ -1,8 +1,9 @@
 /**
- * Strict parsing of numbers written as text (CSV cells, LIBSVM tokens).
- * `Number()` is too lenient for data files: it reads `''` and `' '` as 0,
- * `'0x1F'` as 31 and `'Infinity'` as a number. Here only plain decimal
- * notation is accepted, and the reason for a rejection is put in words.
+ * Numbers as text. Strict parsing (CSV cells, LIBSVM tokens): `Number()` is
+ * too lenient for data files — it reads `''` and `' '` as 0, `'0x1F'` as 31
+ * and `'Infinity'` as a number — so only plain decimal notation is accepted,
+ * and the reason for a rejection is put in words. And counts printed with
+ * thousands separators ({@link thousands}).
  */
 
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -35,4 +36,27 @@ export function whyNotFinite(text: string, what = 'features'): string {
     return `value is ${text} (not finite); ${what} must be finite numbers`;
   }
   return `value '${text.length > 40 ? text.slice(0, 40) + '…' : text}' is not a number`;
+}
+
+/**
+ * `n` with a comma every three digits when it is a whole number below 1e21
+ * (what `toLocaleString('en')` prints), else `String(n)`: how messages and
+ * reports print counts ("50,000 rows", "T = 1,600"). Not `toLocaleString`:
+ * its first call loads ICU's number formatting, about 20 ms that every
+ * `train` paid for one separator.
+ *
+ * @example
+ * thousands(1234567); // '1,234,567'
+ * thousands(-1000);   // '-1,000'
+ * thousands(0.5);     // '0.5'
+ */
+export function thousands(n: number): string {
+  if (!Number.isInteger(n) || Math.abs(n) >= 1e21) return String(n);
+  const digits = String(Math.abs(n));
+  let out = '';
+  for (let i = 0; i < digits.length; i++) {
+    if (i > 0 && (digits.length - i) % 3 === 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? `-${out}` : out;
 }

@@ -5,6 +5,7 @@
  * {@link GROWING_BUDGET} (T grows as √n_l) or {@link FIXED_BUDGET} (T = 400).
  */
 import { withParamInPlace, type ParamTable, type ParamValues } from './params.ts';
+import { thousands } from '../data/numbers.ts';
 
 /**
  * The constants of a loop learner's budget rule (see {@link loopBudget}).
@@ -71,11 +72,11 @@ export interface DerivedBudget {
  * loopBudget(1000, FIXED_BUDGET).T;      // 400
  */
 export function loopBudget(labeledRows: number | undefined, rule: LoopBudget): DerivedBudget {
-  if (labeledRows === undefined) return { T: rule.T0, why: `T = ${fmt(rule.T0)} (the labeled rows are not known before a stream is read)` };
-  if (isFixed(rule)) return { T: rule.T0, why: `T = ${fmt(rule.T0)} at n_l = ${fmt(labeledRows)} labeled rows (this learner's budget does not grow with n_l)` };
+  if (labeledRows === undefined) return { T: rule.T0, why: `T = ${thousands(rule.T0)} (the labeled rows are not known before a stream is read)` };
+  if (isFixed(rule)) return { T: rule.T0, why: `T = ${thousands(rule.T0)} at n_l = ${thousands(labeledRows)} labeled rows (this learner's budget does not grow with n_l)` };
   const grown = rule.T0 * Math.max(1, labeledRows / rule.labeled0) ** rule.power;
   const T = Math.min(rule.max, Math.max(rule.T0, Math.round(grown / rule.round) * rule.round));
-  return { T, why: `T = ${fmt(T)} from n_l = ${fmt(labeledRows)} labeled rows` };
+  return { T, why: `T = ${thousands(T)} from n_l = ${thousands(labeledRows)} labeled rows` };
 }
 
 /**
@@ -96,13 +97,9 @@ export function isFixed(rule: LoopBudget): boolean {
  * budgetDoc(FIXED_BUDGET);   // '400, whatever the labeled rows n_l'
  */
 export function budgetDoc(rule: LoopBudget): string {
-  if (isFixed(rule)) return `${fmt(rule.T0)}, whatever the labeled rows n_l`;
-  const growth = rule.power === 0.5 ? `√(n_l/${fmt(rule.labeled0)})` : `(n_l/${fmt(rule.labeled0)})^${rule.power}`;
-  return `from the labeled rows n_l: ${fmt(rule.T0)}·${growth} rounded to ${fmt(rule.round)}, ${fmt(rule.T0)} to ${fmt(rule.max)}; ${fmt(rule.T0)} on a stream`;
-}
-
-function fmt(x: number): string {
-  return x.toLocaleString('en-US');
+  if (isFixed(rule)) return `${thousands(rule.T0)}, whatever the labeled rows n_l`;
+  const growth = rule.power === 0.5 ? `√(n_l/${thousands(rule.labeled0)})` : `(n_l/${thousands(rule.labeled0)})^${rule.power}`;
+  return `from the labeled rows n_l: ${thousands(rule.T0)}·${growth} rounded to ${thousands(rule.round)}, ${thousands(rule.T0)} to ${thousands(rule.max)}; ${thousands(rule.T0)} on a stream`;
 }
 
 /**

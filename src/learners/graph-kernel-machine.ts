@@ -54,6 +54,7 @@ import { marginLoss, marginLossDerivative, MARGIN_LOSS_DOCS, type MarginLoss } f
 import type { ParamInput, ParamsOf, ParamTable } from './params.ts';
 import { DIRECT_CAPABILITIES, type DirectLearnerSpec, type ObjectiveContext } from './spec.ts';
 import { KNN_GRAPH_DEFAULTS, knnGraph } from './knn-graph.ts';
+import { thousands } from '../data/numbers.ts';
 
 /** The five losses of the paper (Section 5). */
 export const GRAPH_MACHINE_LOSSES = ['hinge', 'smooth-hinge', 'logistic', 'l1', 'eps-insensitive'] as const satisfies readonly MarginLoss[];
@@ -806,7 +807,7 @@ const GRAPH_PARAMS = {
   T: {
     kind: 'number',
     default: undefined,
-    defaultDoc: `from the labeled rows n_l: ${BUDGET_EPOCHS}·n_l draws (${BUDGET_MIN_DRAWS.toLocaleString('en')} to ${BUDGET_MAX_DRAWS.toLocaleString('en')}) in ⌈draws/B⌉ steps; 1,000 on small sets`,
+    defaultDoc: `from the labeled rows n_l: ${BUDGET_EPOCHS}·n_l draws (${thousands(BUDGET_MIN_DRAWS)} to ${thousands(BUDGET_MAX_DRAWS)}) in ⌈draws/B⌉ steps; 1,000 on small sets`,
     min: 1,
     max: 10_000_000,
     integer: true,
@@ -816,7 +817,7 @@ const GRAPH_PARAMS = {
   batchSize: {
     kind: 'number',
     default: undefined,
-    defaultDoc: `⌈draws/${BUDGET_MAX_T.toLocaleString('en')}⌉ (draws as for T), 1 when T is given`,
+    defaultDoc: `⌈draws/${thousands(BUDGET_MAX_T)}⌉ (draws as for T), 1 when T is given`,
     min: 1,
     max: 100_000,
     integer: true,

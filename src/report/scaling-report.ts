@@ -5,6 +5,7 @@
  */
 import type { ScalingResult } from '../scaling.ts';
 import { htmlReport, thisMachine } from './html.ts';
+import { thousands } from '../data/numbers.ts';
 
 const x = (v: number) => `${Number(v.toPrecision(3))}×`;
 const sec = (ms: number) => `${Number((ms / 1000).toPrecision(3))} s`;
@@ -41,7 +42,7 @@ export function speedupNote(result: ScalingResult): string[] {
   }
   if (last.speedup < 1.1) {
     notes.push(
-      `More threads did not pay here: each iteration's work on ${result.n.toLocaleString('en')} rows × ${result.d} features is too small to share out, so the threads spend their time waiting rather than computing. ` +
+      `More threads did not pay here: each iteration's work on ${thousands(result.n)} rows × ${result.d} features is too small to share out, so the threads spend their time waiting rather than computing. ` +
         'Threads pay on larger data, larger batches (--batch-size) or more random features (--random-features); on data this small, one or two threads are the right choice.',
     );
   } else if (last.speedup < 0.7 * ideal) {
@@ -70,7 +71,7 @@ export function scalingHtml(result: ScalingResult, svg: string, meta: { readonly
   const repeats = result.rows[0].runsMs.length;
   return htmlReport({
     title: `How ${result.learner} training scales with threads`,
-    summary: `The same model trained on ${result.n.toLocaleString('en')} rows × ${result.d} features at ${result.rows.map((r) => r.threads).join(', ')} threads${repeats > 1 ? ` (${repeats} runs each, the fastest kept)` : ''}.`,
+    summary: `The same model trained on ${thousands(result.n)} rows × ${result.d} features at ${result.rows.map((r) => r.threads).join(', ')} threads${repeats > 1 ? ` (${repeats} runs each, the fastest kept)` : ''}.`,
     machine: thisMachine({ cores: result.machine.cores, cpu: result.machine.cpu, loadavg: result.machine.loadavg, date: result.date }),
     facts: [
       ['data', meta.data],

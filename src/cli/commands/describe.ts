@@ -13,6 +13,7 @@ import { formatPredictions, isPredictionsFile, summarizePredictions } from './de
 import type { Command } from './command.ts';
 import { LEARNERS } from '../../learners/registry.ts';
 import { defaultSigmaRule } from '../../train/defaults.ts';
+import { thousands } from '../../data/numbers.ts';
 
 const HELP = `dsgkit describe — summarise a data file or a model file
 
@@ -207,7 +208,7 @@ export function formatModel(model: Model, file: string): string {
     lines.push('', `cross-validation (${tuned.folds} folds over the labeled rows${(tuned.repeats ?? 1) > 1 ? `, drawn ${tuned.repeats} times` : ''}, σ₀ = ${num(tuned.sigma0)}${typeof tuned.sigmaRatio === 'number' ? ` (chosen σ = ${num(tuned.sigmaRatio)}σ₀)` : ''}${tuned.halving ? (tuned.halving.budget ? `, successive halving over the budget η = ${tuned.halving.eta} from ${tuned.halving.t0}/${tuned.halving.T} of it (restarted; early rounds on ${tuned.halving.earlyFolds ?? tuned.folds} folds)` : `, successive halving η = ${tuned.halving.eta} from t0 = ${tuned.halving.t0} to T = ${tuned.halving.T}`) : ''}${tuned.select === 'neighbourhood' ? ', ranked by the grid neighbourhood\'s mean' : ''}):`);
     lines.push(formatTuneTable({ table: tuned.table, metric: METRICS[tuned.metric as MetricName]?.title ?? tuned.metric, folds: tuned.folds, repeats: tuned.repeats ?? 1 }).trimEnd());
     const c = tuned.blockEvaluations;
-    if (c && c.fullGrid > 0) lines.push(`cost: ${c.halving.toLocaleString('en')} block evaluations per batch point, ${(100 * c.fraction).toFixed(1)}% of a full grid at T`);
+    if (c && c.fullGrid > 0) lines.push(`cost: ${thousands(c.halving)} block evaluations per batch point, ${(100 * c.fraction).toFixed(1)}% of a full grid at T`);
     lines.push(...unlabeledLines(tuned.usesUnlabeled, tuned.table.some((row) => row.status === 'reference')));
     const od = tuned.overDefaults;
     if (od && typeof od.gain === 'number' && typeof od.se === 'number') lines.push(`against the defaults: the search's pick gains ${signedNum(od.gain)} ± ${num(od.se)} (one standard error) in CV${tuned.guard === 'one-se' ? '; guard one-se' : ''}`);

@@ -13,6 +13,7 @@ import { inputFile } from '../stdin.ts';
 import { cliLearnerSpec } from '../learner-help.ts';
 import type { Command } from './command.ts';
 import { formatProfile } from '../profile-report.ts';
+import { thousands } from '../../data/numbers.ts';
 
 const HELP = `dsgkit scaling — how training scales across thread counts, on your data
 
@@ -99,7 +100,7 @@ export const scalingCommand: Command = {
 
     const read = settings.labelColumn !== undefined ? { labelColumn: settings.labelColumn } : {};
     const data = await readDataset(dataPath, read);
-    io.stderr.write(`${spec.name} on ${dataPath} (${data.n.toLocaleString('en')} rows × ${data.d}): ${describeRun([spec], settings, undefined, labeledCount(data))}\n`);
+    io.stderr.write(`${spec.name} on ${dataPath} (${thousands(data.n)} rows × ${data.d}): ${describeRun([spec], settings, undefined, labeledCount(data))}\n`);
     const result = await scaling({
       learner: spec.name,
       data,

@@ -18,6 +18,7 @@ import type { MetricName } from '../../model/task.ts';
 import { writeFileAtomic } from '../../data/atomic.ts';
 import { lineChartSvg } from '../../report/line-chart.ts';
 import { tuneChartSpec, tuneHtml, type TuneReportMeta } from '../../report/tune-report.ts';
+import { thousands } from '../../data/numbers.ts';
 
 /** A learner's `tune` ranking and guard where they are not the defaults (its own metric, each setting by its own score, guard cv), for the search-space list: e.g. " (ranked by auc, grid neighbourhood; guard one-se)"; empty otherwise. */
 function rankedBy(l: (typeof LEARNERS)[number]): string {
@@ -326,7 +327,7 @@ export const tuneCommand: Command = {
         ...(result.select === 'neighbourhood' ? ['selection   neighbourhood: ranked by the mean out-of-fold score of each setting and its grid neighbours'] : []),
         ...unlabeledLines(result.usesUnlabeled, result.table.some((row) => row.status === 'reference')),
         `defaults    the search's pick gains ${result.overDefaults.gain >= 0 ? '+' : '−'}${fmt(Math.abs(result.overDefaults.gain))} ± ${fmt(result.overDefaults.se)} (one se) over them in CV${result.guard === 'one-se' ? ' (guard one-se: kept only above one se)' : ''}`,
-        ...(cost.fullGrid > 0 ? [`cost        ${cost.halving.toLocaleString('en')} block evaluations per batch point over ${result.repeats > 1 ? `${result.repeats} × ` : ''}${result.folds} folds, ${(100 * cost.fraction).toFixed(1)}% of a full grid at T (${cost.fullGrid.toLocaleString('en')}); refit ${cost.refit.toLocaleString('en')}`] : []),
+        ...(cost.fullGrid > 0 ? [`cost        ${thousands(cost.halving)} block evaluations per batch point over ${result.repeats > 1 ? `${result.repeats} × ` : ''}${result.folds} folds, ${(100 * cost.fraction).toFixed(1)}% of a full grid at T (${thousands(cost.fullGrid)}); refit ${thousands(cost.refit)}`] : []),
         `wall time   ${formatDuration(wallMs)}`,
         `model       ${out}`,
         ...(report ? [`report      ${report.html} (open it in a browser), ${report.svg}, ${report.chart}`] : []),
