@@ -2,8 +2,8 @@
 # On a lent machine without Node: unpacks .devcarry/ (bench/device/make-carry.sh)
 # and runs the measurements given as arguments, writing into $OUT.
 #
-#   bash bench/device/run-carried.sh scaling kernel determinism cpuprofile
-#   bash bench/device/run-carried.sh ab      # this build against .devcarry/base.tar.xz, alternating
+#   bash bench/device/run-carried.sh scaling kernel determinism cpuprofile workers
+#   bash bench/device/run-carried.sh ab      # this build against .devcarry/base.tar.xz (and variant-*.tar.xz), alternating
 #   QUALITY_ARGS=--no-tune QUALITY_SEEDS=1,2,3 bash bench/device/run-carried.sh quality
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -64,13 +64,41 @@ for what in "$@"; do
       # This build against a baseline build of another commit, on the same machine in the same run: the short
       # run (QSG-S2AUC, T = 400, 50,000 × 9) at 1 thread and at every core, in rounds that alternate the builds.
       # The baseline: `tar -cJf .devcarry/base.tar.xz dist bin package.json` in a built worktree of that commit.
+      # Variants of this build (a change measured before it is kept), the same way as .devcarry/variant-NAME.tar.xz:
+      # run at every core only (their 1-thread path is this build's), in the same rounds.
       [ -f /tmp/shuttle.arrow ] || node bin/dsgkit.js generate --out /tmp/shuttle.arrow --rows 50000 --dim 9 --labeled 1000 --seed 1 >/dev/null
-      mkdir -p /tmp/base && tar -xJf .devcarry/base.tar.xz -C /tmp/base && ln -sfn "$PWD/node_modules" /tmp/base/node_modules
+      builds="base this"
+      for tarball in .devcarry/base.tar.xz .devcarry/variant-*.tar.xz; do
+        [ -f "$tarball" ] || continue
+        name=$(basename "$tarball" .tar.xz); name=${name#variant-}
+        mkdir -p "/tmp/$name" && tar -xJf "$tarball" -C "/tmp/$name" && ln -sfn "$PWD/node_modules" "/tmp/$name/node_modules"
+        [ "$name" = base ] || builds="$builds $name"
+      done
       for round in 1 2 3; do
-        for build in base this; do
-          cli=bin/dsgkit.js; [ "$build" = base ] && cli=/tmp/base/bin/dsgkit.js
-          node "$cli" scaling --data /tmp/shuttle.arrow --learner qsg-s2auc --iterations 400 --threads "1,$(nproc)" --repeats 2 --no-ceiling --out "$out/ab-$build-$round" 2>&1 | tail -n 4 | tee -a "$out/ab.txt"
+        for build in $builds; do
+          cli=bin/dsgkit.js; [ "$build" = this ] || cli=/tmp/$build/bin/dsgkit.js
+          counts="1,$(nproc)"; case " base this " in *" $build "*) ;; *) counts=$(nproc) ;; esac
+          node "$cli" scaling --data /tmp/shuttle.arrow --learner qsg-s2auc --iterations 400 --threads "$counts" --repeats 2 --no-ceiling --out "$out/ab-$build-$round" 2>&1 | tail -n 4 | sed "s/^/$build $round: /" | tee -a "$out/ab.txt"
         done
+      done
+      ;;
+    workers)
+      # How long the pool's workers take to start: a session of k workers on the work board (dist/), the time from
+      # the pool's construction to each worker's first act on the board, 3 times each at k = 1 and k = cores − 1.
+      for k in 1 $(( $(nproc) - 1 )) 1 $(( $(nproc) - 1 )) 1 $(( $(nproc) - 1 )); do
+        node --input-type=module -e "
+          import { Piscina } from 'piscina';
+          import { PoolSession } from './dist/src/engine/pool-session.js';
+          import { workerLocation } from './dist/src/engine/worker-location.js';
+          const k = $k, t0 = performance.now();
+          const { url, execArgv } = workerLocation('evaluate');
+          const p = new Piscina({ filename: url.href, execArgv, minThreads: k, maxThreads: k, concurrentTasksPerWorker: 1 });
+          const s = new PoolSession(p, k, false);
+          const at = [];
+          while (at.length < k) { await new Promise((r) => setTimeout(r, 1)); at.length = 0; for (let i = 1; i <= k; i++) if (s.board.totals(i).thread !== 0) at.push(0); }
+          const ms = performance.now() - t0;
+          console.log(k + ' workers: every one serving after ' + ms.toFixed(0) + ' ms');
+          await s.end(); await p.destroy();" 2>&1 | tee -a "$out/workers.txt"
       done
       ;;
     determinism)
