@@ -8,7 +8,8 @@ import { readDataset, splitDataset } from '../src/data/index.ts';
 import { DEFAULT_CLIP_QUANTILE, MinMaxScaler } from '../src/data/scaler.ts';
 import { makeDataset, type Dataset } from '../src/data/dataset.ts';
 import { writeArrow } from '../src/data/arrow.ts';
-import { alignedSigma, centredAlignment, centredAlignments, pairDistances } from '../src/features/kernel-alignment.ts';
+import { alignedSigma, centredAlignment, centredAlignments } from '../src/features/kernel-alignment.ts';
+import { pairDistances } from '../src/features/pair-distances.ts';
 import { DEFAULT_SIGMA_EXPONENTS, dataDefaults, defaultKernelScale, defaultSigma, kernelScale0, withDataDefaults } from '../src/train/defaults.ts';
 
 /** n points uniform in [0, 1]^d, labelled by `label` (row → class 0 or 1); the rows from `labeled` on are unlabeled. */

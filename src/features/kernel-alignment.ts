@@ -10,40 +10,13 @@
  * scored together in one O(n²) pass, with an exponential a pair only for the
  * rungs that are not twice another ({@link centredAlignments}).
  */
+import { pairDistances } from './pair-distances.ts';
 
 /** The powers of two the default σ is chosen among: σ₀·2^k, k = −4, −3.5, … 6. */
 export const ALIGNMENT_EXPONENTS: readonly number[] = Array.from({ length: 21 }, (_, i) => -4 + i / 2);
 
 /** Labeled rows the default σ reads at most (a seeded sample beyond). */
 export const ALIGNMENT_SAMPLE = 1000;
-
-/**
- * The squared distances ‖x_i − x_j‖² of all pairs i < j of the `n` rows of
- * the row-major `X` (`d` values a row), packed row after row: pair (i, j) is
- * at `i·n − i(i+1)/2 + j − i − 1`. `norm: 'l1'` gives ‖x_i − x_j‖₁ instead
- * (the Laplacian kernel's `exp(−σ‖x − x'‖₁)`).
- *
- * @example
- * pairDistances(new Float64Array([0, 1, 3]), 3, 1); // Float64Array [1, 9, 4]
- */
-export function pairDistances(X: Float64Array, n: number, d: number, norm: 'l2sq' | 'l1' = 'l2sq'): Float64Array {
-  const out = new Float64Array((n * (n - 1)) / 2);
-  const l1 = norm === 'l1';
-  let p = 0;
-  for (let i = 0; i < n; i++) {
-    const a = i * d;
-    for (let j = i + 1; j < n; j++) {
-      const b = j * d;
-      let s = 0;
-      for (let k = 0; k < d; k++) {
-        const t = X[a + k] - X[b + k];
-        s += l1 ? Math.abs(t) : t * t;
-      }
-      out[p++] = s;
-    }
-  }
-  return out;
-}
 
 /**
  * The centred alignment ⟨K_c, y_c y_cᵀ⟩_F / (‖K_c‖_F ‖y_c y_cᵀ‖_F) of the
@@ -90,44 +63,50 @@ export function centredAlignments(dist: Float64Array, y: ArrayLike<number>, n: n
   const rungs = order.length;
   const sigma = Float64Array.from(order, (r) => sigma0 * 2 ** exponents[r]);
   const squares = Int32Array.from(order, (r) => order.findIndex((q) => exponents[q] === exponents[r] - 1));
-  // Per rung: row sums R_i (row-major: a pair's rungs side by side), Σ K², y_cᵀ K y_c over the off-diagonal pairs; the diagonal (K_ii = 1) is added after.
+  // Per rung: row sums R_i (rung-major), Σ K², y_cᵀ K y_c over the off-diagonal pairs; the diagonal (K_ii = 1) is added after.
   const R = new Float64Array(rungs * n);
   const sq = new Float64Array(rungs);
   const yKy = new Float64Array(rungs);
-  const ri = new Float64Array(rungs);
-  const yi = new Float64Array(rungs);
-  const k = new Float64Array(rungs);
+  // Row i's kernel values k(x_i, x_j), j > i, at each rung (a squaring rung reads its source's).
+  const row = new Float64Array(rungs * n);
   let p = 0;
   for (let i = 0; i < n; i++) {
-    ri.fill(0);
-    yi.fill(0);
-    for (let j = i + 1; j < n; j++) {
-      const dij = dist[p++];
-      const ycj = yc[j];
-      // Without the diagonal, pairs at distance 0 (the same point twice) go too: their k is 1 at every σ.
-      const zero = dij === 0 && diag === 0;
-      const at = j * rungs;
-      for (let q = 0; q < rungs; q++) {
-        const from = squares[q];
-        const kq = zero ? 0 : from < 0 ? Math.exp(-sigma[q] * dij) : k[from] * k[from];
-        k[q] = kq;
-        ri[q] += kq;
-        R[at + q] += kq;
-        sq[q] += kq * kq;
-        yi[q] += ycj * kq;
-      }
-    }
     for (let q = 0; q < rungs; q++) {
-      R[i * rungs + q] += ri[q];
-      yKy[q] += yc[i] * yi[q];
+      const from = squares[q];
+      const s = sigma[q];
+      const Rq = q * n;
+      const src = from * n;
+      let ri = 0;
+      let yi = 0;
+      let sqq = 0;
+      for (let j = i + 1, pj = p; j < n; j++, pj++) {
+        let k: number;
+        if (from >= 0) {
+          const kf = row[src + j];
+          k = kf * kf;
+        } else {
+          const dij = dist[pj];
+          // Without the diagonal, pairs at distance 0 (the same point twice) go too: their k is 1 at every σ.
+          k = dij === 0 && diag === 0 ? 0 : Math.exp(-s * dij);
+        }
+        row[Rq + j] = k;
+        ri += k;
+        R[Rq + j] += k;
+        sqq += k * k;
+        yi += yc[j] * k;
+      }
+      R[Rq + i] += ri;
+      sq[q] += sqq;
+      yKy[q] += yc[i] * yi;
     }
+    p += n - i - 1;
   }
   const scores = new Array<number>(exponents.length);
   for (let q = 0; q < rungs; q++) {
     let total = 0;
     let rr = 0;
     for (let i = 0; i < n; i++) {
-      const r = R[i * rungs + q] + diag;
+      const r = R[q * n + i] + diag;
       total += r;
       rr += r * r;
     }

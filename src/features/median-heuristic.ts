@@ -11,6 +11,7 @@
  */
 import seedrandom from 'seedrandom';
 import { selectInPlace } from '../data/order-statistics.ts';
+import { pairAt, pairDistances } from './pair-distances.ts';
 
 /** Options of {@link medianHeuristicSigma}. */
 export interface MedianHeuristicOptions {
@@ -97,20 +98,14 @@ export function medianHeuristicSigma(X: Float64Array, n: number, d: number, opts
   if (n < 2) throw new RangeError(`medianHeuristicSigma: needs at least 2 rows, got ${n}`);
   const rows = sampleRowIndices(n, sample, opts.seed ?? 0);
   const s = rows.length;
-  const dist = new Float64Array((s * (s - 1)) / 2);
-  let p = 0;
-  for (let a = 0; a < s; a++) {
-    const ia = rows[a] * d;
-    for (let b = a + 1; b < s; b++) {
-      const ib = rows[b] * d;
-      let sum = 0;
-      for (let k = 0; k < d; k++) {
-        const diff = X[ia + k] - X[ib + k];
-        sum += diff * diff;
-      }
-      if (!Number.isFinite(sum)) throw new RangeError(`medianHeuristicSigma: rows ${rows[a] + 1} and ${rows[b] + 1} have a non-finite squared distance (${sum})`);
-      dist[p++] = sum;
-    }
+  // The sampled rows side by side (X itself when every row is sampled).
+  const sampled = s === n ? X : new Float64Array(s * d);
+  if (sampled !== X) rows.forEach((r, a) => sampled.set(X.subarray(r * d, r * d + d), a * d));
+  const dist = pairDistances(sampled, s, d);
+  for (let p = 0; p < dist.length; p++) {
+    if (Number.isFinite(dist[p])) continue;
+    const [a, b] = pairAt(p, s);
+    throw new RangeError(`medianHeuristicSigma: rows ${rows[a] + 1} and ${rows[b] + 1} have a non-finite squared distance (${dist[p]})`);
   }
   const median = medianInPlace(dist);
   if (!(median > 0)) throw new RangeError(`medianHeuristicSigma: the median squared distance over ${dist.length} pairs of ${s} rows is 0 (mostly duplicate rows)`);
