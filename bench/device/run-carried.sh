@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # On a lent machine without Node: unpacks .devcarry/ (bench/device/make-carry.sh)
-# and runs the measurements given as arguments, writing into $OUT.
+# and runs the measurements given as arguments. They write into a work folder;
+# at the end (also after a failure or a time limit) its small files — not the
+# HTML reports, chart data or raw CPU profiles, which bench/profile-summary.ts
+# summarises there — are packed into ONE file, $OUT/results.tgz: a lent machine
+# returns a bounded number of files, and a run's measurements are many.
 #
 #   bash bench/device/run-carried.sh scaling kernel determinism cpuprofile workers
 #   bash bench/device/run-carried.sh ab      # this build against .devcarry/base.tar.xz (and variant-*.tar.xz), alternating
@@ -10,8 +14,10 @@ cd "$(dirname "$0")/../.."
 mkdir -p /tmp/dnode && xz -dc .devcarry/node.xz > /tmp/dnode/node && chmod +x /tmp/dnode/node
 export PATH=/tmp/dnode:$PATH
 tar -xJf .devcarry/built.tar.xz
-out=${OUT:-/tmp/device-out}
-mkdir -p "$out"
+out=/tmp/device-work
+rm -rf "$out" && mkdir -p "$out" "${OUT:-/tmp/device-out}"
+pack() { tar -czf "${OUT:-/tmp/device-out}/results.tgz" -C "$out" --exclude='*.html' --exclude='*.chart.json' --exclude='*.cpuprofile' .; }
+trap pack EXIT
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)" | tee "$out/machine.txt"
 tsx() { node --import tsx "$@"; }
 for what in "$@"; do
@@ -53,11 +59,12 @@ for what in "$@"; do
     cpuprofile)
       # Where a short run's wall time goes, every thread: V8 CPU profiles (one file per thread) of
       # `dsgkit train` at 1 thread and at every core, T = 400 on the 50,000 × 9 file, into cpuprofile-1/ and
-      # cpuprofile-N/ (read them with bench/device/profile-summary.py: the calling thread's time by phase).
+      # cpuprofile-N/, each summarised beside it (bench/profile-summary.ts: the calling thread's time by function).
       [ -f /tmp/shuttle.arrow ] || node bin/dsgkit.js generate --out /tmp/shuttle.arrow --rows 50000 --dim 9 --labeled 1000 --seed 1 >/dev/null
       for p in 1 "$(nproc)"; do
         node bin/dsgkit.js train --data /tmp/shuttle.arrow --learner qsg-s2auc --iterations 400 --threads "$p" --out /tmp/warm.dsg --quiet
         ( time node --cpu-prof --cpu-prof-interval 250 --cpu-prof-dir "$out/cpuprofile-$p" bin/dsgkit.js train --data /tmp/shuttle.arrow --learner qsg-s2auc --iterations 400 --threads "$p" --out /tmp/prof.dsg --quiet ) 2>&1 | tee "$out/cpuprofile-$p.txt"
+        for f in "$out/cpuprofile-$p"/*.cpuprofile; do tsx bench/profile-summary.ts "$f" > "${f%.cpuprofile}.summary.txt" 2>&1 || true; done
       done
       ;;
     ab)
