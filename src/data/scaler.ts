@@ -133,12 +133,13 @@ export class MinMaxScaler {
    */
   transformRow(x: ArrayLike<number>, out: Float64Array, xOffset = 0, outOffset = 0): Float64Array {
     const { min, inv } = this;
-    for (let k = 0; k < min.length; k++) out[outOffset + k] = (x[xOffset + k] - min[k]) * inv[k];
     if (this.clipQuantile > 0) {
       for (let k = 0; k < min.length; k++) {
-        const v = out[outOffset + k];
+        const v = (x[xOffset + k] - min[k]) * inv[k];
         out[outOffset + k] = v < 0 ? 0 : v > 1 ? 1 : v;
       }
+    } else {
+      for (let k = 0; k < min.length; k++) out[outOffset + k] = (x[xOffset + k] - min[k]) * inv[k];
     }
     return out;
   }
@@ -171,8 +172,11 @@ export class MinMaxScaler {
       throw new DataError(`data has ${ds.d} features but the scaling was fitted on ${this.d}`, { file: ds.source });
     }
     if (into !== undefined && into.length !== ds.X.length) throw new RangeError(`MinMaxScaler: into holds ${into.length} values, the rows ${ds.X.length}`);
-    const X = this.transformInPlace(into ? (into.set(ds.X), into) : Float64Array.from(ds.X));
-    return withRows(ds, X, Float64Array.from(ds.y));
+    // Each row scaled from ds.X straight into the copy: one pass, no copy of the raw values first.
+    const d = this.d;
+    const X = into ?? new Float64Array(ds.X.length);
+    for (let base = 0; base < X.length; base += d) this.transformRow(ds.X, X, base, base);
+    return withRows(ds, X, ds.y.slice());
   }
 
   /**

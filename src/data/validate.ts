@@ -43,7 +43,10 @@ export function validateRows(rows: { X: Float64Array; y: Float64Array; d: number
   const ds = { source: rows.file, featureNames: rows.featureNames, labelName: rows.labelName };
   for (let i = 0; i < n; i++) {
     const base = i * d;
-    for (let k = 0; k < d; k++) {
+    // v·0 is ±0 for a finite v and NaN for ±∞ or NaN: one sum per row finds a row to look into.
+    let zero = 0;
+    for (let k = 0; k < d; k++) zero += X[base + k] * 0;
+    for (let k = 0; zero !== 0 && k < d; k++) {
       const v = X[base + k];
       if (!Number.isFinite(v)) {
         throw new DataError(`value is ${v}; features must be finite numbers`, {
