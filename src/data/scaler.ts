@@ -153,8 +153,14 @@ export class MinMaxScaler {
   transformInPlace(X: Float64Array): Float64Array {
     const d = this.d;
     if (d === 0 ? X.length !== 0 : X.length % d !== 0) throw new RangeError(`MinMaxScaler: ${X.length} values are not rows of ${d} features`);
-    for (let base = 0; base < X.length; base += d) this.transformRow(X, X, base, base);
-    return X;
+    return this.transformRows(X, X);
+  }
+
+  /** Scales the rows of `from` (row-major, `d` a row) into `into` (the same length; may be `from`): {@link transformRow} row by row. */
+  private transformRows(from: Float64Array, into: Float64Array): Float64Array {
+    const d = this.d;
+    for (let base = 0; base < from.length; base += d) this.transformRow(from, into, base, base);
+    return into;
   }
 
   /**
@@ -173,9 +179,7 @@ export class MinMaxScaler {
     }
     if (into !== undefined && into.length !== ds.X.length) throw new RangeError(`MinMaxScaler: into holds ${into.length} values, the rows ${ds.X.length}`);
     // Each row scaled from ds.X straight into the copy: one pass, no copy of the raw values first.
-    const d = this.d;
-    const X = into ?? new Float64Array(ds.X.length);
-    for (let base = 0; base < X.length; base += d) this.transformRow(ds.X, X, base, base);
+    const X = this.transformRows(ds.X, into ?? new Float64Array(ds.X.length));
     return withRows(ds, X, ds.y.slice());
   }
 
