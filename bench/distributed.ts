@@ -30,6 +30,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { median } from '../src/metrics/summary.ts';
 import { freePort } from '../test/support/redis.ts';
 import { markdownTable, writeBenchOutputs } from './lib/index.ts';
 
@@ -47,11 +48,6 @@ function dsgkit(args: string[]): number {
   return (performance.now() - t0) / 1000;
 }
 const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-
 const port = await freePort();
 const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
 await new Promise((r) => setTimeout(r, 500));

@@ -35,6 +35,7 @@ import { fileURLToPath } from 'node:url';
 import seedrandom from 'seedrandom';
 import { RffKernel } from '../src/engine/kernel.ts';
 import { referenceAccumulate } from '../src/engine/reference-kernel.ts';
+import { median } from '../src/metrics/summary.ts';
 import { lineChartSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
 
 const M = 128;
@@ -205,12 +206,6 @@ function agreement(kernel: RffKernel, pr: Problem, reference: Float64Array): num
   let worst = 0;
   for (let p = 0; p < B; p++) worst = Math.max(worst, Math.abs(out[p] - reference[p]) / scale);
   return worst;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const h = s.length >> 1;
-  return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2;
 }
 
 function main(): void {

@@ -17,6 +17,7 @@ import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readDataset } from '../src/data/index.ts';
+import { median } from '../src/metrics/summary.ts';
 import { defaultKernelScale, kernelScale0, scalerFor } from '../src/train/defaults.ts';
 import { dotPlotSvg, markdownTable, writeBenchOutputs, type DotGroup } from './lib/index.ts';
 
@@ -31,7 +32,6 @@ type Steps = { defaultKernelScale: typeof defaultKernelScale; kernelScale0: type
 const builds: Array<{ name: string; steps: Steps }> = [{ name: 'this', steps: { defaultKernelScale, kernelScale0 } }];
 if (values.vs) builds.push({ name: 'vs', steps: (await import(resolve(values.vs, 'src/train/defaults.ts'))) as Steps });
 
-const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
 const rows: Array<Record<string, unknown>> = [];
 const groups: DotGroup[] = [];
 for (const file of positionals) {
