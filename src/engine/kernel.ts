@@ -33,9 +33,9 @@ interface RffExports {
   padColumns(src: number, dst: number, rows: number, m: number, mp: number): void;
   accumulateSorf(X: number, n: number, d: number, N: number, S: number, A: number, m: number, out: number, Y: number): void;
   projectSorf(X: number, n: number, d: number, N: number, S: number, wt: number, m: number, G: number, Y: number): void;
-  sorfTransform(X: number, n: number, d: number, N: number, S: number, Z: number, zStride: number, Y: number): void;
-  accumulateRows(Z: number, zStride: number, n: number, r0: number, A: number, m: number, out: number, acc: number): void;
-  projectRows(Z: number, zStride: number, n: number, r0: number, wt: number, m: number, G: number): void;
+  sorfTransform(X: number, n: number, d: number, N: number, S: number, Z: number): void;
+  accumulateRows(Z: number, s0: number, n: number, N: number, r0: number, A: number, m: number, out: number): void;
+  projectRows(Z: number, s0: number, n: number, N: number, r0: number, wt: number, m: number, G: number): void;
   sameBits(a: number, b: number, bytes: number): number;
   sinFast(x: number): number;
   cosFast(x: number): number;
@@ -69,10 +69,9 @@ interface Layout {
   scratch: number;
   /** Scratch of a dense block's 4-point tile: packed points and their z (4·d + 4·mp doubles; 0 for sorf). */
   tile: number;
-  /** Shared-group sorf: the held transform (N rows × zPoints), its group's form, and per-point scratch (0 otherwise). */
+  /** Shared-group sorf: the held transform (N rows of each of zPoints points, pair by pair: sorfTransform) and its group's form (0 otherwise). */
   z: number;
   zForm: number;
-  zAcc: number;
   end: number;
 }
 
@@ -90,10 +89,10 @@ function layout(base: number, maxPoints: number, d: number, m: number, mp: numbe
   const gradPad = padded ? take(2 * mp) : grad;
   const scratch = family === 'sorf' ? take(2 * paddedDimension(d)) : 0;
   const tile = family === 'sorf' ? 0 : take(4 * d + 4 * mp);
-  const z = zPoints > 0 ? take(paddedDimension(d) * zPoints) : 0;
+  // Whole pairs: an odd last point still has its pair's N vectors.
+  const z = zPoints > 0 ? take(paddedDimension(d) * (zPoints + (zPoints & 1))) : 0;
   const zForm = zPoints > 0 ? take(kernelBlockWidth(d, m, family)) : 0;
-  const zAcc = zPoints > 0 ? take(zPoints) : 0;
-  return { points, omega, alpha, out, weights, grad, omegaPad, alphaPad, gradPad, scratch, tile, z, zForm, zAcc, end: end() };
+  return { points, omega, alpha, out, weights, grad, omegaPad, alphaPad, gradPad, scratch, tile, z, zForm, end: end() };
 }
 
 function checkCount(name: string, value: number, min: number): void {
@@ -331,7 +330,7 @@ export class RffKernel {
       for (let q = first; q < first + nPoints; q += this.zPoints) {
         const n = Math.min(this.zPoints, first + nPoints - q);
         this.holdTransform(lay, q, n);
-        this.ex.accumulateRows(lay.z + 8 * (q - this.zFrom), this.zPoints, n, this.firstRow(lay), lay.alpha, this.feats, lay.out + 8 * q, lay.zAcc);
+        this.ex.accumulateRows(lay.z, q - this.zFrom, n, paddedDimension(this.dim), this.firstRow(lay), lay.alpha, this.feats, lay.out + 8 * q);
       }
       return;
     }
@@ -362,7 +361,7 @@ export class RffKernel {
       for (let q = 0; q < nPoints; q += this.zPoints) {
         const n = Math.min(this.zPoints, nPoints - q);
         this.holdTransform(lay, q, n);
-        this.ex.projectRows(lay.z + 8 * (q - this.zFrom), this.zPoints, n, this.firstRow(lay), lay.weights + 8 * q, m, lay.grad);
+        this.ex.projectRows(lay.z, q - this.zFrom, n, paddedDimension(this.dim), this.firstRow(lay), lay.weights + 8 * q, m, lay.grad);
       }
       return;
     }
@@ -398,8 +397,10 @@ export class RffKernel {
       this.zFrom = this.zTo = q;
     }
     if (q + n > this.zTo) {
-      const from = this.zTo;
-      this.ex.sorfTransform(lay.points + 8 * from * this.dim, q + n - from, this.dim, paddedDimension(this.dim), lay.omega, lay.z + 8 * (from - this.zFrom), this.zPoints, lay.scratch);
+      // From the start of the pair zTo falls in: a pair is transformed together (its other point's bits are the same again).
+      const from = this.zFrom + ((this.zTo - this.zFrom) & ~1);
+      const N = paddedDimension(this.dim);
+      this.ex.sorfTransform(lay.points + 8 * from * this.dim, q + n - from, this.dim, N, lay.omega, lay.z + 16 * N * ((from - this.zFrom) >> 1));
       this.zTo = q + n;
     }
   }

@@ -366,15 +366,17 @@ const SIGN: v128 = i64x2.splat(0x8000000000000000);
 
 /**
  * In-place Hu on `len` (a power of two) vectors at Y, Sylvester order. Stages
- * go two at a time (radix 4: the same additions as two radix-2 stages, one
- * pass over memory), the last one alone when log₂len is odd.
+ * go three at a time (radix 8: the same additions as three radix-2 stages, in
+ * the same order, one pass over memory), then a radix-4 or radix-2 pass for
+ * what is left of log₂len: the bits of plain radix-2 stages, with fewer
+ * passes over Y (4 instead of 10 at len = 1,024).
  */
 // @ts-ignore: decorator
 @inline function fwht(Y: usize, len: i32): void {
   let h = 1;
-  for (; h << 2 <= len; h <<= 2) {
+  for (; h << 3 <= len; h <<= 3) {
     const hb: usize = <usize>h << 4;
-    for (let i = 0; i < len; i += h << 2) {
+    for (let i = 0; i < len; i += h << 3) {
       let a: usize = Y + (<usize>i << 4);
       const stop = a + hb;
       for (; a < stop; a += 16) {
@@ -382,16 +384,56 @@ const SIGN: v128 = i64x2.splat(0x8000000000000000);
         const a1 = v128.load(a + hb);
         const a2 = v128.load(a + 2 * hb);
         const a3 = v128.load(a + 3 * hb);
+        const a4 = v128.load(a + 4 * hb);
+        const a5 = v128.load(a + 5 * hb);
+        const a6 = v128.load(a + 6 * hb);
+        const a7 = v128.load(a + 7 * hb);
         const b0 = f64x2.add(a0, a1);
         const b1 = f64x2.sub(a0, a1);
         const b2 = f64x2.add(a2, a3);
         const b3 = f64x2.sub(a2, a3);
-        v128.store(a, f64x2.add(b0, b2));
-        v128.store(a + hb, f64x2.add(b1, b3));
-        v128.store(a + 2 * hb, f64x2.sub(b0, b2));
-        v128.store(a + 3 * hb, f64x2.sub(b1, b3));
+        const b4 = f64x2.add(a4, a5);
+        const b5 = f64x2.sub(a4, a5);
+        const b6 = f64x2.add(a6, a7);
+        const b7 = f64x2.sub(a6, a7);
+        const c0 = f64x2.add(b0, b2);
+        const c1 = f64x2.add(b1, b3);
+        const c2 = f64x2.sub(b0, b2);
+        const c3 = f64x2.sub(b1, b3);
+        const c4 = f64x2.add(b4, b6);
+        const c5 = f64x2.add(b5, b7);
+        const c6 = f64x2.sub(b4, b6);
+        const c7 = f64x2.sub(b5, b7);
+        v128.store(a, f64x2.add(c0, c4));
+        v128.store(a + hb, f64x2.add(c1, c5));
+        v128.store(a + 2 * hb, f64x2.add(c2, c6));
+        v128.store(a + 3 * hb, f64x2.add(c3, c7));
+        v128.store(a + 4 * hb, f64x2.sub(c0, c4));
+        v128.store(a + 5 * hb, f64x2.sub(c1, c5));
+        v128.store(a + 6 * hb, f64x2.sub(c2, c6));
+        v128.store(a + 7 * hb, f64x2.sub(c3, c7));
       }
     }
+  }
+  if (h << 2 <= len) {
+    const hb: usize = <usize>h << 4;
+    let a: usize = Y;
+    const stop = a + hb;
+    for (; a < stop; a += 16) {
+      const a0 = v128.load(a);
+      const a1 = v128.load(a + hb);
+      const a2 = v128.load(a + 2 * hb);
+      const a3 = v128.load(a + 3 * hb);
+      const b0 = f64x2.add(a0, a1);
+      const b1 = f64x2.sub(a0, a1);
+      const b2 = f64x2.add(a2, a3);
+      const b3 = f64x2.sub(a2, a3);
+      v128.store(a, f64x2.add(b0, b2));
+      v128.store(a + hb, f64x2.add(b1, b3));
+      v128.store(a + 2 * hb, f64x2.sub(b0, b2));
+      v128.store(a + 3 * hb, f64x2.sub(b1, b3));
+    }
+    h <<= 2;
   }
   if (h < len) {
     const hb: usize = <usize>h << 4;
@@ -515,111 +557,120 @@ export function projectSorf(X: usize, n: i32, d: i32, N: i32, S: usize, wt: usiz
 
 /**
  * All N rows of the group in S (one group: a block that shares it) at points
- * p < n: Z[r·zStride + p] = z_pr for r < N (same operations as a block's own
- * group, no fold: a point's z does not depend on the other points or on n).
- * @example sorfTransform(X, 192, 784, 1024, S, Z, 192, Y)
+ * p < n, held pair by pair: points 2q and 2q + 1 share N vectors at
+ * Z + 16·N·q (row r of point 2q + lane in Z[2N·q + 2r + lane]), the
+ * transform run in place there — a pair's rows lie together, so the blocks
+ * that read them later go through memory in order. The same operations as a
+ * block's own group, no fold: a point's z does not depend on the other point
+ * of its pair or on n (an odd n leaves lane 1 of the last pair unused).
+ * @example sorfTransform(X, 192, 784, 1024, S, Z)
  */
-export function sorfTransform(X: usize, n: i32, d: i32, N: i32, S: usize, Z: usize, zStride: i32, Y: usize): void {
+export function sorfTransform(X: usize, n: i32, d: i32, N: i32, S: usize, Z: usize): void {
   const row: usize = <usize>d << 3;
   const c = load<f64>(S);
-  const zs: usize = <usize>zStride << 3;
+  const pairBytes: usize = <usize>N << 4;
   for (let p = 0; p < n; p += 2) {
     const x0 = X + <usize>p * row;
-    const single = p + 1 >= n;
-    sorfGroup(x0, x0 + row, single, d, N, S + 16, N, c, Y);
-    let z = Z + (<usize>p << 3);
-    if (single) {
-      for (let r = 0; r < N; r++) {
-        store<f64>(z, f64x2.extract_lane(v128.load(Y + (<usize>r << 4)), 0));
-        z += zs;
-      }
-    } else {
-      for (let r = 0; r < N; r++) {
-        v128.store(z, v128.load(Y + (<usize>r << 4)));
-        z += zs;
-      }
-    }
+    sorfGroup(x0, x0 + row, p + 1 >= n, d, N, S + 16, N, c, Z + <usize>(p >> 1) * pairBytes);
   }
 }
 
-/**
- * out[p] += Σ_j A[j] cos(z_pj) + A[m+j] sin(z_pj) for p < n, z_pj = Z[(r0 + j)·zStride + p]
- * (rows r0 … r0+m−1 of a group from sorfTransform). acc: scratch of n doubles.
- * A point's terms are summed in order j = 0 … m−1 from 0, then added to out[p]
- * once, whatever points share its vector.
- * @example accumulateRows(Z, 192, 192, 128, A, 64, out, acc)
- */
-export function accumulateRows(Z: usize, zStride: i32, n: i32, r0: i32, A: usize, m: i32, out: usize, acc: usize): void {
-  const zs: usize = <usize>zStride << 3;
+/** Σ_j A[j] cos(z_j) + A[m+j] sin(z_j), j = 0 … m−1 in order from 0, for the one point whose z_j lie 16 bytes apart from zr. */
+function rowsTermsOne(zr: usize, A: usize, m: i32): f64 {
   const aS: usize = A + (<usize>m << 3);
-  const zero = f64x2.splat(0.0);
-  const pairs = n & ~1;
-  for (let p = 0; p < pairs; p += 2) v128.store(acc + (<usize>p << 3), zero);
-  if (pairs < n) store<f64>(acc + (<usize>pairs << 3), 0.0);
-  let zr = Z + <usize>r0 * zs;
+  let acc = 0.0;
   for (let j = 0; j < m; j++) {
     const jo: usize = <usize>j << 3;
-    const ac = v128.load64_splat(A + jo);
-    const as = v128.load64_splat(aS + jo);
-    for (let p = 0; p < pairs; p += 2) {
-      const po: usize = <usize>p << 3;
-      v128.store(acc + po, f64x2.add(v128.load(acc + po), term(v128.load(zr + po), ac, as)));
-    }
-    if (pairs < n) {
-      const po: usize = <usize>pairs << 3;
-      store<f64>(acc + po, load<f64>(acc + po) + f64x2.extract_lane(term(v128.load64_splat(zr + po), ac, as), 0));
-    }
-    zr += zs;
+    acc = acc + f64x2.extract_lane(term(v128.load64_splat(zr + (<usize>j << 4)), v128.load64_splat(A + jo), v128.load64_splat(aS + jo)), 0);
   }
-  for (let p = 0; p < n; p++) {
-    const po: usize = <usize>p << 3;
-    store<f64>(out + po, load<f64>(out + po) + load<f64>(acc + po));
+  return acc;
+}
+
+/**
+ * out[i] += Σ_j A[j] cos(z_ij) + A[m+j] sin(z_ij) for i < n, the points held
+ * from slot s0 of Z (sorfTransform's layout: slot s in lane s & 1 of pair
+ * s >> 1), z_ij their row r0 + j. A point's terms are summed in order
+ * j = 0 … m−1 from 0, then added to out[i] once, whatever point shares its
+ * vector.
+ * @example accumulateRows(Z, 0, 192, 1024, 128, A, 64, out)
+ */
+export function accumulateRows(Z: usize, s0: i32, n: i32, N: i32, r0: i32, A: usize, m: i32, out: usize): void {
+  const pairBytes: usize = <usize>N << 4;
+  const rows: usize = <usize>r0 << 4;
+  const aS: usize = A + (<usize>m << 3);
+  let i = 0;
+  let s = s0;
+  if (n > 0 && (s & 1) != 0) {
+    store<f64>(out, load<f64>(out) + rowsTermsOne(Z + <usize>(s >> 1) * pairBytes + rows + 8, A, m));
+    i = 1;
+    s++;
+  }
+  for (; i + 1 < n; i += 2, s += 2) {
+    const zr = Z + <usize>(s >> 1) * pairBytes + rows;
+    let acc = f64x2.splat(0.0);
+    for (let j = 0; j < m; j++) {
+      const jo: usize = <usize>j << 3;
+      acc = f64x2.add(acc, term(v128.load(zr + (<usize>j << 4)), v128.load64_splat(A + jo), v128.load64_splat(aS + jo)));
+    }
+    const o = out + (<usize>i << 3);
+    store<f64>(o, load<f64>(o) + f64x2.extract_lane(acc, 0));
+    store<f64>(o, load<f64>(o, 8) + f64x2.extract_lane(acc, 1), 8);
+  }
+  if (i < n) {
+    const o = out + (<usize>i << 3);
+    store<f64>(o, load<f64>(o) + rowsTermsOne(Z + <usize>(s >> 1) * pairBytes + rows, A, m));
+  }
+}
+
+/** G[j] += w·cos(z_j), G[m+j] += w·sin(z_j) for j < m, for the one point whose z_j lie 16 bytes apart from zr. */
+function projectRowsOne(zr: usize, w: f64, m: i32, G: usize): void {
+  const gS: usize = G + (<usize>m << 3);
+  const wv = f64x2.splat(w);
+  for (let j = 0; j < m; j++) {
+    const jo: usize = <usize>j << 3;
+    const z = v128.load64_splat(zr + (<usize>j << 4));
+    const u = quot(z);
+    const rr = rem(z, u);
+    const s = f64x2.mul(rr, rr);
+    const ws = v128.xor(wv, sgn(u));
+    store<f64>(G + jo, load<f64>(G + jo) + f64x2.extract_lane(f64x2.mul(ws, cosPoly(s)), 0));
+    store<f64>(gS + jo, load<f64>(gS + jo) + f64x2.extract_lane(f64x2.mul(ws, sinPoly(rr, s)), 0));
   }
 }
 
 /**
- * G[j] += Σ_p wt[p]·cos(z_pj), G[m+j] += Σ_p wt[p]·sin(z_pj) over p < n in
- * increasing order, z_pj = Z[(r0 + j)·zStride + p] (the caller zeroes G, and
- * calls again for the next points to go on with the same sums).
- * @example projectRows(Z, 192, 192, 128, weights, 64, G)
+ * G[j] += Σ_i wt[i]·cos(z_ij), G[m+j] += Σ_i wt[i]·sin(z_ij) over i < n in
+ * increasing order, the points held from slot s0 of Z as in accumulateRows.
+ * @example projectRows(Z, 0, 192, 1024, 128, weights, 64, G)
  */
-export function projectRows(Z: usize, zStride: i32, n: i32, r0: i32, wt: usize, m: i32, G: usize): void {
-  const zs: usize = <usize>zStride << 3;
+export function projectRows(Z: usize, s0: i32, n: i32, N: i32, r0: i32, wt: usize, m: i32, G: usize): void {
+  const pairBytes: usize = <usize>N << 4;
+  const rows: usize = <usize>r0 << 4;
   const gS: usize = G + (<usize>m << 3);
-  const pairs = n & ~1;
-  let zr = Z + <usize>r0 * zs;
-  for (let j = 0; j < m; j++) {
-    const jo: usize = <usize>j << 3;
-    let gc = load<f64>(G + jo);
-    let gs = load<f64>(gS + jo);
-    for (let p = 0; p < pairs; p += 2) {
-      const po: usize = <usize>p << 3;
-      const z = v128.load(zr + po);
-      const u = quot(z);
-      const rr = rem(z, u);
-      const s = f64x2.mul(rr, rr);
-      const ws = v128.xor(v128.load(wt + po), sgn(u));
-      const c = f64x2.mul(ws, cosPoly(s));
-      const sn = f64x2.mul(ws, sinPoly(rr, s));
-      gc = gc + f64x2.extract_lane(c, 0);
-      gc = gc + f64x2.extract_lane(c, 1);
-      gs = gs + f64x2.extract_lane(sn, 0);
-      gs = gs + f64x2.extract_lane(sn, 1);
-    }
-    if (pairs < n) {
-      const po: usize = <usize>pairs << 3;
-      const z = v128.load64_splat(zr + po);
-      const u = quot(z);
-      const rr = rem(z, u);
-      const s = f64x2.mul(rr, rr);
-      const ws = v128.xor(v128.load64_splat(wt + po), sgn(u));
-      gc = gc + f64x2.extract_lane(f64x2.mul(ws, cosPoly(s)), 0);
-      gs = gs + f64x2.extract_lane(f64x2.mul(ws, sinPoly(rr, s)), 0);
-    }
-    store<f64>(G + jo, gc);
-    store<f64>(gS + jo, gs);
-    zr += zs;
+  let i = 0;
+  let s = s0;
+  if (n > 0 && (s & 1) != 0) {
+    projectRowsOne(Z + <usize>(s >> 1) * pairBytes + rows + 8, load<f64>(wt), m, G);
+    i = 1;
+    s++;
   }
+  for (; i + 1 < n; i += 2, s += 2) {
+    const zr = Z + <usize>(s >> 1) * pairBytes + rows;
+    const wv = v128.load(wt + (<usize>i << 3));
+    for (let j = 0; j < m; j++) {
+      const jo: usize = <usize>j << 3;
+      const z = v128.load(zr + (<usize>j << 4));
+      const u = quot(z);
+      const rr = rem(z, u);
+      const sq = f64x2.mul(rr, rr);
+      const ws = v128.xor(wv, sgn(u));
+      const c = f64x2.mul(ws, cosPoly(sq));
+      const sn = f64x2.mul(ws, sinPoly(rr, sq));
+      store<f64>(G + jo, load<f64>(G + jo) + f64x2.extract_lane(c, 0) + f64x2.extract_lane(c, 1));
+      store<f64>(gS + jo, load<f64>(gS + jo) + f64x2.extract_lane(sn, 0) + f64x2.extract_lane(sn, 1));
+    }
+  }
+  if (i < n) projectRowsOne(Z + <usize>(s >> 1) * pairBytes + rows, load<f64>(wt + (<usize>i << 3)), m, G);
 }
 
 /**
