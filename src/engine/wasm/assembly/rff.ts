@@ -364,62 +364,127 @@ const SIGN: v128 = i64x2.splat(0x8000000000000000);
   return v128.and(v128.load64_splat(at), SIGN);
 }
 
-/**
- * In-place Hu on `len` (a power of two) vectors at Y, Sylvester order. Stages
- * go three at a time (radix 8: the same additions as three radix-2 stages, in
- * the same order, one pass over memory), then a radix-4 or radix-2 pass for
- * what is left of log₂len: the bits of plain radix-2 stages, with fewer
- * passes over Y (4 instead of 10 at len = 1,024).
- */
+/** What the last pass of {@link fwht} does to each value it stores: nothing, the sign of a stored ±1.0 diagonal, or a scale. */
+const POST_NONE = 0;
+const POST_SIGNS = 1;
+const POST_SCALE = 2;
+
+/** `v`, the value of vector `k` of a transform, after `post` (POST_SIGNS: xor with the sign of D[k]; POST_SCALE: times cv). */
 // @ts-ignore: decorator
-@inline function fwht(Y: usize, len: i32): void {
-  let h = 1;
-  for (; h << 3 <= len; h <<= 3) {
-    const hb: usize = <usize>h << 4;
-    for (let i = 0; i < len; i += h << 3) {
-      let a: usize = Y + (<usize>i << 4);
-      const stop = a + hb;
-      for (; a < stop; a += 16) {
-        const a0 = v128.load(a);
-        const a1 = v128.load(a + hb);
-        const a2 = v128.load(a + 2 * hb);
-        const a3 = v128.load(a + 3 * hb);
-        const a4 = v128.load(a + 4 * hb);
-        const a5 = v128.load(a + 5 * hb);
-        const a6 = v128.load(a + 6 * hb);
-        const a7 = v128.load(a + 7 * hb);
-        const b0 = f64x2.add(a0, a1);
-        const b1 = f64x2.sub(a0, a1);
-        const b2 = f64x2.add(a2, a3);
-        const b3 = f64x2.sub(a2, a3);
-        const b4 = f64x2.add(a4, a5);
-        const b5 = f64x2.sub(a4, a5);
-        const b6 = f64x2.add(a6, a7);
-        const b7 = f64x2.sub(a6, a7);
-        const c0 = f64x2.add(b0, b2);
-        const c1 = f64x2.add(b1, b3);
-        const c2 = f64x2.sub(b0, b2);
-        const c3 = f64x2.sub(b1, b3);
-        const c4 = f64x2.add(b4, b6);
-        const c5 = f64x2.add(b5, b7);
-        const c6 = f64x2.sub(b4, b6);
-        const c7 = f64x2.sub(b5, b7);
-        v128.store(a, f64x2.add(c0, c4));
-        v128.store(a + hb, f64x2.add(c1, c5));
-        v128.store(a + 2 * hb, f64x2.add(c2, c6));
-        v128.store(a + 3 * hb, f64x2.add(c3, c7));
-        v128.store(a + 4 * hb, f64x2.sub(c0, c4));
-        v128.store(a + 5 * hb, f64x2.sub(c1, c5));
-        v128.store(a + 6 * hb, f64x2.sub(c2, c6));
-        v128.store(a + 7 * hb, f64x2.sub(c3, c7));
-      }
-    }
-  }
-  if (h << 2 <= len) {
-    const hb: usize = <usize>h << 4;
-    let a: usize = Y;
+@inline function posted(v: v128, k: usize, post: i32, D: usize, cv: v128): v128 {
+  if (post == POST_SIGNS) return v128.xor(v, signOf(D + (k << 3)));
+  if (post == POST_SCALE) return f64x2.mul(v, cv);
+  return v;
+}
+
+/** Three radix-2 stages h, 2h, 4h of Hu over `len` vectors at Y in one pass (the same additions in the same order), each stored value after `post`. */
+// @ts-ignore: decorator
+@inline function pass8(Y: usize, len: i32, h: i32, post: i32, D: usize, cv: v128): void {
+  const hb: usize = <usize>h << 4;
+  for (let i = 0; i < len; i += h << 3) {
+    let a: usize = Y + (<usize>i << 4);
     const stop = a + hb;
     for (; a < stop; a += 16) {
+      const k: usize = (a - Y) >> 4;
+      const kh: usize = <usize>h;
+      const a0 = v128.load(a);
+      const a1 = v128.load(a + hb);
+      const a2 = v128.load(a + 2 * hb);
+      const a3 = v128.load(a + 3 * hb);
+      const a4 = v128.load(a + 4 * hb);
+      const a5 = v128.load(a + 5 * hb);
+      const a6 = v128.load(a + 6 * hb);
+      const a7 = v128.load(a + 7 * hb);
+      const b0 = f64x2.add(a0, a1);
+      const b1 = f64x2.sub(a0, a1);
+      const b2 = f64x2.add(a2, a3);
+      const b3 = f64x2.sub(a2, a3);
+      const b4 = f64x2.add(a4, a5);
+      const b5 = f64x2.sub(a4, a5);
+      const b6 = f64x2.add(a6, a7);
+      const b7 = f64x2.sub(a6, a7);
+      const c0 = f64x2.add(b0, b2);
+      const c1 = f64x2.add(b1, b3);
+      const c2 = f64x2.sub(b0, b2);
+      const c3 = f64x2.sub(b1, b3);
+      const c4 = f64x2.add(b4, b6);
+      const c5 = f64x2.add(b5, b7);
+      const c6 = f64x2.sub(b4, b6);
+      const c7 = f64x2.sub(b5, b7);
+      v128.store(a, posted(f64x2.add(c0, c4), k, post, D, cv));
+      v128.store(a + hb, posted(f64x2.add(c1, c5), k + kh, post, D, cv));
+      v128.store(a + 2 * hb, posted(f64x2.add(c2, c6), k + 2 * kh, post, D, cv));
+      v128.store(a + 3 * hb, posted(f64x2.add(c3, c7), k + 3 * kh, post, D, cv));
+      v128.store(a + 4 * hb, posted(f64x2.sub(c0, c4), k + 4 * kh, post, D, cv));
+      v128.store(a + 5 * hb, posted(f64x2.sub(c1, c5), k + 5 * kh, post, D, cv));
+      v128.store(a + 6 * hb, posted(f64x2.sub(c2, c6), k + 6 * kh, post, D, cv));
+      v128.store(a + 7 * hb, posted(f64x2.sub(c3, c7), k + 7 * kh, post, D, cv));
+    }
+  }
+}
+
+/** Vector k of D₃·x for the point pair (x0 in lane 0, x1 in lane 1, or zeros there), zero past d (the padding). */
+// @ts-ignore: decorator
+@inline function signedInput(x0: usize, x1: usize, zeroLane1: bool, d: i32, D3: usize, k: i32): v128 {
+  if (k >= d) return f64x2.splat(0.0);
+  const ko: usize = <usize>k << 3;
+  const xv = zeroLane1 ? f64x2.replace_lane(f64x2.splat(0.0), 0, load<f64>(x0 + ko)) : f64x2.replace_lane(v128.load64_splat(x0 + ko), 1, load<f64>(x1 + ko));
+  return v128.xor(xv, signOf(D3 + ko));
+}
+
+/**
+ * Stages 1, 2, 4 of Hu on D₃·x (zero-padded from d to len > 8) as {@link pass8} at h = 1,
+ * its inputs read from the points instead of from Y: the same values, one pass fewer.
+ */
+// @ts-ignore: decorator
+@inline function firstPass8(Y: usize, len: i32, x0: usize, x1: usize, zeroLane1: bool, d: i32, D3: usize): void {
+  for (let k = 0; k < len; k += 8) {
+    const a: usize = Y + (<usize>k << 4);
+    const a0 = signedInput(x0, x1, zeroLane1, d, D3, k);
+    const a1 = signedInput(x0, x1, zeroLane1, d, D3, k + 1);
+    const a2 = signedInput(x0, x1, zeroLane1, d, D3, k + 2);
+    const a3 = signedInput(x0, x1, zeroLane1, d, D3, k + 3);
+    const a4 = signedInput(x0, x1, zeroLane1, d, D3, k + 4);
+    const a5 = signedInput(x0, x1, zeroLane1, d, D3, k + 5);
+    const a6 = signedInput(x0, x1, zeroLane1, d, D3, k + 6);
+    const a7 = signedInput(x0, x1, zeroLane1, d, D3, k + 7);
+    const b0 = f64x2.add(a0, a1);
+    const b1 = f64x2.sub(a0, a1);
+    const b2 = f64x2.add(a2, a3);
+    const b3 = f64x2.sub(a2, a3);
+    const b4 = f64x2.add(a4, a5);
+    const b5 = f64x2.sub(a4, a5);
+    const b6 = f64x2.add(a6, a7);
+    const b7 = f64x2.sub(a6, a7);
+    const c0 = f64x2.add(b0, b2);
+    const c1 = f64x2.add(b1, b3);
+    const c2 = f64x2.sub(b0, b2);
+    const c3 = f64x2.sub(b1, b3);
+    const c4 = f64x2.add(b4, b6);
+    const c5 = f64x2.add(b5, b7);
+    const c6 = f64x2.sub(b4, b6);
+    const c7 = f64x2.sub(b5, b7);
+    v128.store(a, f64x2.add(c0, c4));
+    v128.store(a + 16, f64x2.add(c1, c5));
+    v128.store(a + 32, f64x2.add(c2, c6));
+    v128.store(a + 48, f64x2.add(c3, c7));
+    v128.store(a + 64, f64x2.sub(c0, c4));
+    v128.store(a + 80, f64x2.sub(c1, c5));
+    v128.store(a + 96, f64x2.sub(c2, c6));
+    v128.store(a + 112, f64x2.sub(c3, c7));
+  }
+}
+
+/** Two radix-2 stages h, 2h in one pass, as {@link pass8}. */
+// @ts-ignore: decorator
+@inline function pass4(Y: usize, len: i32, h: i32, post: i32, D: usize, cv: v128): void {
+  const hb: usize = <usize>h << 4;
+  for (let i = 0; i < len; i += h << 2) {
+    let a: usize = Y + (<usize>i << 4);
+    const stop = a + hb;
+    for (; a < stop; a += 16) {
+      const k: usize = (a - Y) >> 4;
+      const kh: usize = <usize>h;
       const a0 = v128.load(a);
       const a1 = v128.load(a + hb);
       const a2 = v128.load(a + 2 * hb);
@@ -428,24 +493,49 @@ const SIGN: v128 = i64x2.splat(0x8000000000000000);
       const b1 = f64x2.sub(a0, a1);
       const b2 = f64x2.add(a2, a3);
       const b3 = f64x2.sub(a2, a3);
-      v128.store(a, f64x2.add(b0, b2));
-      v128.store(a + hb, f64x2.add(b1, b3));
-      v128.store(a + 2 * hb, f64x2.sub(b0, b2));
-      v128.store(a + 3 * hb, f64x2.sub(b1, b3));
+      v128.store(a, posted(f64x2.add(b0, b2), k, post, D, cv));
+      v128.store(a + hb, posted(f64x2.add(b1, b3), k + kh, post, D, cv));
+      v128.store(a + 2 * hb, posted(f64x2.sub(b0, b2), k + 2 * kh, post, D, cv));
+      v128.store(a + 3 * hb, posted(f64x2.sub(b1, b3), k + 3 * kh, post, D, cv));
     }
-    h <<= 2;
   }
-  if (h < len) {
-    const hb: usize = <usize>h << 4;
-    let a: usize = Y;
+}
+
+/** One radix-2 stage h, as {@link pass8}. */
+// @ts-ignore: decorator
+@inline function pass2(Y: usize, len: i32, h: i32, post: i32, D: usize, cv: v128): void {
+  const hb: usize = <usize>h << 4;
+  for (let i = 0; i < len; i += h << 1) {
+    let a: usize = Y + (<usize>i << 4);
     const stop = a + hb;
     for (; a < stop; a += 16) {
+      const k: usize = (a - Y) >> 4;
       const u = v128.load(a);
       const v = v128.load(a + hb);
-      v128.store(a, f64x2.add(u, v));
-      v128.store(a + hb, f64x2.sub(u, v));
+      v128.store(a, posted(f64x2.add(u, v), k, post, D, cv));
+      v128.store(a + hb, posted(f64x2.sub(u, v), k + <usize>h, post, D, cv));
     }
   }
+}
+
+/**
+ * In-place Hu on `len` (a power of two) vectors at Y, Sylvester order, then
+ * `post` on every value (POST_SIGNS: the signs of the ±1.0 diagonal at D;
+ * POST_SCALE: times c), done as the last pass stores it. Stages go three at
+ * a time (radix 8), the last pass taking what is left of log₂len (3, 2 or 1
+ * stages): the same additions in the same order as plain radix-2 stages and
+ * a separate pass for `post`, so the same bits, with 4 passes over Y
+ * instead of 11 at len = 1,024.
+ */
+// @ts-ignore: decorator
+@inline function fwht(Y: usize, len: i32, post: i32, D: usize, c: f64, h0: i32 = 1): void {
+  const cv = f64x2.splat(c);
+  let h = h0;
+  for (; h << 3 < len; h <<= 3) pass8(Y, len, h, POST_NONE, D, cv);
+  if (h << 3 == len) pass8(Y, len, h, post, D, cv);
+  else if (h << 2 == len) pass4(Y, len, h, post, D, cv);
+  else if (h << 1 == len) pass2(Y, len, h, post, D, cv);
+  else if (post != POST_NONE) v128.store(Y, posted(v128.load(Y), 0, post, D, cv)); // len = 1: no stage
 }
 
 /**
@@ -454,34 +544,26 @@ const SIGN: v128 = i64x2.splat(0x8000000000000000);
  */
 function sorfGroup(x0: usize, x1: usize, zeroLane1: bool, d: i32, N: i32, D: usize, mg: i32, c: f64, Y: usize): void {
   const D1 = D, D2 = D + (<usize>N << 3), D3 = D + (<usize>N << 4);
-  // y = D₃·x, zero-padded
-  for (let k = 0; k < d; k++) {
-    const ko: usize = <usize>k << 3;
-    const xv = zeroLane1 ? f64x2.replace_lane(f64x2.splat(0.0), 0, load<f64>(x0 + ko)) : f64x2.replace_lane(v128.load64_splat(x0 + ko), 1, load<f64>(x1 + ko));
-    v128.store(Y + (<usize>k << 4), v128.xor(xv, signOf(D3 + ko)));
+  // Hu·D₃·x (x zero-padded), its first three stages read from the points, then D₂
+  if (N > 8) {
+    firstPass8(Y, N, x0, x1, zeroLane1, d, D3);
+    fwht(Y, N, POST_SIGNS, D2, 0.0, 8);
+  } else {
+    for (let k = 0; k < N; k++) v128.store(Y + (<usize>k << 4), signedInput(x0, x1, zeroLane1, d, D3, k));
+    fwht(Y, N, POST_SIGNS, D2, 0.0);
   }
-  const zero = f64x2.splat(0.0);
-  for (let k = d; k < N; k++) v128.store(Y + (<usize>k << 4), zero);
-  fwht(Y, N);
-  for (let k = 0; k < N; k++) {
-    const a = Y + (<usize>k << 4);
-    v128.store(a, v128.xor(v128.load(a), signOf(D2 + (<usize>k << 3))));
-  }
-  fwht(Y, N);
-  // D₁, folded to m′ vectors: u_l = Σ_h (D₁y)[h·m′ + l], h increasing
+  fwht(Y, N, POST_SIGNS, D1, 0.0);
+  // D₁y (signs applied by the transform's last pass), folded to m′ vectors: u_l = Σ_h (D₁y)[h·m′ + l], h increasing
   let mp = 1;
   while (mp < mg) mp <<= 1;
-  for (let l = 0; l < mp; l++) {
-    let u = v128.xor(v128.load(Y + (<usize>l << 4)), signOf(D1 + (<usize>l << 3)));
-    for (let k = l + mp; k < N; k += mp) u = f64x2.add(u, v128.xor(v128.load(Y + (<usize>k << 4)), signOf(D1 + (<usize>k << 3))));
-    v128.store(Y + (<usize>l << 4), u);
+  if (mp < N) {
+    for (let l = 0; l < mp; l++) {
+      let u = v128.load(Y + (<usize>l << 4));
+      for (let k = l + mp; k < N; k += mp) u = f64x2.add(u, v128.load(Y + (<usize>k << 4)));
+      v128.store(Y + (<usize>l << 4), u);
+    }
   }
-  fwht(Y, mp);
-  const cv = f64x2.splat(c);
-  for (let r = 0; r < mg; r++) {
-    const a = Y + (<usize>r << 4);
-    v128.store(a, f64x2.mul(v128.load(a), cv));
-  }
+  fwht(Y, mp, POST_SCALE, 0, c);
 }
 
 /**
