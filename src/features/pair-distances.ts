@@ -7,6 +7,16 @@
  */
 
 /**
+ * A function that gives {@link pairDistances}' values (its bits, its
+ * packing): the plain loop here, or the engine's WebAssembly one
+ * (engine/pair-distances.ts) that the layers above pass in.
+ *
+ * @example
+ * const distances: PairDistances = pairDistances;
+ */
+export type PairDistances = (X: Float64Array, n: number, d: number, norm?: 'l2sq' | 'l1') => Float64Array;
+
+/**
  * The squared distances ‖x_i − x_j‖² of all pairs i < j of the `n` rows of
  * the row-major `X` (`d` values a row), packed row after row: pair (i, j) is
  * at `i·n − i(i+1)/2 + j − i − 1`. `norm: 'l1'` gives ‖x_i − x_j‖₁ instead

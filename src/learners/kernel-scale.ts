@@ -8,6 +8,7 @@ import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { gatherRows, trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import { MEDIAN_HEURISTIC_SAMPLE, medianHeuristicSigma, sampleRowIndices } from '../features/median-heuristic.ts';
+import { wasmPairDistances } from '../engine/pair-distances.ts';
 
 /**
  * The median-heuristic kernel scale σ₀ = 1 / median ‖x − x′‖² over all pairs
@@ -23,7 +24,7 @@ export function kernelScale0(data: Dataset | TrainingRows): number {
   // The sample's rows, in ascending order, are what the heuristic sees of the data.
   const picked = sampleRowIndices(rows.n, MEDIAN_HEURISTIC_SAMPLE, 0);
   try {
-    return medianHeuristicSigma(gatherRows(rows, picked), picked.length, rows.d, { sample: MEDIAN_HEURISTIC_SAMPLE, seed: 0 });
+    return medianHeuristicSigma(gatherRows(rows, picked), picked.length, rows.d, { sample: MEDIAN_HEURISTIC_SAMPLE, seed: 0, distances: wasmPairDistances });
   } catch (err) {
     throw new DataError(`cannot take the median heuristic for σ (${(err as Error).message}); give sigma`, rows.source !== undefined ? { file: rows.source } : {});
   }

@@ -11,6 +11,7 @@ import { gatherRows, trainingRows, type TrainingRows } from '../data/training-ro
 import { ALIGNMENT_EXPONENTS, ALIGNMENT_SAMPLE, alignedSigma } from '../features/kernel-alignment.ts';
 import { sampleIndices } from '../features/median-heuristic.ts';
 import { kernelScale0 } from '../learners/kernel-scale.ts';
+import { wasmPairDistances } from '../engine/pair-distances.ts';
 import { MAX_SIGMA, resolveFeatures } from '../learners/common.ts';
 import type { KernelSpec } from '../features/kernel-spec.ts';
 import type { FEATURE_CHOICES } from '../features/spectral.ts';
@@ -84,7 +85,7 @@ export function defaultKernelScale(data: Dataset | TrainingRows, kernel: 'rbf' |
   const picked = sampleIndices(rows.labeledRows.length, ALIGNMENT_SAMPLE, seedrandom('default-sigma:0'));
   const idx = Array.from(picked, (i) => rows.labeledRows[i]);
   const y = Float64Array.from(idx, (i) => rows.label(i));
-  const chosen = alignedSigma(gatherRows(rows, idx), y, idx.length, rows.d, sigma0, { exponents: DEFAULT_SIGMA_EXPONENTS, minGain, norm: kernel === 'laplacian' ? 'l1' : 'l2sq' });
+  const chosen = alignedSigma(gatherRows(rows, idx), y, idx.length, rows.d, sigma0, { exponents: DEFAULT_SIGMA_EXPONENTS, minGain, norm: kernel === 'laplacian' ? 'l1' : 'l2sq', distances: wasmPairDistances });
   return { sigma: Math.min(chosen.sigma, MAX_SIGMA), sigma0, ratio: 2 ** chosen.exponent };
 }
 

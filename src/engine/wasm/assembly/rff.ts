@@ -765,4 +765,78 @@ export function sameBits(a: usize, b: usize, bytes: i32): bool {
   return true;
 }
 
+// ---------------------------------------------------------------------------
+// Pair distances (the median heuristic σ₀ and the default σ's alignment): for
+// the n points of XT (column-major: XT[k·n + j] is coordinate k of point j),
+// out[p] = Σ_k (x_ik − x_jk)² (or |x_ik − x_jk|) for every pair i < j, packed
+// row after row (pair (i, j) at p = i·n − i(i+1)/2 + j − i − 1). Each pair is
+// summed over k = 0 … d−1 in order from 0 — the bits of the plain double loop —
+// two pairs (i, j), (i, j + 1) a vector. The coordinates go in slabs of
+// PAIR_SLAB: a pair's partial sum waits in out between slabs, so a slab
+// (PAIR_SLAB·n doubles) is read for every i while it is in cache.
+
+const PAIR_SLAB = 32;
+
+// @ts-ignore: decorator
+@inline function pairTerm(xi: v128, xj: v128, l1: bool): v128 {
+  const t = f64x2.sub(xi, xj);
+  return l1 ? f64x2.abs(t) : f64x2.mul(t, t);
+}
+
+/**
+ * out[p] for all pairs of the n points of XT (see above); d ≥ 1.
+ * @example pairDistances(XT, 1000, 784, false, out)
+ */
+export function pairDistances(XT: usize, n: i32, d: i32, l1: bool, out: usize): void {
+  const row: usize = <usize>n << 3;
+  for (let k0 = 0; k0 < d; k0 += PAIR_SLAB) {
+    const k1 = min(d, k0 + PAIR_SLAB);
+    const slab = XT + <usize>k0 * row;
+    const first = k0 == 0;
+    let o = out;
+    for (let i = 0; i < n; i++) {
+      const xi: usize = slab + (<usize>i << 3);
+      let j = i + 1;
+      // eight pairs (four vectors) at a time
+      for (; j + 8 <= n; j += 8, o += 64) {
+        let a0 = first ? f64x2.splat(0.0) : v128.load(o);
+        let a1 = first ? f64x2.splat(0.0) : v128.load(o, 16);
+        let a2 = first ? f64x2.splat(0.0) : v128.load(o, 32);
+        let a3 = first ? f64x2.splat(0.0) : v128.load(o, 48);
+        let xk = slab + (<usize>j << 3);
+        let ik = xi;
+        for (let k = k0; k < k1; k++, xk += row, ik += row) {
+          const x = v128.load64_splat(ik);
+          a0 = f64x2.add(a0, pairTerm(x, v128.load(xk), l1));
+          a1 = f64x2.add(a1, pairTerm(x, v128.load(xk, 16), l1));
+          a2 = f64x2.add(a2, pairTerm(x, v128.load(xk, 32), l1));
+          a3 = f64x2.add(a3, pairTerm(x, v128.load(xk, 48), l1));
+        }
+        v128.store(o, a0);
+        v128.store(o, a1, 16);
+        v128.store(o, a2, 32);
+        v128.store(o, a3, 48);
+      }
+      for (; j + 2 <= n; j += 2, o += 16) {
+        let a = first ? f64x2.splat(0.0) : v128.load(o);
+        let xk = slab + (<usize>j << 3);
+        let ik = xi;
+        for (let k = k0; k < k1; k++, xk += row, ik += row) a = f64x2.add(a, pairTerm(v128.load64_splat(ik), v128.load(xk), l1));
+        v128.store(o, a);
+      }
+      if (j < n) {
+        let a = first ? 0.0 : load<f64>(o);
+        let xk = slab + (<usize>j << 3);
+        let ik = xi;
+        for (let k = k0; k < k1; k++, xk += row, ik += row) {
+          const t = load<f64>(ik) - load<f64>(xk);
+          a = a + (l1 ? Math.abs(t) : t * t);
+        }
+        store<f64>(o, a);
+        o += 8;
+      }
+    }
+  }
+}
+
 export { heapBase } from './heap';
