@@ -377,6 +377,38 @@ const POST_SCALE = 2;
   return v;
 }
 
+/**
+ * Three radix-2 stages on the eight vectors a0 … a7 (a_i at a + i·hb, vector k + i·kh of the
+ * transform), stored there, each after `post`: the additions of stages h, 2h, 4h in their order.
+ */
+// @ts-ignore: decorator
+@inline function butterfly8(a: usize, hb: usize, k: usize, kh: usize, a0: v128, a1: v128, a2: v128, a3: v128, a4: v128, a5: v128, a6: v128, a7: v128, post: i32, D: usize, cv: v128): void {
+  const b0 = f64x2.add(a0, a1);
+  const b1 = f64x2.sub(a0, a1);
+  const b2 = f64x2.add(a2, a3);
+  const b3 = f64x2.sub(a2, a3);
+  const b4 = f64x2.add(a4, a5);
+  const b5 = f64x2.sub(a4, a5);
+  const b6 = f64x2.add(a6, a7);
+  const b7 = f64x2.sub(a6, a7);
+  const c0 = f64x2.add(b0, b2);
+  const c1 = f64x2.add(b1, b3);
+  const c2 = f64x2.sub(b0, b2);
+  const c3 = f64x2.sub(b1, b3);
+  const c4 = f64x2.add(b4, b6);
+  const c5 = f64x2.add(b5, b7);
+  const c6 = f64x2.sub(b4, b6);
+  const c7 = f64x2.sub(b5, b7);
+  v128.store(a, posted(f64x2.add(c0, c4), k, post, D, cv));
+  v128.store(a + hb, posted(f64x2.add(c1, c5), k + kh, post, D, cv));
+  v128.store(a + 2 * hb, posted(f64x2.add(c2, c6), k + 2 * kh, post, D, cv));
+  v128.store(a + 3 * hb, posted(f64x2.add(c3, c7), k + 3 * kh, post, D, cv));
+  v128.store(a + 4 * hb, posted(f64x2.sub(c0, c4), k + 4 * kh, post, D, cv));
+  v128.store(a + 5 * hb, posted(f64x2.sub(c1, c5), k + 5 * kh, post, D, cv));
+  v128.store(a + 6 * hb, posted(f64x2.sub(c2, c6), k + 6 * kh, post, D, cv));
+  v128.store(a + 7 * hb, posted(f64x2.sub(c3, c7), k + 7 * kh, post, D, cv));
+}
+
 /** Three radix-2 stages h, 2h, 4h of Hu over `len` vectors at Y in one pass (the same additions in the same order), each stored value after `post`. */
 // @ts-ignore: decorator
 @inline function pass8(Y: usize, len: i32, h: i32, post: i32, D: usize, cv: v128): void {
@@ -385,8 +417,6 @@ const POST_SCALE = 2;
     let a: usize = Y + (<usize>i << 4);
     const stop = a + hb;
     for (; a < stop; a += 16) {
-      const k: usize = (a - Y) >> 4;
-      const kh: usize = <usize>h;
       const a0 = v128.load(a);
       const a1 = v128.load(a + hb);
       const a2 = v128.load(a + 2 * hb);
@@ -395,30 +425,7 @@ const POST_SCALE = 2;
       const a5 = v128.load(a + 5 * hb);
       const a6 = v128.load(a + 6 * hb);
       const a7 = v128.load(a + 7 * hb);
-      const b0 = f64x2.add(a0, a1);
-      const b1 = f64x2.sub(a0, a1);
-      const b2 = f64x2.add(a2, a3);
-      const b3 = f64x2.sub(a2, a3);
-      const b4 = f64x2.add(a4, a5);
-      const b5 = f64x2.sub(a4, a5);
-      const b6 = f64x2.add(a6, a7);
-      const b7 = f64x2.sub(a6, a7);
-      const c0 = f64x2.add(b0, b2);
-      const c1 = f64x2.add(b1, b3);
-      const c2 = f64x2.sub(b0, b2);
-      const c3 = f64x2.sub(b1, b3);
-      const c4 = f64x2.add(b4, b6);
-      const c5 = f64x2.add(b5, b7);
-      const c6 = f64x2.sub(b4, b6);
-      const c7 = f64x2.sub(b5, b7);
-      v128.store(a, posted(f64x2.add(c0, c4), k, post, D, cv));
-      v128.store(a + hb, posted(f64x2.add(c1, c5), k + kh, post, D, cv));
-      v128.store(a + 2 * hb, posted(f64x2.add(c2, c6), k + 2 * kh, post, D, cv));
-      v128.store(a + 3 * hb, posted(f64x2.add(c3, c7), k + 3 * kh, post, D, cv));
-      v128.store(a + 4 * hb, posted(f64x2.sub(c0, c4), k + 4 * kh, post, D, cv));
-      v128.store(a + 5 * hb, posted(f64x2.sub(c1, c5), k + 5 * kh, post, D, cv));
-      v128.store(a + 6 * hb, posted(f64x2.sub(c2, c6), k + 6 * kh, post, D, cv));
-      v128.store(a + 7 * hb, posted(f64x2.sub(c3, c7), k + 7 * kh, post, D, cv));
+      butterfly8(a, hb, (a - Y) >> 4, <usize>h, a0, a1, a2, a3, a4, a5, a6, a7, post, D, cv);
     }
   }
 }
@@ -438,40 +445,20 @@ const POST_SCALE = 2;
  */
 // @ts-ignore: decorator
 @inline function firstPass8(Y: usize, len: i32, x0: usize, x1: usize, zeroLane1: bool, d: i32, D3: usize): void {
+  const none = f64x2.splat(0.0);
   for (let k = 0; k < len; k += 8) {
-    const a: usize = Y + (<usize>k << 4);
-    const a0 = signedInput(x0, x1, zeroLane1, d, D3, k);
-    const a1 = signedInput(x0, x1, zeroLane1, d, D3, k + 1);
-    const a2 = signedInput(x0, x1, zeroLane1, d, D3, k + 2);
-    const a3 = signedInput(x0, x1, zeroLane1, d, D3, k + 3);
-    const a4 = signedInput(x0, x1, zeroLane1, d, D3, k + 4);
-    const a5 = signedInput(x0, x1, zeroLane1, d, D3, k + 5);
-    const a6 = signedInput(x0, x1, zeroLane1, d, D3, k + 6);
-    const a7 = signedInput(x0, x1, zeroLane1, d, D3, k + 7);
-    const b0 = f64x2.add(a0, a1);
-    const b1 = f64x2.sub(a0, a1);
-    const b2 = f64x2.add(a2, a3);
-    const b3 = f64x2.sub(a2, a3);
-    const b4 = f64x2.add(a4, a5);
-    const b5 = f64x2.sub(a4, a5);
-    const b6 = f64x2.add(a6, a7);
-    const b7 = f64x2.sub(a6, a7);
-    const c0 = f64x2.add(b0, b2);
-    const c1 = f64x2.add(b1, b3);
-    const c2 = f64x2.sub(b0, b2);
-    const c3 = f64x2.sub(b1, b3);
-    const c4 = f64x2.add(b4, b6);
-    const c5 = f64x2.add(b5, b7);
-    const c6 = f64x2.sub(b4, b6);
-    const c7 = f64x2.sub(b5, b7);
-    v128.store(a, f64x2.add(c0, c4));
-    v128.store(a + 16, f64x2.add(c1, c5));
-    v128.store(a + 32, f64x2.add(c2, c6));
-    v128.store(a + 48, f64x2.add(c3, c7));
-    v128.store(a + 64, f64x2.sub(c0, c4));
-    v128.store(a + 80, f64x2.sub(c1, c5));
-    v128.store(a + 96, f64x2.sub(c2, c6));
-    v128.store(a + 112, f64x2.sub(c3, c7));
+    butterfly8(
+      Y + (<usize>k << 4), 16, <usize>k, 1,
+      signedInput(x0, x1, zeroLane1, d, D3, k),
+      signedInput(x0, x1, zeroLane1, d, D3, k + 1),
+      signedInput(x0, x1, zeroLane1, d, D3, k + 2),
+      signedInput(x0, x1, zeroLane1, d, D3, k + 3),
+      signedInput(x0, x1, zeroLane1, d, D3, k + 4),
+      signedInput(x0, x1, zeroLane1, d, D3, k + 5),
+      signedInput(x0, x1, zeroLane1, d, D3, k + 6),
+      signedInput(x0, x1, zeroLane1, d, D3, k + 7),
+      POST_NONE, 0, none,
+    );
   }
 }
 
