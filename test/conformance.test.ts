@@ -351,3 +351,59 @@ describe.each(LEARNERS.filter((s) => 'features' in s.params).flatMap((spec) => (
     expect((err as Error).message).toMatch(new RegExp(`^features ${features} needs the rbf kernel`));
   });
 });
+
+/** A graph term weight that moves the bundled models (γ_G relative to each learner's own risk scale). */
+const GRAPH_WEIGHT = 3;
+
+describe.each(LEARNERS.filter((s) => 'graphWeight' in s.params).map((spec) => [spec.name, spec] as const))('learner %s with its k-NN graph term conforms', (_name, spec) => {
+  it('has weights that match finite differences of its batch risk, edge ends included', async () => {
+    const { train: tr } = await split(spec);
+    const ds = MinMaxScaler.fit(tr).transform(tr);
+    const classes = taskClasses(spec.task, ds);
+    const params = withDataDefaults(spec, resolveParams(spec, { ...small(spec), graphWeight: GRAPH_WEIGHT }), ds);
+    const without = withDataDefaults(spec, resolveParams(spec, small(spec)), ds);
+    if (spec.kind !== 'loop') throw new Error(`${spec.name}: the graph term is a loop learner's`);
+    const learner = spec.create(ds, classes, params, resolveStep(spec, params, {})!);
+    const plain = spec.create(ds, classes, without, resolveStep(spec, without, {})!);
+    const rng = seedrandom.alea('conformance-graph');
+    const batch = learner.sample(rng, 1);
+    const own = plain.sample(seedrandom.alea('conformance-graph'), 1).nPoints;
+    expect(batch.nPoints, 'two edge ends per drawn edge after the learner\'s own points').toBe(own + 2 * small(spec).batchSize);
+    const f = Float64Array.from({ length: batch.nPoints }, () => 2 * rng() - 1);
+    const w = new Float64Array(batch.nPoints);
+    learner.weights(f, w, batch);
+    const h = 1e-6;
+    for (let p = own; p < batch.nPoints; p++) {
+      const up = f.slice();
+      const down = f.slice();
+      up[p] += h;
+      down[p] -= h;
+      const numeric = (learner.risk(up, batch) - learner.risk(down, batch)) / (2 * h);
+      expect(Math.abs(w[p] - numeric), `edge end ${p}: weight ${w[p]}, finite difference ${numeric}`).toBeLessThan(1e-6 * (1 + Math.abs(numeric)));
+    }
+    expect(w.subarray(own).some((x) => x !== 0), 'the edge ends carry weight').toBe(true);
+  });
+
+  it('the same bytes on 1 and 2 threads and continued 0 → 25 → 60; other predictions than without it; refused on sample on read', async () => {
+    const { train: tr, test } = await split(spec);
+    const given = 'defaultStepHorizon' in spec ? { step: { kind: 'constant', eta: 0.02 } as StepSize } : {};
+    const opts = { learner: spec.name, data: tr, ...small(spec), ...given, graphWeight: GRAPH_WEIGHT, parallelMinWork: 0, onWarning: () => {} };
+    const one = await train({ ...opts, threads: 1 });
+    expect(one.header.hyperparameters.graphWeight).toBe(GRAPH_WEIGHT);
+    const two = await train({ ...opts, threads: 2 });
+    expect(bytes(two).equals(bytes(one))).toBe(true);
+    const first = await train({ ...opts, T: 25, threads: 1 });
+    const continued = await train({ init: first, data: tr, T: 60, threads: 2, parallelMinWork: 0, onWarning: () => {} });
+    expect(bytes(continued).equals(bytes(one)), 'continued through the graph term').toBe(true);
+    const off = await train({ ...opts, graphWeight: 0, threads: 1 });
+    expect('graphWeight' in off.header.hyperparameters, 'γ_G = 0 writes no key: the learner\'s own model').toBe(false);
+    const fOn = await one.decisionFunction(test, { threads: 1 });
+    const fOff = await off.decisionFunction(test, { threads: 1 });
+    expect(Array.from(fOn)).not.toEqual(Array.from(fOff));
+    const file = join(dir, `${spec.name}-graph.arrow`);
+    await writeArrow(file, tr);
+    const err = await train({ ...opts, data: file, sampleOnRead: true, threads: 1 }).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toMatch(/^graphWeight: the graph term needs every training row in memory/);
+  }, 120_000);
+});

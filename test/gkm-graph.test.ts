@@ -8,7 +8,8 @@ import { train } from '../src/api.ts';
 import { readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
 import { MinMaxScaler } from '../src/data/scaler.ts';
 import { samplingRng } from '../src/coordinator/loop.ts';
-import { defaultGraphC, graphBudget, graphSettings, KnnEdges } from '../src/learners/graph-kernel-machine.ts';
+import { defaultGraphC, graphBudget, graphSettings } from '../src/learners/graph-kernel-machine.ts';
+import { KnnEdges } from '../src/learners/graph-edges.ts';
 import { knnGraph } from '../src/learners/knn-graph.ts';
 import { defaultSigma } from '../src/train/defaults.ts';
 

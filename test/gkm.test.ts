@@ -17,13 +17,13 @@ import {
   cPrimeBound,
   defaultCPrime,
   fitGraphMachine,
-  GraphEdges,
   graphObjective,
   LabeledDraws,
   LABELED_ORDERS,
   graphSettings,
   type GraphMachineSettings,
 } from '../src/learners/graph-kernel-machine.ts';
+import { GraphEdges } from '../src/learners/graph-edges.ts';
 import { KernelExpansionPredictor } from '../src/model/predictor.ts';
 import type { MarginLoss } from '../src/learners/margin-losses.ts';
 

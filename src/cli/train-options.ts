@@ -307,7 +307,7 @@ export function describeRun(learners: readonly LearnerSpec[], settings: Training
       const spec = having[0].params[key];
       const v = values.get(having[0].name)![key];
       const tag = having.length < learners.length ? ` (${having.map((l) => l.name).join(', ')})` : '';
-      if (v === undefined && spec.kind === 'choice' && spec.omitDefault) continue; // at its default (e.g. gaussian features): not shown
+      if (v === undefined && spec.omitDefault) continue; // at its default (e.g. gaussian features): not shown
       if (v === undefined) {
         // A default computed from the data (written to the model header).
         const doc = spec.kind === 'number' && spec.defaultDoc ? spec.defaultDoc : 'from the data';

@@ -30,6 +30,8 @@ export interface TrainingRows {
   label(i: number): number;
   /** Copies the (scaled) features of dataset row `i` into `X` at row `at`. */
   copyRow(i: number, X: Float64Array, at: number): void;
+  /** Every row's features (row-major, n × d) when the whole dataset is in memory ({@link datasetRows}); absent when rows are read on demand. */
+  readonly allFeatures?: Float64Array;
 }
 
 /** Rows at least this wide are copied by `set` (a memory copy), narrower ones by a plain loop: see {@link copyFeatures}. */
@@ -76,6 +78,7 @@ export function datasetRows(ds: Dataset): TrainingRows {
     labeledRows,
     label: (i) => y[i],
     copyRow: (i, out, at) => copyFeatures(X, i, d, out, at),
+    allFeatures: X,
   };
 }
 

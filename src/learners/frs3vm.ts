@@ -158,7 +158,7 @@ async function fitFrs3vm({ rows, classes, params, engine, hooks = {} }: FitRun<F
   const rng = samplingRng(features.seed);
   const shell = new RunShell(T, hooks, 'SGD steps');
   const { bias } = objective;
-  const [f, w] = [new Float64Array(2 * B), new Float64Array(2 * B)];
+  const [f, w] = [new Float64Array(objective.batchPoints), new Float64Array(objective.batchPoints)];
   const val = hooks.validation;
   const fVal = val ? new Float64Array(val.nPoints) : undefined;
   try {

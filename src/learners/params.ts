@@ -24,6 +24,11 @@ interface ParamBase {
   readonly symbol?: string;
   /** How the default is shown when it is computed, e.g. `C·n_l/n_u` or `median heuristic`. */
   readonly defaultDoc?: string;
+  /**
+   * The default is the key's absence: never filled in, and a given default
+   * dropped, so headers written before the parameter existed keep their bytes.
+   */
+  readonly omitDefault?: boolean;
 }
 
 /** A real or whole number within a range. */
@@ -46,11 +51,6 @@ export interface ChoiceParam extends ParamBase {
   readonly kind: 'choice';
   readonly choices: readonly string[];
   readonly default: string;
-  /**
-   * The default is the key's absence: never filled in, and a given default
-   * dropped, so headers written before the parameter existed keep their bytes.
-   */
-  readonly omitDefault?: boolean;
 }
 
 /**
@@ -209,7 +209,7 @@ export function checkParams(given: Readonly<Record<string, unknown>>, table: Par
     const spec = paramSpec(table, key);
     if (!spec) throw new UsageError(`${opts.prefix ?? ''}${key} is not a parameter of ${opts.learner} (its parameters: ${Object.keys(table).join(', ')})`);
     out[key] = checkParam(`${opts.prefix ? opts.prefix + cliName(key, spec) : key}`, spec, value);
-    if (spec.kind === 'choice' && spec.omitDefault && out[key] === spec.default) delete out[key];
+    if (spec.omitDefault && out[key] === spec.default) delete out[key];
   }
   return out;
 }
@@ -223,7 +223,7 @@ export function checkParams(given: Readonly<Record<string, unknown>>, table: Par
 export function withDefaults(given: ParamValues, table: ParamTable): Record<string, ParamValue> {
   const out: Record<string, ParamValue> = {};
   for (const [key, spec] of Object.entries(table)) {
-    const v = given[key] ?? (spec.kind === 'choice' && spec.omitDefault ? undefined : spec.default);
+    const v = given[key] ?? (spec.omitDefault ? undefined : spec.default);
     if (v !== undefined) out[key] = v;
   }
   return out;

@@ -20,6 +20,7 @@ import { aucRisk, aucWeights, GAMMA_PARAM } from './auc-risk.ts';
 import { LAMBDA_PARAM, pairwiseDefaultStep, sigmaLadder, RANDOM_FEATURE_PARAMS } from './common.ts';
 import { BatchBuffers, binarySources, drawRows, type BinarySources } from './sources.ts';
 import { sampledRows } from './sampled-rows.ts';
+import { GRAPH_PARAM, GraphTerm } from './graph-term.ts';
 
 /** Hyperparameters of QSG-S2AUC (the loop's T, m, σ, seed live with the trainer). */
 export interface QsgS2aucParams {
@@ -30,6 +31,8 @@ export interface QsgS2aucParams {
   /** Points drawn per source per iteration (B). */
   readonly batchSize: number;
   readonly step: StepSize;
+  /** Weight γ_G of the k-NN graph term (graph-term.ts); 0 or absent: off. */
+  readonly graphWeight?: number;
 }
 
 /**
@@ -51,6 +54,8 @@ export class QsgS2auc implements DsgLearner {
   private readonly buffers: BatchBuffers;
   private readonly B: number;
   private readonly BU: number;
+  /** The graph term, when γ_G > 0: B edges an iteration, their ends after the unlabeled points. */
+  private readonly graph?: GraphTerm;
 
   constructor(data: Dataset | TrainingRows, positive: number, params: QsgS2aucParams) {
     const rows = trainingRows(data);
@@ -69,9 +74,13 @@ export class QsgS2auc implements DsgLearner {
     }
     this.B = params.batchSize;
     this.BU = params.gamma < 1 ? params.batchSize : 0;
-    this.buffers = new BatchBuffers(2 * this.B + this.BU, rows.d);
+    if (params.graphWeight) this.graph = new GraphTerm(rows, params.graphWeight, params.batchSize);
+    const points = 2 * this.B + this.BU + (this.graph?.points ?? 0);
+    this.buffers = new BatchBuffers(points, rows.d);
     const { P, N, U } = this.sources;
-    this.sampledRows = sampledRows(rows, this.BU > 0 ? [P, N, U] : [P, N], 2 * this.B + this.BU, this.BU > 0 ? [this.B, this.B, this.BU] : [this.B, this.B]);
+    // With the graph term a batch also holds edge ends, which may be any row: f is kept at every row then.
+    const sources = this.graph ? [P, N, U] : this.BU > 0 ? [P, N, U] : [P, N];
+    this.sampledRows = sampledRows(rows, sources, points, this.graph ? undefined : this.BU > 0 ? [this.B, this.B, this.BU] : [this.B, this.B]);
   }
 
   /**
@@ -85,8 +94,9 @@ export class QsgS2auc implements DsgLearner {
     const { X, rows: drawn } = this.buffers.next();
     drawRows(rows, this.sources.P, B, rng, X, 0, drawn.subarray(0, B));
     drawRows(rows, this.sources.N, B, rng, X, B, drawn.subarray(B, 2 * B));
-    if (BU > 0) drawRows(rows, this.sources.U, BU, rng, X, 2 * B, drawn.subarray(2 * B));
-    return { X, nPoints: 2 * B + BU, rows: drawn };
+    if (BU > 0) drawRows(rows, this.sources.U, BU, rng, X, 2 * B, drawn.subarray(2 * B, 2 * B + BU));
+    this.graph?.draw(rows, rng, X, 2 * B + BU, drawn.subarray(2 * B + BU));
+    return { X, nPoints: 2 * B + BU + (this.graph?.points ?? 0), rows: drawn };
   }
 
   /**
@@ -99,7 +109,8 @@ export class QsgS2auc implements DsgLearner {
    */
   risk(f: Float64Array, _batch: Batch): number {
     const { B, BU } = this;
-    return aucRisk(this.gamma, f.subarray(0, B), f.subarray(B, 2 * B), f.subarray(2 * B, 2 * B + BU));
+    const risk = aucRisk(this.gamma, f.subarray(0, B), f.subarray(B, 2 * B), f.subarray(2 * B, 2 * B + BU));
+    return this.graph ? risk + this.graph.risk(f.subarray(2 * B + BU)) : risk;
   }
 
   /**
@@ -119,6 +130,7 @@ export class QsgS2auc implements DsgLearner {
       w.subarray(B, 2 * B),
       w.subarray(2 * B, 2 * B + BU),
     );
+    this.graph?.weights(f.subarray(2 * B + BU), w.subarray(2 * B + BU));
   }
 }
 
@@ -130,18 +142,18 @@ export const qsgS2aucSpec = loopLearner({
   help: 'QSG-S2AUC: maximises AUC from positive, negative and unlabeled rows (the unlabeled rows enter through the PU and NU risks), with random features; the papers\' quadruply stochastic gradients.',
   task: 'binary',
   metric: 'auc',
-  params: { ...RANDOM_FEATURE_PARAMS, ...LAMBDA_PARAM, ...GAMMA_PARAM },
+  params: { ...RANDOM_FEATURE_PARAMS, ...LAMBDA_PARAM, ...GAMMA_PARAM, ...GRAPH_PARAM },
   threshold: 'fit',
   // T when not given: 400·√(n_l/200), 400 to 1,600 (learners/budget.ts; docs/learners.md § Budgets).
   budget: GROWING_BUDGET,
   defaultStep: pairwiseDefaultStep,
   create(ds, classes, params, step) {
     if (classes.kind !== 'binary') throw new Error('qsg-s2auc needs a binary task');
-    return new QsgS2auc(ds, classes.positive, { lambda: params.lambda, gamma: params.gamma, batchSize: params.batchSize, step });
+    return new QsgS2auc(ds, classes.positive, { lambda: params.lambda, gamma: params.gamma, batchSize: params.batchSize, step, ...(params.graphWeight ? { graphWeight: params.graphWeight } : {}) });
   },
   // λ from 10⁻⁴ (at the default step η_t stays near 0.5 through a T = 400 run: little shrink, the run is
   // stopped by T) to 10⁻²; 10⁻¹ does not win selections (docs/tuning.md has the measurements).
-  supervisedCase: { gamma: 1 },
+  supervisedCase: { gamma: 1, graphWeight: 0 },
   // σ on the factor-2 ladder, as DSG's (common.ts sigmaLadder).
   searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0, 1), lambda: [1e-4, 1e-3, 1e-2], gamma: [0.25, 0.5, 0.75, 1] }),
 });

@@ -34,6 +34,7 @@ import { marginLoss, marginLossDerivative } from './margin-losses.ts';
 import type { ParamsOf, ParamTable } from './params.ts';
 import { BALANCE_ROWS, BatchBuffers, binarySources, drawRows, sampleSource, type Source } from './sources.ts';
 import { sampledRows } from './sampled-rows.ts';
+import { GraphTerm } from './graph-term.ts';
 
 /** The non-convex losses on unlabeled points (the paper's Table 2). */
 export const UNLABELED_LOSSES = ['shg', 'sshg', 'ramp', 'da'] as const;
@@ -219,6 +220,8 @@ export interface S3vmSettings {
   readonly step: StepSize;
   /** Seeds the sample of unlabeled rows for the final bias (when there are more than {@link BALANCE_ROWS}). */
   readonly seed: number;
+  /** Weight γ_G of the k-NN graph term, relative to C (the term is C·γ_G·mean (f_u − f_v)²); 0: off. */
+  readonly graphWeight: number;
 }
 
 /**
@@ -252,11 +255,12 @@ export function s3vmSettings(name: string, data: Dataset | TrainingRows, positiv
     batchSize: params.batchSize,
     step,
     seed: params.seed,
+    graphWeight: params.graphWeight ?? 0,
   };
 }
 
 /** The S3VM objective's validated parameters, with the sampling the learners share. */
-export type S3vmParamValues = ParamsOf<typeof S3VM_PARAMS> & { readonly batchSize: number; readonly seed: number };
+export type S3vmParamValues = ParamsOf<typeof S3VM_PARAMS> & { readonly batchSize: number; readonly seed: number; readonly graphWeight?: number | undefined };
 
 /**
  * The semi-supervised SVM's batch objective as a {@link DsgLearner}: each
@@ -285,6 +289,8 @@ export class S3vmObjective implements DsgLearner {
   private readonly B: number;
   /** Values the losses are taken at, for the last call. */
   private readonly v: Float64Array;
+  /** The graph term, when γ_G > 0: B edges an iteration, their ends after the unlabeled rows. */
+  private readonly graph?: GraphTerm;
 
   constructor(data: Dataset | TrainingRows, positive: number, settings: S3vmSettings) {
     const rows = trainingRows(data);
@@ -298,8 +304,11 @@ export class S3vmObjective implements DsgLearner {
     this.labeledRows = L;
     this.unlabeledRows = U;
     this.B = settings.batchSize;
-    this.buffers = new BatchBuffers(2 * this.B, rows.d);
-    this.sampledRows = sampledRows(rows, [this.labeledRows, this.unlabeledRows], 2 * this.B, [this.B, this.B]);
+    if (settings.graphWeight > 0) this.graph = new GraphTerm(rows, settings.C * settings.graphWeight, this.B);
+    const points = 2 * this.B + (this.graph?.points ?? 0);
+    this.buffers = new BatchBuffers(points, rows.d);
+    // Edge ends may be any row: f is kept at every row then, without per-source draws.
+    this.sampledRows = sampledRows(rows, [this.labeledRows, this.unlabeledRows], points, this.graph ? undefined : [this.B, this.B]);
     this.v = new Float64Array(2 * this.B);
     this.bias = this.makeBias();
   }
@@ -314,8 +323,9 @@ export class S3vmObjective implements DsgLearner {
     const { B } = this;
     const { X, rows } = this.buffers.next();
     drawRows(this.rows, this.labeledRows, B, rng, X, 0, rows.subarray(0, B));
-    drawRows(this.rows, this.unlabeledRows, B, rng, X, B, rows.subarray(B));
-    return { X, nPoints: 2 * B, rows };
+    drawRows(this.rows, this.unlabeledRows, B, rng, X, B, rows.subarray(B, 2 * B));
+    this.graph?.draw(this.rows, rng, X, 2 * B, rows.subarray(2 * B));
+    return { X, nPoints: this.batchPoints, rows };
   }
 
   /**
@@ -332,7 +342,8 @@ export class S3vmObjective implements DsgLearner {
     let unlabeled = 0;
     for (let r = 0; r < B; r++) labeled += marginLoss('hinge', this.y(batch, r) * v[r]);
     for (let r = B; r < 2 * B; r++) unlabeled += unlabeledLoss(loss, v[r], s);
-    return (C * labeled + Cstar * unlabeled) / B;
+    const data = (C * labeled + Cstar * unlabeled) / B;
+    return this.graph ? data + this.graph.risk(f.subarray(2 * B)) : data;
   }
 
   /**
@@ -356,6 +367,13 @@ export class S3vmObjective implements DsgLearner {
       sum += w[r];
     }
     if (balance) for (let r = B; r < 2 * B; r++) w[r] -= sum / B;
+    // Its weights sum to zero: the bias's gradient and the balance are the data terms' alone.
+    this.graph?.weights(f.subarray(2 * B), w.subarray(2 * B));
+  }
+
+  /** Points in every batch: B labeled, B unlabeled, and the graph term's edge ends. */
+  get batchPoints(): number {
+    return 2 * this.B + (this.graph?.points ?? 0);
   }
 
   /** The ±1 label of labeled point `r` of `batch`. */

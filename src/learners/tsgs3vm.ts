@@ -22,6 +22,7 @@
 import { FIXED_BUDGET } from './budget.ts';
 import { loopLearner } from './loop-fit.ts';
 import { FIXED_T_PARAM, sigmaLadder, RANDOM_FEATURE_PARAMS } from './common.ts';
+import { GRAPH_PARAM } from './graph-term.ts';
 import { paperStep, paperStepHorizon, s3vmImpliedParams, S3VM_PARAMS, S3vmObjective, s3vmSettings } from './s3vm.ts';
 
 /** TSGS3VM in the learner registry. */
@@ -40,6 +41,7 @@ export const tsgs3vmSpec = loopLearner({
     // C = 300 by default (frs3vm keeps 100): on the public benchmark (11 binary sets, 200 labeled rows, seeds 1–2)
     // the mean gap to the best peer is −0.004 against −0.017 at C = 100 (docs/learners.md § Defaults).
     C: { ...S3VM_PARAMS.C, default: 300 },
+    ...GRAPH_PARAM,
   },
   threshold: 'zero',
   // Accuracy, not AUC: run by `compare` when `--learners` names it.
