@@ -467,7 +467,8 @@ export async function tuneModel(opts: TuneArgs): Promise<TuneResult> {
   const cost = { halving, fullGrid, fraction: fullGrid > 0 ? halving / fullGrid : 1, refit: plan.refitCost };
   const best = plan.candidates[outcome.winner];
   const supervised = plan.spec.supervisedCase;
-  const usesUnlabeled = supervised ? !Object.entries(supervised).every(([k, v]) => best[k] === v) : undefined;
+  // A parameter at an omitted default (γ_G = 0 is no key) counts as its default.
+  const usesUnlabeled = supervised ? !Object.entries(supervised).every(([k, v]) => (best[k] ?? paramSpec(plan.spec.params, k)?.default) === v) : undefined;
   const sigmaRatio = typeof best.sigma === 'number' ? best.sigma / plan.sigma0 : undefined;
   const record: TuneRecord = {
     folds: plan.k,

@@ -65,6 +65,15 @@ describe('tune: safe selection', () => {
     if (ref.length === 1) expect(ref[0].candidates).toEqual([r.defaultsId]);
   }, 120_000);
 
+  it('judges the unlabeled rows unused exactly when the pick is the supervised special case, a parameter at an omitted default (γ_G = 0) included', async () => {
+    const run = { learner: 'qsg-s2auc', data: await trainSet(), T: 20, m: 8, batchSize: 8, seed: 3, folds: 3, sigma: 0.5, lambda: 0.01, threads: 1, fullGrid: true } as const;
+    const supervised = await tune({ ...run, gamma: 1 });
+    expect(supervised.best.graphWeight).toBeUndefined();
+    expect(supervised.usesUnlabeled).toBe(false);
+    expect((await tune({ ...run, gamma: 0.5 })).usesUnlabeled).toBe(true);
+    expect((await tune({ ...run, gamma: 1, graphWeight: 3 })).usesUnlabeled).toBe(true);
+  }, 120_000);
+
   it('scores defaults that are a grid point in effect as that point: no row and no round of their own', async () => {
     // TSGS3VM's C* unset is C/10: with its default C = 300 the defaults are the grid point C* = 30.
     const s3vm = await tune({ learner: 'tsgs3vm', data: await trainSet(), T: 20, m: 8, batchSize: 8, seed: 3, folds: 3, sigma: 0.5, grid: { C: [1, 300], Cstar: [0, 30] }, threads: 1, fullGrid: true });
