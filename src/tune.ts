@@ -332,8 +332,6 @@ export interface TunePlan {
   readonly gridCount: number;
   /** The defaults' candidate id. */
   readonly defaultsId: number;
-  /** The candidate ids of the learner's variants of its defaults (`spec.tuneVariants`), scored at T beside the halving; after the defaults. */
-  readonly variantIds: readonly number[];
   readonly steps: ReadonlyArray<StepSize | undefined>;
   readonly k: number;
   readonly repeats: number;
@@ -532,13 +530,8 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   // The learner's defaults (with what the caller fixed) take part whether or not they are a grid point.
   const defaults = withDataDefaults(spec, fixed, ds);
   const found = defaultsOnGrid(spec, space, grid, defaults, labeledRows);
-  const withDefaults = found >= 0 ? grid : [...grid, defaults];
+  const candidates = found >= 0 ? grid : [...grid, defaults];
   const defaultsId = found >= 0 ? found : grid.length;
-  const variants = (spec.tuneVariants ?? [])
-    .filter((v) => Object.keys(v).every((key) => fixedGiven[key] === undefined && space[key] === undefined))
-    .map((v) => withDataDefaults(spec, { ...fixed, ...v }, ds));
-  const candidates = [...withDefaults, ...variants];
-  const variantIds = variants.map((_, i) => withDefaults.length + i);
   const splits = repeatedLabeledFolds(ds, { k, seed: typeof fixed.seed === 'number' ? fixed.seed : 1, repeats });
   const folds = splits.flat();
   const continues = spec.capabilities.continues;
@@ -563,7 +556,7 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   const steps = candidates.map((c) => resolveStep(spec, c, {}, { sigma0: () => sigma0 }));
   const pooled = splits.map((split) => ({ y: Float64Array.from(split.flatMap((f) => Array.from(f.validation.y))), sizes: split.map((f) => f.validation.n) }));
   return {
-    spec, opts, raw, classes, sigma0, space, candidates, gridCount: grid.length, defaultsId, variantIds, steps, k, repeats, pooled, folds, metric, select, guard,
+    spec, opts, raw, classes, sigma0, space, candidates, gridCount: grid.length, defaultsId, steps, k, repeats, pooled, folds, metric, select, guard,
     eta, t0, T, budgeted, earlyRows, halving, roundCount: rounds.length, threads, onWarning, planned, refitCost, total,
   };
 }
@@ -668,12 +661,9 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter, remote: TuneOn
       recordReference(plan, out, referenceFits.step, referenceFits.scores, referenceFits.outOfFold);
       reference = true;
     } else reference = await scoreDefaultsAtT(plan, out, meter, fitRound);
-    await scoreVariantsAtT(plan, out, meter, fitRound);
   } finally {
     await Promise.all([pool?.close(), fitThreads?.close()]);
   }
-  // A variant of the defaults wins when it scores above the halving's pick (ties: the pick).
-  for (const v of plan.variantIds) if (out.lastPooled[v] > out.lastPooled[winner]) winner = v;
   // Never a winner worse in CV than the learner's defaults; with `one-se`, none less than a standard error better.
   const d = plan.defaultsId;
   if (d !== winner && out.lastPooled[d] >= out.lastPooled[winner]) winner = d;
@@ -736,28 +726,6 @@ async function scoreDefaultsAtT(plan: TunePlan, out: SearchOutcome, meter: TuneM
   const { scores, outOfFold } = await fitRound(step);
   recordReference(plan, out, step, scores[0], outOfFold[0]);
   return true;
-}
-
-/**
- * The learner's variants of its defaults ({@link TunePlan.variantIds}) as a
- * round of their own: every fold from 0 to T (a learner halved over its
- * budget: the full budget), recorded as reference rounds are.
- */
-async function scoreVariantsAtT(plan: TunePlan, out: SearchOutcome, meter: TuneMeter, fitRound: (step: HalvingStep) => Promise<{ scores: number[][]; outOfFold: Float64Array[][] }>): Promise<void> {
-  const run = [...plan.variantIds];
-  if (run.length === 0) return;
-  const step: HalvingStep = { round: out.rounds.length, from: 0, t: plan.T, run };
-  meter.total += run.length * referenceCost(plan, step);
-  meter.round = step.round;
-  const { scores, outOfFold } = await fitRound(step);
-  const used = roundFolds(plan, plan.T);
-  const pooled = run.map((v, i) => {
-    out.lastScores[v] = scores[i];
-    out.lastPooled[v] = roundScore(plan, scores[i], outOfFold[i], used);
-    out.reached[v] = plan.T;
-    return out.lastPooled[v];
-  });
-  out.rounds.push({ round: out.rounds.length, from: 0, t: plan.T, candidates: run, scores: pooled, reference: true });
 }
 
 /** One round: every (candidate, fold) fit, as many at a time as threads; each candidate's fold scores and out-of-fold values. */
@@ -893,19 +861,16 @@ function pooledScore(metric: MetricName, classes: TaskClasses, sizes: readonly n
 /** The CV table: every candidate's searched values, last scores, iterations reached and fate. */
 function cvTable(plan: TunePlan, out: SearchOutcome): TuneRow[] {
   const rounds = plan.roundCount;
-  // The searched parameters, then those the variants of the defaults set (a candidate at an omitted default shows the default).
-  const keys = Object.keys(plan.space);
-  const extra = plan.variantIds.length > 0 ? [...new Set((plan.spec.tuneVariants ?? []).flatMap((v) => Object.keys(v)))].filter((key) => !keys.includes(key)) : [];
   return plan.candidates.map((candidate, c) => ({
     id: c,
-    params: { ...Object.fromEntries(keys.map((key) => [key, candidate[key]])), ...Object.fromEntries(extra.map((key) => [key, candidate[key] ?? paramSpec(plan.spec.params, key)?.default])) },
+    params: Object.fromEntries(Object.keys(plan.space).map((key) => [key, candidate[key]])),
     score: out.lastPooled[c],
     ...(plan.select === 'neighbourhood' ? { neighbourhood: out.lastNeighbourhood[c] } : {}),
     mean: mean(out.lastScores[c]),
     sd: sampleSd(out.lastScores[c]),
     folds: out.lastScores[c],
     ...(plan.spec.capabilities.continues || plan.budgeted ? { t: out.reached[c] } : {}),
-    status: c === out.winner ? 'best' : (c === plan.defaultsId && out.reference) || plan.variantIds.includes(c) ? 'reference' : status(out.droppedAfter.get(c), rounds),
+    status: c === out.winner ? 'best' : c === plan.defaultsId && out.reference ? 'reference' : status(out.droppedAfter.get(c), rounds),
   }));
 }
 

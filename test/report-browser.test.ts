@@ -97,10 +97,9 @@ describe.skipIf(!haveBrowser)('HTML reports in headless Chromium', () => {
     const page = await open(`${r}.html`, join(shots, 'tune.png'));
     expect(page.errors).toEqual([]);
     expect(page.requests).toEqual([]);
-    // The halving rounds, then the CV table: the 6 settings of the grid, the learner's defaults (not a grid point
-    // here) and their variant with the graph term (γ_G = 3).
+    // The halving rounds, then the CV table: the 6 settings of the grid and the learner's defaults (not a grid point here).
     expect(page.tables.length).toBe(2);
-    expect(page.tables[1]).toBe(8);
+    expect(page.tables[1]).toBe(7);
     expect(page.text).toMatch(/winner \(refit on all rows\)/);
     expect(page.svgBox?.width).toBeGreaterThan(300);
     expect(page.lines).toBeGreaterThanOrEqual(2);

@@ -154,9 +154,6 @@ export const qsgS2aucSpec = loopLearner({
   // λ from 10⁻⁴ (at the default step η_t stays near 0.5 through a T = 400 run: little shrink, the run is
   // stopped by T) to 10⁻²; 10⁻¹ does not win selections (docs/tuning.md has the measurements).
   supervisedCase: { gamma: 1, graphWeight: 0 },
-  // The k-NN graph term at γ_G = 3 on top of the defaults, scored at T beside the halving (its effect shows late in a
-  // run, so the halving's 10-iteration first round cannot judge it; docs/learners.md § The k-NN graph term).
-  tuneVariants: [{ graphWeight: 3 }],
   // σ on the factor-2 ladder, as DSG's (common.ts sigmaLadder).
   searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0, 1), lambda: [1e-4, 1e-3, 1e-2], gamma: [0.25, 0.5, 0.75, 1] }),
 });

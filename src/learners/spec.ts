@@ -181,18 +181,6 @@ export interface LearnerBase<P extends ParamTable = ParamTable, N extends string
    */
   readonly supervisedCase?: Readonly<Record<string, number>>;
   /**
-   * Settings `tune` also scores on top of the learner's defaults, each at the
-   * full budget on every fold beside the halving (absent: none), for a term
-   * whose effect the halving's short first rounds cannot see: QSG-S2AUC's
-   * k-NN graph term at γ_G = 3. A variant whose parameter the caller fixed or
-   * the grid searches is not run. The pick is the best CV score among the
-   * halving's winner, the defaults and these.
-   *
-   * @example
-   * qsgS2aucSpec.tuneVariants; // [{ graphWeight: 3 }]
-   */
-  readonly tuneVariants?: ReadonlyArray<Readonly<Record<string, ParamValue>>>;
-  /**
    * A learner with a σ whose default is a fixed rung σ₀·r of the median
    * heuristic rather than the rung chosen by kernel–target alignment
    * (train/defaults.ts): the ordinal learners' σ₀/4.
