@@ -467,8 +467,7 @@ export async function tuneModel(opts: TuneArgs): Promise<TuneResult> {
   const cost = { halving, fullGrid, fraction: fullGrid > 0 ? halving / fullGrid : 1, refit: plan.refitCost };
   const best = plan.candidates[outcome.winner];
   const supervised = plan.spec.supervisedCase;
-  // A parameter at an omitted default (γ_G = 0 is no key) counts as its default.
-  const usesUnlabeled = supervised ? !Object.entries(supervised).every(([k, v]) => (best[k] ?? paramSpec(plan.spec.params, k)?.default) === v) : undefined;
+  const usesUnlabeled = supervised ? !Object.entries(supervised).every(([k, v]) => valueOf(plan.spec, best, k) === v) : undefined;
   const sigmaRatio = typeof best.sigma === 'number' ? best.sigma / plan.sigma0 : undefined;
   const record: TuneRecord = {
     folds: plan.k,
@@ -571,13 +570,23 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
  * @example
  * defaultsOnGrid(tsgs3vmSpec, { C: [10, 100], Cstar: [0, 10] }, grid, { C: 100, sigma: 1 }, 200); // the index of { C: 100, Cstar: 10 }
  */
-export function defaultsOnGrid(spec: Pick<LearnerSpec, 'impliedParams'>, space: Readonly<Record<string, readonly ParamValue[]>>, grid: readonly Params[], defaults: Params, labeledRows: number): number {
+export function defaultsOnGrid(spec: Pick<LearnerSpec, 'impliedParams' | 'params'>, space: Readonly<Record<string, readonly ParamValue[]>>, grid: readonly Params[], defaults: Params, labeledRows: number): number {
   const implied = (p: Params): Params => spec.impliedParams?.(p, labeledRows) ?? p;
   const d = implied(defaults);
   return grid.findIndex((c) => {
     const ci = implied(c);
-    return Object.keys(space).every((k) => ci[k] === d[k]);
+    return Object.keys(space).every((k) => valueOf(spec, ci, k) === valueOf(spec, d, k));
   });
+}
+
+/**
+ * A parameter's value in `params`, a default written as no key (`omitDefault`: γ_G = 0) read as that default.
+ *
+ * @example
+ * valueOf(qsgS2aucSpec, { gamma: 1 }, 'graphWeight'); // 0
+ */
+function valueOf(spec: Pick<LearnerSpec, 'params'>, params: Params, key: string): ParamValue | undefined {
+  return params[key] ?? paramSpec(spec.params, key)?.default;
 }
 
 /** The search space: the learner's, with the caller's grid replacing what it names, without the parameters the caller fixed. */

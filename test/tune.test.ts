@@ -74,6 +74,12 @@ describe('tune: safe selection', () => {
     expect((await tune({ ...run, gamma: 1, graphWeight: 3 })).usesUnlabeled).toBe(true);
   }, 120_000);
 
+  it('takes a grid value equal to a default written as no key (γ_G = 0) for the defaults: no row of their own', async () => {
+    const r = await tune({ learner: 'qsg-s2auc', data: await trainSet(), T: 20, m: 8, batchSize: 8, seed: 3, folds: 3, sigma: 0.5, lambda: 0.01, gamma: 0.9, grid: { graphWeight: [0, 3] }, fullGrid: true, threads: 1 });
+    expect(r.table).toHaveLength(2);
+    expect(r.table[r.defaultsId].params.graphWeight).toBe(0);
+  }, 120_000);
+
   it('scores defaults that are a grid point in effect as that point: no row and no round of their own', async () => {
     // TSGS3VM's C* unset is C/10: with its default C = 300 the defaults are the grid point C* = 30.
     const s3vm = await tune({ learner: 'tsgs3vm', data: await trainSet(), T: 20, m: 8, batchSize: 8, seed: 3, folds: 3, sigma: 0.5, grid: { C: [1, 300], Cstar: [0, 30] }, threads: 1, fullGrid: true });
