@@ -79,12 +79,13 @@ export class QsgS2auc implements DsgLearner {
     this.buffers = new BatchBuffers(points, rows.d);
     const { P, N, U } = this.sources;
     // With the graph term a batch also holds edge ends, which may be any row: f is kept at every row then.
-    const sources = this.graph ? [P, N, U] : this.BU > 0 ? [P, N, U] : [P, N];
+    const sources = this.graph || this.BU > 0 ? [P, N, U] : [P, N];
     this.sampledRows = sampledRows(rows, sources, points, this.graph ? undefined : this.BU > 0 ? [this.B, this.B, this.BU] : [this.B, this.B]);
   }
 
   /**
-   * Draws B positives, B negatives and B unlabeled points, in that order.
+   * Draws B positives, B negatives and B unlabeled points, in that order,
+   * then with the graph term B edges (2B points, u then v).
    *
    * @example
    * const { X, nPoints } = learner.sample(samplingRng(seed)); // nPoints = 3B

@@ -314,7 +314,7 @@ export class S3vmObjective implements DsgLearner {
   }
 
   /**
-   * Draws B labeled rows, then B unlabeled rows.
+   * Draws B labeled rows, then B unlabeled rows, then with the graph term B edges (2B points, u then v).
    *
    * @example
    * const { X, nPoints } = objective.sample(rng, t); // nPoints = 2B
