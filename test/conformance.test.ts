@@ -404,6 +404,6 @@ describe.each(LEARNERS.filter((s) => 'graphWeight' in s.params).map((spec) => [s
     await writeArrow(file, tr);
     const err = await train({ ...opts, data: file, sampleOnRead: true, threads: 1 }).then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
-    expect((err as Error).message).toMatch(/^graphWeight: the graph term needs every training row in memory/);
+    expect((err as Error).message).toMatch(/^graphWeight \(--graph-weight\): the graph term needs every training row in memory/);
   }, 120_000);
 });

@@ -73,11 +73,11 @@ export class GraphTerm {
     readonly perIteration: number,
   ) {
     const X = rows.allFeatures;
-    if (X === undefined) throw new UsageError('graphWeight: the graph term needs every training row in memory; it cannot run with sample on read (set graphWeight 0, or train without --sample-on-read)');
+    if (X === undefined) throw new UsageError('graphWeight (--graph-weight): the graph term needs every training row in memory; it cannot run with sample on read (set it to 0, or train without --sample-on-read)');
     const labeled = new Uint8Array(rows.n);
     for (const i of rows.labeledRows) labeled[i] = 1;
     this.edges = new KnnEdges(X, rows.n, rows.d, labeled, NEIGHBOURS);
-    if (this.edges.count === 0) throw new UsageError('graphWeight: the k-NN graph has no edges (every training row is labeled, or there is one row)');
+    if (this.edges.count === 0) throw new UsageError('graphWeight (--graph-weight): the k-NN graph has no edges (every training row is labeled, or there is one row)');
     this.points = 2 * perIteration;
   }
 
