@@ -34,6 +34,7 @@ import { UsageError } from '../errors.ts';
 import type { TrainingRows } from '../data/training-rows.ts';
 import type { Rng } from '../coordinator/learner.ts';
 import { KnnEdges } from './graph-edges.ts';
+import { KNN_GRAPH_DEFAULTS } from './knn-graph.ts';
 import type { ParamTable } from './params.ts';
 
 /**
@@ -53,22 +54,17 @@ export const GRAPH_PARAM = {
   },
 } as const satisfies ParamTable;
 
-/** Neighbours per row of the graph (the k-NN graph learners' default, knn-graph.ts). */
-const NEIGHBOURS = 10;
-
 /** The graph term of one fit: its edges, weight and edges per iteration. */
 export class GraphTerm {
-  /** Points the term adds to a batch (two per edge). */
-  readonly points: number;
   private readonly edges: KnnEdges;
 
   /**
    * @param rows the training rows (in memory: the graph reads every row)
    * @param weight γ_G > 0
-   * @param edges edges drawn per iteration
+   * @param perIteration edges drawn per iteration
    */
   constructor(
-    rows: TrainingRows,
+    private readonly rows: TrainingRows,
     readonly weight: number,
     readonly perIteration: number,
   ) {
@@ -76,16 +72,22 @@ export class GraphTerm {
     if (X === undefined) throw new UsageError('graphWeight (--graph-weight): the graph term needs every training row in memory; it cannot run with sample on read (set it to 0, or train without --sample-on-read)');
     const labeled = new Uint8Array(rows.n);
     for (const i of rows.labeledRows) labeled[i] = 1;
-    this.edges = new KnnEdges(X, rows.n, rows.d, labeled, NEIGHBOURS);
+    // The graph the k-NN graph learners draw from (knn-graph.ts defaults: 10 neighbours a row).
+    this.edges = new KnnEdges(X, rows.n, rows.d, labeled, KNN_GRAPH_DEFAULTS.k);
     if (this.edges.count === 0) throw new UsageError('graphWeight (--graph-weight): the k-NN graph has no edges (every training row is labeled, or there is one row)');
-    this.points = 2 * perIteration;
+  }
+
+  /** Points the term adds to a batch (two per edge). */
+  get points(): number {
+    return 2 * this.perIteration;
   }
 
   /**
    * Draws the iteration's edges and copies their ends into `X` from row `at`
    * (u then v, edge by edge); their dataset rows go to `drawn`.
    */
-  draw(rows: TrainingRows, rng: Rng, X: Float64Array, at: number, drawn: Int32Array): void {
+  draw(rng: Rng, X: Float64Array, at: number, drawn: Int32Array): void {
+    const { rows } = this;
     for (let e = 0; e < this.perIteration; e++) {
       const [u, v] = this.edges.sample(rng);
       drawn[2 * e] = u;

@@ -54,6 +54,8 @@ export class QsgS2auc implements DsgLearner {
   private readonly buffers: BatchBuffers;
   private readonly B: number;
   private readonly BU: number;
+  /** Points in every batch: B positives, B negatives, B_U unlabeled points and the graph term's edge ends. */
+  private readonly points: number;
   /** The graph term, when γ_G > 0: B edges an iteration, their ends after the unlabeled points. */
   private readonly graph?: GraphTerm;
 
@@ -75,12 +77,12 @@ export class QsgS2auc implements DsgLearner {
     this.B = params.batchSize;
     this.BU = params.gamma < 1 ? params.batchSize : 0;
     if (params.graphWeight) this.graph = new GraphTerm(rows, params.graphWeight, params.batchSize);
-    const points = 2 * this.B + this.BU + (this.graph?.points ?? 0);
-    this.buffers = new BatchBuffers(points, rows.d);
+    this.points = 2 * this.B + this.BU + (this.graph?.points ?? 0);
+    this.buffers = new BatchBuffers(this.points, rows.d);
     const { P, N, U } = this.sources;
     // With the graph term a batch also holds edge ends, which may be any row: f is kept at every row then.
     const sources = this.graph || this.BU > 0 ? [P, N, U] : [P, N];
-    this.sampledRows = sampledRows(rows, sources, points, this.graph ? undefined : this.BU > 0 ? [this.B, this.B, this.BU] : [this.B, this.B]);
+    this.sampledRows = sampledRows(rows, sources, this.points, this.graph ? undefined : this.BU > 0 ? [this.B, this.B, this.BU] : [this.B, this.B]);
   }
 
   /**
@@ -96,8 +98,8 @@ export class QsgS2auc implements DsgLearner {
     drawRows(rows, this.sources.P, B, rng, X, 0, drawn.subarray(0, B));
     drawRows(rows, this.sources.N, B, rng, X, B, drawn.subarray(B, 2 * B));
     if (BU > 0) drawRows(rows, this.sources.U, BU, rng, X, 2 * B, drawn.subarray(2 * B, 2 * B + BU));
-    this.graph?.draw(rows, rng, X, 2 * B + BU, drawn.subarray(2 * B + BU));
-    return { X, nPoints: 2 * B + BU + (this.graph?.points ?? 0), rows: drawn };
+    this.graph?.draw(rng, X, 2 * B + BU, drawn.subarray(2 * B + BU));
+    return { X, nPoints: this.points, rows: drawn };
   }
 
   /**

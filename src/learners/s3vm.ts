@@ -305,10 +305,9 @@ export class S3vmObjective implements DsgLearner {
     this.unlabeledRows = U;
     this.B = settings.batchSize;
     if (settings.graphWeight > 0) this.graph = new GraphTerm(rows, settings.C * settings.graphWeight, this.B);
-    const points = 2 * this.B + (this.graph?.points ?? 0);
-    this.buffers = new BatchBuffers(points, rows.d);
+    this.buffers = new BatchBuffers(this.batchPoints, rows.d);
     // Edge ends may be any row: f is kept at every row then, without per-source draws.
-    this.sampledRows = sampledRows(rows, [this.labeledRows, this.unlabeledRows], points, this.graph ? undefined : [this.B, this.B]);
+    this.sampledRows = sampledRows(rows, [this.labeledRows, this.unlabeledRows], this.batchPoints, this.graph ? undefined : [this.B, this.B]);
     this.v = new Float64Array(2 * this.B);
     this.bias = this.makeBias();
   }
@@ -324,7 +323,7 @@ export class S3vmObjective implements DsgLearner {
     const { X, rows } = this.buffers.next();
     drawRows(this.rows, this.labeledRows, B, rng, X, 0, rows.subarray(0, B));
     drawRows(this.rows, this.unlabeledRows, B, rng, X, B, rows.subarray(B, 2 * B));
-    this.graph?.draw(this.rows, rng, X, 2 * B, rows.subarray(2 * B));
+    this.graph?.draw(rng, X, 2 * B, rows.subarray(2 * B));
     return { X, nPoints: this.batchPoints, rows };
   }
 
