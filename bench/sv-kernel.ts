@@ -76,7 +76,7 @@ function bestOf(reps: number, run: () => void): number {
 /** Seconds for all E entries at B points, chunk by chunk as a thread of the pool runs them. */
 function timeOurs(k: SvKernel, pr: Problem, kernel: KernelSpec, B: number): { seconds: number; out: Float64Array } {
   k.reserve(B, S);
-  k.points().set(pr.X.subarray(0, B * pr.d));
+  k.setPoints(pr.X, B);
   const pass = () => {
     k.clearOut(B);
     for (let c = 0; c < E; c += S) {
@@ -110,7 +110,7 @@ function timeReference(pr: Problem, kernel: KernelSpec, B: number): { seconds: n
 /** Max |ours − reference| over points relative to Σ|β| over the first E_REF entries. */
 function agreement(k: SvKernel, pr: Problem, kernel: KernelSpec, B: number, reference: Float64Array): number {
   k.reserve(B, S);
-  k.points().set(pr.X.subarray(0, B * pr.d));
+  k.setPoints(pr.X, B);
   k.clearOut(B);
   for (let c = 0; c < E_REF; c += S) {
     k.load(pr.rowOf, pr.beta, c, c + S);

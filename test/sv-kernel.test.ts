@@ -32,7 +32,7 @@ function runFast(k: SvKernel | undefined, c: Case, X: Float64Array, C: Float64Ar
     k = SvKernel.create(SharedRows.from(reversed, c.E, c.d));
   }
   k.reserve(c.n, c.E);
-  k.points().set(X);
+  k.setPoints(X, c.n);
   const rowOf = Uint32Array.from({ length: c.E }, (_, i) => c.E - 1 - i);
   k.load(rowOf, beta, 0, c.E);
   k.clearOut(c.n);
@@ -73,7 +73,7 @@ describe('SvKernel.accumulate vs referenceSvAccumulate', () => {
     const k = SvKernel.create(rows);
     const run = (kernel: SvKernel, points: Float64Array, n: number, E: number, coef: Float64Array) => {
       kernel.reserve(n, 128);
-      kernel.points().set(points.subarray(0, n * c.d));
+      kernel.setPoints(points, n);
       kernel.load(Uint32Array.from({ length: E }, (_, i) => i % c.E), coef, 0, E);
       kernel.clearOut(n);
       kernel.accumulate(c.kernel, n, E);
@@ -90,6 +90,40 @@ describe('SvKernel.accumulate vs referenceSvAccumulate', () => {
     }
   });
 
+  it.each(['rbf', 'laplacian'] as const)('%s: columns that are zero in every row and point are skipped without changing a bit of the result', (kind) => {
+    // d = 12: columns 0, 5, 6 and 11 zero in every row (some −0, as a scaled constant column holds), column 3 zero in the
+    // rows but not in every point; an image's blank border is such columns.
+    const c: Case = { kernel: { kind, sigma: 0.9 }, n: 7, E: 33, d: 12, spread: 3 };
+    const { X, C, beta } = data(c, `zero-columns-${kind}`);
+    for (const k of [0, 3, 5, 6, 11]) for (let i = 0; i < c.E; i++) C[i * c.d + k] = i % 2 ? -0 : 0;
+    for (const k of [0, 5, 6, 11]) for (let p = 0; p < c.n; p++) X[p * c.d + k] = p % 3 ? 0 : -0;
+    for (let p = 0; p < c.n; p++) X[p * c.d + 3] = p === 4 ? 0.5 : 0;
+    const rows = SharedRows.from(C, c.E, c.d);
+    const run = (points: Float64Array, n: number) => {
+      const k = SvKernel.create(rows);
+      k.reserve(n, c.E);
+      k.setPoints(points, n);
+      k.load(Uint32Array.from({ length: c.E }, (_, i) => i), beta, 0, c.E);
+      k.clearOut(n);
+      k.accumulate(c.kernel, n, c.E);
+      return k.out().slice(0, n);
+    };
+    // Points 0–3 alone skip columns 0, 3, 5, 6 and 11; with point 4 column 3 is summed (its terms +0 at points 0–3);
+    // a point that is non-zero in every column makes every column summed.
+    const dense = Float64Array.from({ length: c.d }, (_, k) => 0.01 * (k + 1));
+    const withDense = new Float64Array((c.n + 1) * c.d);
+    withDense.set(X);
+    withDense.set(dense, c.n * c.d);
+    const few = run(X, 4);
+    const all = run(X, c.n);
+    const everyColumn = run(withDense, c.n + 1);
+    expect(bits(all.slice(0, 4)).equals(bits(few))).toBe(true);
+    expect(bits(everyColumn.slice(0, c.n)).equals(bits(all))).toBe(true);
+    const ref = new Float64Array(c.n);
+    referenceSvAccumulate(c.kernel, C, beta, c.E, X, c.n, c.d, ref);
+    for (let p = 0; p < c.n; p++) expect(all[p]).toBeCloseTo(ref[p], 12);
+  });
+
   it('two kernels on the same rows (as two threads have) use separate scratch and read the same rows', () => {
     const c: Case = { kernel: { kind: 'laplacian', sigma: 1 }, n: 9, E: 30, d: 5, spread: 1 };
     const { X, C, beta } = data(c, 'two');
@@ -97,11 +131,11 @@ describe('SvKernel.accumulate vs referenceSvAccumulate', () => {
     const [a, b] = [SvKernel.create(rows), SvKernel.create(new SharedRows({ memory: rows.memory }))];
     for (const k of [a, b]) {
       k.reserve(c.n, c.E);
-      k.points().set(X);
+      k.setPoints(X, c.n);
       k.load(Uint32Array.from({ length: c.E }, (_, i) => i), beta, 0, c.E);
       k.clearOut(c.n);
     }
-    b.points().fill(0.25); // must not touch a's points
+    b.setPoints(new Float64Array(c.n * c.d).fill(0.25), c.n); // must not touch a's points
     a.accumulate(c.kernel, c.n, c.E);
     const ref = new Float64Array(c.n);
     referenceSvAccumulate(c.kernel, C, beta, c.E, X, c.n, c.d, ref);

@@ -239,7 +239,7 @@ class SvItems implements ItemKernel<SvTask> {
     const history = new SupportVectorHistory({ buffer: task.history });
     if (task.lastBlock > history.t) throw new RangeError(`evaluation task: entry range ends at ${task.lastBlock}, history has ${history.t} entries`);
     kernel.reserve(Math.max(1, nPoints), task.chunkSize);
-    kernel.points().set(new Float64Array(task.points, 0, nPoints * kernel.d));
+    kernel.setPoints(new Float64Array(task.points, 0, nPoints * kernel.d), nPoints);
     const out = kernel.out().subarray(0, nPoints);
     return (from, to, p0, p1) => {
       out.fill(0, p0, p1);

@@ -15,19 +15,24 @@
  * computed by the same operation sequence whatever other points share the
  * call, and distances are the same bits as `exactKernel`'s (summed over
  * `k = 0..d−1` in order); only exp and the order of the sum over entries
- * differ from the plain reference (`referenceSvAccumulate`).
+ * differ from the plain reference (`referenceSvAccumulate`). The distances
+ * skip the columns that are zero in every row and every point given
+ * ({@link SvKernel.setPoints}): their terms are +0, which leave a sum's bits as
+ * they are (features/zero-columns.ts), and on images, whose blank border
+ * scales to 0, they are four columns in ten.
  *
  * @module
  */
 import { checkKernelSpec, type KernelSpec } from '../features/kernel-spec.ts';
+import { nonZeroColumns } from '../features/zero-columns.ts';
 import type { SharedRows } from './shared-rows.ts';
 import { SV_WASM_BASE64 } from './wasm/sv-wasm.generated.ts';
 import { instantiate, PAGE, regions, type WasmMemory } from './wasm-host.ts';
 
 interface SvExports {
   heapBase(): number;
-  accumulateRbf(X: number, n: number, d: number, R: number, I: number, B: number, E: number, negSigma: number, out: number): void;
-  accumulateLaplacian(X: number, n: number, d: number, R: number, I: number, B: number, E: number, negSigma: number, out: number): void;
+  accumulateRbf(X: number, n: number, d: number, R: number, I: number, B: number, E: number, C: number, nc: number, negSigma: number, out: number): void;
+  accumulateLaplacian(X: number, n: number, d: number, R: number, I: number, B: number, E: number, C: number, nc: number, negSigma: number, out: number): void;
   expFast(x: number): number;
 }
 
@@ -36,6 +41,8 @@ const LANES = 4;
 
 interface Layout {
   points: number;
+  /** The columns the distances run over (Uint32 byte offsets k·8, ascending), set with the points. */
+  columns: number;
   /** Row index of each entry of the chunk (Uint32). */
   index: number;
   beta: number;
@@ -69,6 +76,10 @@ export class SvKernel {
   private chunkViews: { index: Uint32Array; beta: Float64Array; out: Float64Array } | undefined;
   private cap = 0;
   private stride = 0;
+  /** Whether column k is non-zero in some row (scanned once, on the first points set). */
+  private rowColumns: Uint8Array | undefined;
+  /** Columns listed at `columns` for the points set last. */
+  private nc = 0;
 
   private constructor(rows: SharedRows) {
     this.rows = rows;
@@ -120,7 +131,7 @@ export class SvKernel {
     // all regions of a thread together stay under twice its largest.
     const cap = maxPoints > this.cap ? Math.max(maxPoints, 2 * this.cap) : this.cap;
     const stride = wanted > this.stride ? Math.max(wanted, 2 * this.stride) : this.stride;
-    const bytes = 8 * (cap * this.d + stride + stride + cap) + 64;
+    const bytes = 8 * (cap * this.d + Math.ceil(this.d / 2) + stride + stride + cap) + 64;
     const pages = Math.ceil(bytes / PAGE);
     let first: number;
     try {
@@ -129,7 +140,7 @@ export class SvKernel {
       throw new RangeError(`SvKernel: cannot claim ${(bytes / 2 ** 20).toFixed(0)} MiB for ${cap} points and ${stride} entries in the rows' shared memory (4 GiB at most); use smaller batches`, { cause: err });
     }
     const { take } = regions(first * PAGE);
-    this.lay = { points: take(cap * this.d), index: take(stride / 2), beta: take(stride), out: take(cap) };
+    this.lay = { points: take(cap * this.d), columns: take(Math.ceil(this.d / 2)), index: take(stride / 2), beta: take(stride), out: take(cap) };
     this.cap = cap;
     this.stride = stride;
     this.chunkViews = undefined;
@@ -155,13 +166,25 @@ export class SvKernel {
   }
 
   /**
-   * Points, `maxPoints·d` doubles row-major (valid until the next {@link reserve}).
+   * Sets the points, the first `nPoints` rows of `X` (row-major, `d` a row),
+   * and the columns the distances at them run over: those non-zero in some
+   * row or some of these points.
    *
    * @example
-   * k.points().set(X.subarray(0, n * k.d));
+   * k.setPoints(X, n);
    */
-  points(): Float64Array {
-    return this.view(this.layout().points, this.cap * this.d);
+  setPoints(X: Float64Array, nPoints: number): void {
+    this.checkPoints(nPoints);
+    const d = this.d;
+    if (X.length < nPoints * d) throw new RangeError(`SvKernel: ${nPoints} points need ${nPoints * d} values, got ${X.length}`);
+    const lay = this.layout();
+    this.view(lay.points, nPoints * d).set(X.subarray(0, nPoints * d));
+    const used = (this.rowColumns ??= nonZeroColumns(this.rows.X, this.rows.n, d));
+    const pointColumns = nonZeroColumns(X, nPoints, d);
+    const columns = new Uint32Array(this.memory.buffer, lay.columns, d);
+    let nc = 0;
+    for (let k = 0; k < d; k++) if (used[k] || pointColumns[k]) columns[nc++] = 8 * k;
+    this.nc = nc;
   }
 
   /**
@@ -256,7 +279,7 @@ export class SvKernel {
       beta.fill(0, nEntries, E);
     }
     const run = kernel.kind === 'rbf' ? this.ex.accumulateRbf : this.ex.accumulateLaplacian;
-    run(lay.points + 8 * first * this.d, nPoints, this.d, this.rows.offset, lay.index, lay.beta, E, -kernel.sigma, lay.out + 8 * first);
+    run(lay.points + 8 * first * this.d, nPoints, this.d, this.rows.offset, lay.index, lay.beta, E, lay.columns, this.nc, -kernel.sigma, lay.out + 8 * first);
   }
 
   /**

@@ -16,7 +16,13 @@
 // Distances are summed over k = 0..d−1 in order from direct differences, with a
 // separate multiply and add (no FMA), exactly like the plain reference
 // (exactKernel in src/features/kernel-spec.ts), so dist_pi is the same bits as
-// there; only exp differs (see below). ‖c‖² + ‖x‖² − 2c·x would save a
+// there; only exp differs (see below). The sum runs over the columns listed in
+// C (nc byte offsets k·8, ascending): the host leaves out the columns that are
+// zero in every row and every point of the call (a constant feature scales to
+// 0, so images' blank borders and absent one-hot levels are such columns). A
+// left-out column's term is (±0 − ±0)² or |±0 − ±0| = +0, and adding +0 to a
+// sum of non-negative terms leaves its bits as they are: the same distances,
+// without their work. ‖c‖² + ‖x‖² − 2c·x would save a
 // subtraction per component but cancels catastrophically for near points.
 //
 // Lanes run over entries: lane pair A holds entries ≡ 0,1 (mod 4), pair B
@@ -109,8 +115,9 @@ const E13: f64 = 1.6059043836821613e-10;
 }
 
 // @ts-ignore: decorator
-@inline function accumulateKind(X: usize, n: i32, d: i32, R: usize, I: usize, B: usize, E: i32, negSigma: f64, out: usize, laplace: bool): void {
+@inline function accumulateKind(X: usize, n: i32, d: i32, R: usize, I: usize, B: usize, E: i32, C: usize, nc: i32, negSigma: f64, out: usize, laplace: bool): void {
   const row: usize = <usize>d << 3;
+  const cEnd: usize = C + (<usize>nc << 2);
   const zero = f64x2.splat(0.0);
   const ns = K(negSigma);
   let p = 0;
@@ -125,7 +132,8 @@ const E13: f64 = 1.6059043836821613e-10;
       const r2 = rowAt(R, I, i + 2, row), r3 = rowAt(R, I, i + 3, row);
       let d0a = zero, d0b = zero, d1a = zero, d1b = zero;
       let d2a = zero, d2b = zero, d3a = zero, d3b = zero;
-      for (let k: usize = 0; k < row; k += 8) {
+      for (let c = C; c < cEnd; c += 4) {
+        const k = <usize>load<u32>(c);
         const ca = pair(r0, r1, k);
         const cb = pair(r2, r3, k);
         let xb = v128.load64_splat(x0 + k);
@@ -167,7 +175,8 @@ const E13: f64 = 1.6059043836821613e-10;
       const r0 = rowAt(R, I, i, row), r1 = rowAt(R, I, i + 1, row);
       const r2 = rowAt(R, I, i + 2, row), r3 = rowAt(R, I, i + 3, row);
       let d0a = zero, d0b = zero;
-      for (let k: usize = 0; k < row; k += 8) {
+      for (let c = C; c < cEnd; c += 4) {
+        const k = <usize>load<u32>(c);
         const xb = v128.load64_splat(x0 + k);
         d0a = f64x2.add(d0a, part(f64x2.sub(pair(r0, r1, k), xb), laplace));
         d0b = f64x2.add(d0b, part(f64x2.sub(pair(r2, r3, k), xb), laplace));
@@ -182,19 +191,20 @@ const E13: f64 = 1.6059043836821613e-10;
 }
 
 /**
- * out[p] += Σ_i B[i]·exp(−σ‖x_{I[i]} − x_p‖²) for p < n (E a multiple of 4); negSigma = −σ.
- * @example accumulateRbf(X, 256, 8, R, I, B, 256, -1.0, out)
+ * out[p] += Σ_i B[i]·exp(−σ‖x_{I[i]} − x_p‖²) for p < n (E a multiple of 4), the distance over
+ * the nc columns at C (byte offsets, see the header); negSigma = −σ.
+ * @example accumulateRbf(X, 256, 8, R, I, B, 256, C, 8, -1.0, out)
  */
-export function accumulateRbf(X: usize, n: i32, d: i32, R: usize, I: usize, B: usize, E: i32, negSigma: f64, out: usize): void {
-  accumulateKind(X, n, d, R, I, B, E, negSigma, out, false);
+export function accumulateRbf(X: usize, n: i32, d: i32, R: usize, I: usize, B: usize, E: i32, C: usize, nc: i32, negSigma: f64, out: usize): void {
+  accumulateKind(X, n, d, R, I, B, E, C, nc, negSigma, out, false);
 }
 
 /**
- * out[p] += Σ_i B[i]·exp(−σ‖x_{I[i]} − x_p‖₁) for p < n (E a multiple of 4); negSigma = −σ.
- * @example accumulateLaplacian(X, 256, 8, R, I, B, 256, -1.0, out)
+ * out[p] += Σ_i B[i]·exp(−σ‖x_{I[i]} − x_p‖₁) for p < n (E a multiple of 4), over the nc columns at C; negSigma = −σ.
+ * @example accumulateLaplacian(X, 256, 8, R, I, B, 256, C, 8, -1.0, out)
  */
-export function accumulateLaplacian(X: usize, n: i32, d: i32, R: usize, I: usize, B: usize, E: i32, negSigma: f64, out: usize): void {
-  accumulateKind(X, n, d, R, I, B, E, negSigma, out, true);
+export function accumulateLaplacian(X: usize, n: i32, d: i32, R: usize, I: usize, B: usize, E: i32, C: usize, nc: i32, negSigma: f64, out: usize): void {
+  accumulateKind(X, n, d, R, I, B, E, C, nc, negSigma, out, true);
 }
 
 /**
