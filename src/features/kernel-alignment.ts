@@ -10,7 +10,7 @@
  * scored together in one O(n²) pass, with an exponential a pair only for the
  * rungs that are not twice another ({@link centredAlignments}).
  */
-import { pairDistances, type PairDistances } from './pair-distances.ts';
+import { pairDistances, pairDistancesOf, type PairDistances } from './pair-distances.ts';
 
 /** The powers of two the default σ is chosen among: σ₀·2^k, k = −4, −3.5, … 6. */
 export const ALIGNMENT_EXPONENTS: readonly number[] = Array.from({ length: 21 }, (_, i) => -4 + i / 2);
@@ -159,7 +159,7 @@ export function alignedSigma(
 ): AlignedSigma {
   const exponents = opts.exponents ?? ALIGNMENT_EXPONENTS;
   if (n < 2) return { sigma: sigma0, exponent: 0, scores: exponents.map(() => NaN) };
-  const dist = (opts.distances ?? pairDistances)(X, n, d, opts.norm);
+  const dist = pairDistancesOf(opts.distances ?? pairDistances, X, n, d, opts.norm);
   const { score } = opts;
   const scores = score ? exponents.map((k) => score(dist, y, n, sigma0 * 2 ** k)) : centredAlignments(dist, y, n, sigma0, exponents);
   let best = -1;

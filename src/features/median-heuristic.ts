@@ -11,7 +11,7 @@
  */
 import seedrandom from 'seedrandom';
 import { selectInPlace } from '../data/order-statistics.ts';
-import { pairAt, pairDistances, type PairDistances } from './pair-distances.ts';
+import { pairAt, pairDistances, pairDistancesOf, type PairDistances } from './pair-distances.ts';
 
 /** Options of {@link medianHeuristicSigma}. */
 export interface MedianHeuristicOptions {
@@ -103,7 +103,7 @@ export function medianHeuristicSigma(X: Float64Array, n: number, d: number, opts
   // The sampled rows side by side (X itself when every row is sampled).
   const sampled = s === n ? X : new Float64Array(s * d);
   if (sampled !== X) rows.forEach((r, a) => sampled.set(X.subarray(r * d, r * d + d), a * d));
-  const dist = (opts.distances ?? pairDistances)(sampled, s, d);
+  const dist = pairDistancesOf(opts.distances ?? pairDistances, sampled, s, d);
   for (let p = 0; p < dist.length; p++) {
     if (Number.isFinite(dist[p])) continue;
     const [a, b] = pairAt(p, s);

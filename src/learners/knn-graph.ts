@@ -22,6 +22,7 @@
  * g.neighbours.subarray(5 * g.k, 6 * g.k); // row 5's neighbours, nearest first (−1 where it has fewer than k)
  */
 import seedrandom from 'seedrandom';
+import { withoutZeroColumns } from '../features/zero-columns.ts';
 
 /** The graph's shape: neighbours per row, trees, rows per leaf. */
 export interface KnnGraphOptions {
@@ -85,8 +86,10 @@ export function knnGraph(X: Float64Array, n: number, d: number, options: Partial
   return graph;
 }
 
-function buildKnnGraph(X: Float64Array, n: number, d: number, { k, trees, leafSize }: KnnGraphOptions): KnnGraph {
+function buildKnnGraph(rows: Float64Array, n: number, dRows: number, { k, trees, leafSize }: KnnGraphOptions): KnnGraph {
   if (!(k >= 1) || !(trees >= 1) || !(leafSize >= 2)) throw new RangeError(`knnGraph: k ≥ 1, trees ≥ 1 and leafSize ≥ 2, got ${k}, ${trees}, ${leafSize}`);
+  // Distances and projections over the columns not zero in every row: the same bits (features/zero-columns.ts), so the same graph.
+  const { X, d } = withoutZeroColumns(rows, n, dRows);
   const neighbours = new Int32Array(n * k).fill(-1);
   const distances = new Float64Array(n * k).fill(Infinity);
   const offer = (u: number, v: number, dist: number): void => {
