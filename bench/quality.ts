@@ -481,7 +481,7 @@ that set (a **tie** is within ±${TIE}). \`tune\` is the public \`tune()\` at it
 defaults, as a user runs it. A learner's supervised special case fixes the
 parameter that switches its unlabeled term off (QSG-S2AUC and QS3ORAO γ = 1,
 TSGS3VM and FRS3VM C* = 0, GKM and LapSVM C′ = 0), tuned over the rest.
-Times are seconds per seed on ${availableCores()} cores shared with other jobs, or, for cells whose \`machine\` field says so in the cells file, on a lent 16-core Xeon running one cell per core on one thread (read them within a set and a machine; the tune-against-train table pairs cells of one src tree and machine).
+Times are seconds per seed on ${availableCores()} cores shared with other jobs, or, for cells whose \`machine\` field says so in the cells file, on a lent 16-core Xeon running a cell per process, on one thread unless that field names more (read them within a set and a machine; the tune-against-train table pairs cells of one src tree and machine).
 
 dsgkit source: \`git rev-parse HEAD:src\` = ${srcTrees.join(', ') || '—'}.
 

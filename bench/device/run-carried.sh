@@ -41,7 +41,8 @@ for what in "$@"; do
       # Each task's options follow its learner (xargs passes them as "$@").
       tar -xJf .devcarry/data-public.tar.xz
       export DSGKIT_SRC_TREE=$(cat .devcarry/src-tree)
-      export DSGKIT_MACHINE="$(nproc)-core$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/ (R)//g;s/(R)//g'), 1 thread per cell"
+      # The cells' machine: the CPU, and the threads of each cell (1, or its task's --threads), set per task below.
+      export DSGKIT_CPU="$(nproc)-core$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/ (R)//g;s/(R)//g')"
       seeds=${QUALITY_SEEDS:-1,2,3}
       sets=${QUALITY_SETS:-grants,mnist,insteval,fertility,diamonds,letter,churn,satellite,dna,spam,cells,ames,musk,boston,diabetes,breast_cancer,pima,ionosphere}
       learners=${QUALITY_LEARNERS:-qsg-s2auc,dsg,tsgs3vm,frs3vm,gkm,lapsvm,qs3orao,sorao}
@@ -50,7 +51,7 @@ for what in "$@"; do
       # QUALITY_TASKS: a file of "set seed learner [options…]" lines, run in its order, instead of sets × seeds × learners.
       if [ -n "${QUALITY_TASKS:-}" ]; then cat "$QUALITY_TASKS"; else
         for s in ${sets//,/ }; do for seed in ${seeds//,/ }; do for l in ${learners//,/ }; do echo "$s $seed $l ${QUALITY_ARGS:-}"; done; done; done
-      fi | timeout "${QUALITY_SECONDS:-86400}" xargs -P "${QUALITY_JOBS:-$(nproc)}" -L 1 sh -c 'set_=$0 seed=$1 l=$2; shift 2; f="'"$cells"'/$set_-$seed-$l-$$"; node --import tsx bench/quality.ts --no-peers --threads 1 --sets "$set_" --seeds "$seed" --learners "$l" "$@" --cells "$f.jsonl" > "$f.log" 2>&1 || echo "$set_ seed $seed $l failed: $(tail -n 1 "$f.log")"' || true
+      fi | timeout "${QUALITY_SECONDS:-86400}" xargs -P "${QUALITY_JOBS:-$(nproc)}" -L 1 sh -c 'set_=$0 seed=$1 l=$2; shift 2; f="'"$cells"'/$set_-$seed-$l-$$"; t=$(printf "%s\n" "$@" | sed -n "/^--threads\$/{n;p;}" | tail -n 1); DSGKIT_MACHINE="$DSGKIT_CPU, ${t:-1} thread(s) per cell" node --import tsx bench/quality.ts --no-peers --threads 1 --sets "$set_" --seeds "$seed" --learners "$l" "$@" --cells "$f.jsonl" > "$f.log" 2>&1 || echo "$set_ seed $seed $l failed: $(tail -n 1 "$f.log")"' || true
       # QUALITY_SECONDS: the run's time limit; the cells finished by then are kept, the running ones stopped (timeout's status is not a failure here).
       pkill -f "[b]ench/quality.ts --no-peers" || true
       cat "$cells"/*.jsonl > "$out/quality-cells.jsonl" 2>/dev/null || true
