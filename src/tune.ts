@@ -833,6 +833,8 @@ export async function runFold(plan: FitPlan, c: number, j: number, to: number, e
     ...(plan.steps[c] ? { step: plan.steps[c] } : {}),
     ...(continues ? { to } : {}),
     ...(start ? { start } : {}),
+    // No model records a fold fit's strategy: the cheaper one for its own iterations, not the whole run's (same scores).
+    ...(spec.capabilities.profiles ? { evaluation: 'fastest' as const } : {}),
     hooks: {
       ...(opts.signal ? { signal: opts.signal } : {}),
       ...(continues ? { onProgress: (p) => ((meter.done += p.t - 1), meter.report()) } : {}),

@@ -15,7 +15,8 @@ import { LEARNERS, learnerSpec, load, Model, resolveParams } from '../src/api.ts
 import { trainModel as train } from '../src/train/train.ts';
 import { main } from '../src/cli/main.ts';
 import { UsageError } from '../src/errors.ts';
-import { evaluationWork, resolveEvaluation } from '../src/coordinator/loop.ts';
+import { evaluationWork, fastestEvaluation, resolveEvaluation } from '../src/coordinator/loop.ts';
+import { finalPointCount } from '../src/coordinator/learner.ts';
 import { readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
 import { MinMaxScaler } from '../src/data/scaler.ts';
 import { Evaluator } from '../src/engine/evaluator.ts';
@@ -184,6 +185,34 @@ describe('evaluation strategies in training', () => {
     const short = await train({ learner: 'dsg', data: raw, threads: 1, ...small, T: 10 });
     const long = await train({ learner: 'dsg', data: raw, threads: 1, ...small, T: 20 });
     expect([short.header.training.evaluation, long.header.training.evaluation]).toEqual(['history', 'rows']);
+  });
+
+  it('a fit no header records (tune’s fold fits) takes the strategy with less work for its own iterations, hot rows and final bias counted', async () => {
+    const { train: raw } = await split('binary');
+    const ds = MinMaxScaler.fit(raw).transform(raw);
+    const classes = taskClasses('binary', raw);
+    const create = (name: string) => {
+      const spec = learnerSpec(name);
+      if (spec.kind !== 'loop') throw new Error(`${name} is a loop learner`);
+      return spec.create(ds, classes, resolveParams(spec, { batchSize: 16 }), { kind: 'constant', eta: 0.1 });
+    };
+    // 455 training rows, 100 labeled (37 positive, 63 negative), B = 16 a source.
+    const qsg = create('qsg-s2auc');
+    expect(qsg.sampledRows!.count).toBe(455);
+    expect(qsg.sampledRows!.sources!.map((s) => [s.size, s.draws])).toEqual([[37, 16], [63, 16], [355, 16]]);
+    // Continuing from 10 to 30 (steps Σ(t − 1) = 390): the labeled sources' caches (37·30, 63·30) beat their draws at the
+    // history (16·390 each), the unlabeled one's does not: 1,110 + 1,890 + 6,240 = 9,240 point-blocks against the row
+    // cache's 455·30 = 13,650 — the history. auto, which a model's header keeps, prices the whole run at every batch
+    // point: 48·30·29/2 = 20,880 — the rows.
+    expect(fastestEvaluation(qsg, 10, 30)).toBe('history');
+    expect(resolveEvaluation(qsg, 30)).toBe('rows');
+    // TSGS3VM draws the same way (100 labeled, 355 unlabeled: 3,000 + 6,240 = 9,240), but its class balance then reads f
+    // at 256 unlabeled rows over the 30 blocks: +7,680 evaluating the history, nothing from the row cache — the rows.
+    const tsg = create('tsgs3vm');
+    expect(tsg.sampledRows!.sources!.map((s) => [s.size, s.draws])).toEqual([[100, 16], [355, 16]]);
+    expect(finalPointCount(tsg.bias!.final!, 30)).toBe(256);
+    expect(fastestEvaluation(tsg, 10, 30)).toBe('rows');
+    expect(fastestEvaluation(tsg, 0, 10)).toBe('history');
   });
 
   it('refuses an unknown strategy, and rows for a learner off the loop', async () => {

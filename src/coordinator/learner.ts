@@ -91,6 +91,17 @@ export interface FinalBiasRule {
 export const FINAL_MIN_ROWS = 256;
 
 /**
+ * How many points a final rule reads after iteration `t` ({@link finalPoints}).
+ *
+ * @example
+ * finalPointCount({ X, nPoints: 4096, perIteration: 64, bias }, 10); // 640
+ */
+export function finalPointCount(final: Pick<FinalBiasRule, 'nPoints' | 'perIteration'>, t: number): number {
+  const { nPoints: n, perIteration } = final;
+  return perIteration === undefined ? n : Math.min(n, Math.max(FINAL_MIN_ROWS, Math.ceil(perIteration * t)));
+}
+
+/**
  * The points a final rule reads after iteration `t`: all of them, or with
  * `perIteration` an evenly spaced subset of `max(FINAL_MIN_ROWS, perIteration·t)`
  * of them (positions ⌊i·n/k⌋, in row order). A function of the rule and `t`
@@ -101,8 +112,8 @@ export const FINAL_MIN_ROWS = 256;
  * finalPoints({ X, nPoints: 4096, perIteration: 64, bias }, 400).nPoints; // 4096
  */
 export function finalPoints(final: FinalBiasRule, t: number): { X: Float64Array; nPoints: number; rows?: Int32Array } {
-  const { X, nPoints: n, rows, perIteration } = final;
-  const k = perIteration === undefined ? n : Math.min(n, Math.max(FINAL_MIN_ROWS, Math.ceil(perIteration * t)));
+  const { X, nPoints: n, rows } = final;
+  const k = finalPointCount(final, t);
   if (k >= n) return { X, nPoints: n, ...(rows ? { rows } : {}) };
   const d = X.length / n;
   const subX = new Float64Array(k * d);

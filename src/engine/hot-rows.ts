@@ -37,6 +37,18 @@ export interface DrawSource {
 }
 
 /**
+ * Whether a source's rows are worth a cache in a run from iteration
+ * `from + 1` to `T` (see {@link hotRowsOf}).
+ *
+ * @example
+ * isHot({ size: 100, draws: 64, indices }, 0, 1000); // true: 2·100·1,000 < 64·499,500
+ */
+export function isHot(source: DrawSource, from: number, T: number): boolean {
+  const historyWork = (T * (T - 1) - from * (from - 1)) / 2;
+  return source.size > 0 && 2 * source.size * T < source.draws * historyWork;
+}
+
+/**
  * The rows worth a cache in a run from iteration `from + 1` to `T`: those of
  * every source whose cache (every row, every block: `size · T` point-blocks,
  * the blocks before `from` included) costs less than half what evaluating the
@@ -46,9 +58,7 @@ export interface DrawSource {
  * hotRowsOf([{ size: 100, draws: 64, indices }, { size: 6e6, draws: 64, indices }], 0, 1000); // the 100 rows
  */
 export function hotRowsOf(sources: readonly DrawSource[], from: number, T: number): Int32Array {
-  const historyWork = (T * (T - 1) - from * (from - 1)) / 2;
-  const hot = sources.filter((s) => s.size > 0 && 2 * s.size * T < s.draws * historyWork);
-  const all = hot.map((s) => s.indices());
+  const all = sources.filter((s) => isHot(s, from, T)).map((s) => s.indices());
   const rows = new Int32Array(all.reduce((n, a) => n + a.length, 0));
   let at = 0;
   for (const a of all) {

@@ -9,7 +9,7 @@
 import { UsageError } from '../errors.ts';
 import { suffixStart, suffixWeights } from '../coordinator/averaging.ts';
 import { finalPoints, type DsgLearner, type LearnerBias } from '../coordinator/learner.ts';
-import { modelBias, resolveEvaluation, runLoop, samplingRng, type LoopOptions } from '../coordinator/loop.ts';
+import { fastestEvaluation, modelBias, resolveEvaluation, runLoop, samplingRng, type LoopOptions } from '../coordinator/loop.ts';
 import type { EvaluatorOptions } from '../engine/evaluator.ts';
 import type { History } from '../engine/history.ts';
 import { TRAINING_CHUNK_SIZE } from '../engine/chunks.ts';
@@ -79,7 +79,7 @@ async function fitOnLoop<P extends ParamTable, N extends string>(spec: LoopLearn
   const learner = spec.create(run.rows, run.classes, all, run.step ?? spec.defaultStep(all, { sigma0: () => kernelScale0(run.rows) }));
   let evaluation: 'history' | 'rows';
   try {
-    evaluation = resolveEvaluation(learner, T, run.evaluation);
+    evaluation = run.evaluation === 'fastest' ? fastestEvaluation(learner, run.start?.history.t ?? 0, T) : resolveEvaluation(learner, T, run.evaluation);
   } catch (err) {
     throw new UsageError(`evaluation: ${(err as Error).message}`);
   }

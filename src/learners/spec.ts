@@ -99,8 +99,12 @@ export interface FitRun<P = Params> {
   readonly to?: number;
   /** Continue from here (learners with {@link Capabilities.continues}). */
   readonly start?: FitState;
-  /** How f at each batch is obtained (learners with {@link Capabilities.profiles}); never changes the model. */
-  readonly evaluation?: Evaluation;
+  /**
+   * How f at each batch is obtained (learners with {@link Capabilities.profiles}); never changes the model.
+   * `fastest`: the strategy with less work for this fit's own iterations (`fastestEvaluation`), for fits whose
+   * strategy no model header records (`tune`'s fold fits).
+   */
+  readonly evaluation?: Evaluation | 'fastest';
 }
 
 /** What a fit produced. */
