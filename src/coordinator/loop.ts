@@ -19,6 +19,7 @@ import { RowCache } from '../engine/row-cache.ts';
 import { familyOf, type RandomFeatures } from '../engine/random-features.ts';
 import { finalPointCount, finalPoints, type Batch, type DsgLearner, type LearnerBias } from './learner.ts';
 import { RunShell, type Progress, type Validation } from './run-shell.ts';
+import { continuationCost } from './successive-halving.ts';
 import { stepAt } from './step-size.ts';
 
 export type { Progress, Validation } from './run-shell.ts';
@@ -122,7 +123,8 @@ export function resolveEvaluation(learner: DsgLearner, T: number, requested: Eva
 export function fastestEvaluation(learner: DsgLearner, from: number, T: number): 'history' | 'rows' {
   const sampled = learner.sampledRows;
   if (sampled === undefined) return 'history';
-  const steps = (T * (T - 1) - from * (from - 1)) / 2;
+  // Blocks evaluated per cold point over the fit's iterations: Σ (t − 1), what a halving round's continuation costs.
+  const steps = continuationCost(from, T);
   let history = 0;
   let drawn = 0;
   for (const source of sampled.sources ?? []) {
