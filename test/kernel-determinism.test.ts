@@ -70,6 +70,47 @@ describe('RffKernel determinism', () => {
     });
   }
 
+  it('sparse rows: a point gets the same bits with its zero columns skipped (alone) or summed (beside a dense point)', () => {
+    // Rows with few nonzeros (one-hot columns, an image's blank pixels), +0 and −0 among the
+    // zeros, an all-zero row and a NaN: alone, a row's tile packs only its nonzero columns;
+    // beside a row with no zero the tile sums every column, its zeros' ±0 products included.
+    const d = 37;
+    const m = 12;
+    const rng = seedrandom('sparse');
+    const sparse = Array.from({ length: 9 }, (_, r) => {
+      const x = new Float64Array(d);
+      for (let k = 0; k < d; k++) x[k] = rng() < 0.15 ? rng() * 2 - 1 : rng() < 0.5 ? -0 : 0;
+      if (r === 0) x.fill(0);
+      if (r === 1) x.fill(-0);
+      if (r === 2) x[5] = NaN;
+      return x;
+    });
+    const dense = uniform(rng, d, 0.1, 1);
+    const bs = blocks('sparse-b', 2, d, m);
+    const kernel = RffKernel.create();
+    for (const x of sparse) {
+      const alone = bits(evaluate(kernel, x, 1, d, m, bs))[0];
+      const mixed = new Float64Array(4 * d);
+      mixed.set(dense, 0);
+      mixed.set(x, d);
+      mixed.set(dense, 2 * d);
+      mixed.set(x, 3 * d);
+      const tile = bits(evaluate(kernel, mixed, 4, d, m, bs));
+      expect(tile[1]).toBe(alone);
+      expect(tile[3]).toBe(alone);
+      // project: the point's weighted cos/sin the same either way.
+      const proj = (X: Float64Array, n: number, w: number[]) => {
+        kernel.reserve(n, d, m);
+        kernel.points().set(X);
+        kernel.omega().set(bs[0].omegaT);
+        kernel.weights().set(w);
+        kernel.project(n);
+        return bits(kernel.grad().slice(0, 2 * m));
+      };
+      expect(proj(mixed, 4, [0, 1, 0, 0])).toEqual(proj(x, 1, [1]));
+    }
+  });
+
   it('same inputs give bit-identical outputs, whatever ran before and in which instance', () => {
     const d = 28;
     const m = 128;

@@ -156,14 +156,18 @@ export function padColumns(src: usize, dst: usize, rows: i32, m: i32, mp: i32): 
 // ---------------------------------------------------------------------------
 // Dense (Gaussian/Laplacian) blocks. Points go through in tiles of 4: a tile's
 // rows are first packed k-major (P[4k + p] = x_p[k]; absent points of the last
-// tile read zeros), so one pointer with constant offsets walks all four; then
-//   tileDots: Z = the tile's z for all m features, 4 points × 4 features per
-//     pass over k (8 f64x2 accumulators, which V8 keeps in registers);
+// tile read zeros), the columns where all four are zero left out, so one
+// pointer with constant offsets walks all four; then
+//   tileDots (every column kept) or tileDotsAt (some left out, W's row of each
+//     from a list): Z = the tile's z for all m features, 4 points × 4
+//     features per pass over k (8 f64x2 accumulators, which V8 keeps in
+//     registers);
 //   the sincos pass reads Z, 8 independent terms per step (4 points × 2
 //     feature pairs), enough independent polynomial chains to keep the
 //     multipliers busy (the chains are latency-bound one or two at a time).
 // Z holds m/2 groups of 4 vectors (group v: features 2v, 2v+1 of points 0…3).
-// The scratch T (laid out by the host) is 4·d + 4·m doubles: P, then Z.
+// The scratch T (laid out by the host) is 4·d + 4·m doubles, P then Z, and
+// d i32 after them: the packed columns' offsets C (packTileNonzero).
 // Each z, term and sum sees exactly the operations of the plain one point at
 // a time order (k ascending, features ascending), so a point's result never
 // depends on its tile mates, and z equals the reference's bit for bit.
@@ -171,24 +175,93 @@ export function padColumns(src: usize, dst: usize, rows: i32, m: i32, mp: i32): 
 // constants out of them; project's stay for loops, where V8's code for the
 // hoisted constants (spilled and reloaded around each term) runs slower.
 
-/** P[4k + p] = x_p[k] for p < np, 0 for np ≤ p < 4. */
+/**
+ * Packs the tile's points k-major (P[4k + p] = x_p[k]; absent points of the
+ * last tile read zeros), only the columns where some point
+ * of the tile is nonzero (a −0 counts as zero), in ascending order; column k's
+ * byte offset into W's rows (k·m·8) goes to the i32 list C. Returns how many
+ * columns it kept. A skipped column would add w·(±0) = ±0 to each of the
+ * tile's z, and a sum that starts at +0 is never −0, so adding ±0 leaves its
+ * bits: the packed columns give the full loop's z exactly. Branch-free (every
+ * column is written to the next free slot, which advances when one is nonzero).
+ */
 // @ts-ignore: decorator
-@inline function packTile(X: usize, row: usize, np: i32, d: i32, P: usize): void {
-  for (let p = 0; p < 4; p++) {
-    const x = X + <usize>p * row;
-    let at = P + (<usize>p << 3);
-    if (p < np) {
-      for (let k = 0; k < d; k++) {
-        store<f64>(at, load<f64>(x + (<usize>k << 3)));
-        at += 32;
-      }
-    } else {
-      for (let k = 0; k < d; k++) {
-        store<f64>(at, 0.0);
-        at += 32;
-      }
-    }
+@inline function packTileNonzero(X: usize, row: usize, np: i32, d: i32, wStride: usize, P: usize, C: usize): i32 {
+  let nc = 0;
+  const zero = f64x2.splat(0.0);
+  for (let k = 0; k < d; k++) {
+    const off: usize = <usize>k << 3;
+    const x0 = load<f64>(X + off);
+    const x1 = np > 1 ? load<f64>(X + row + off) : 0.0;
+    const x2 = np > 2 ? load<f64>(X + 2 * row + off) : 0.0;
+    const x3 = np > 3 ? load<f64>(X + 3 * row + off) : 0.0;
+    const at = P + (<usize>nc << 5);
+    const lo = f64x2.replace_lane(f64x2.splat(x0), 1, x1);
+    const hi = f64x2.replace_lane(f64x2.splat(x2), 1, x3);
+    v128.store(at, lo);
+    v128.store(at, hi, 16);
+    store<i32>(C + (<usize>nc << 2), <i32>(<usize>k * wStride));
+    // nonzero lanes: x != 0 is false for ±0, true for NaN (kept, as the full loop keeps it).
+    nc += i32(v128.any_true(v128.or(f64x2.ne(lo, zero), f64x2.ne(hi, zero))));
   }
+  return nc;
+}
+
+/** {@link tileDots} over the nc packed columns of {@link packTileNonzero} (W's row of each from C). */
+function tileDotsAt(P: usize, nc: i32, C: usize, W: usize, m: i32, Z: usize): void {
+  const pEnd: usize = P + (<usize>nc << 5);
+  const zero = f64x2.splat(0.0);
+  let j = 0;
+  do {
+    let z00 = zero, z01 = zero, z10 = zero, z11 = zero;
+    let z20 = zero, z21 = zero, z30 = zero, z31 = zero;
+    const wj = W + (<usize>j << 3);
+    let x = P;
+    let c = C;
+    while (x < pEnd) {
+      const w = wj + <usize>load<i32>(c);
+      const w0 = v128.load(w);
+      const w1 = v128.load(w, 16);
+      let b = v128.load64_splat(x);
+      z00 = f64x2.add(z00, f64x2.mul(w0, b));
+      z01 = f64x2.add(z01, f64x2.mul(w1, b));
+      b = v128.load64_splat(x, 8);
+      z10 = f64x2.add(z10, f64x2.mul(w0, b));
+      z11 = f64x2.add(z11, f64x2.mul(w1, b));
+      b = v128.load64_splat(x, 16);
+      z20 = f64x2.add(z20, f64x2.mul(w0, b));
+      z21 = f64x2.add(z21, f64x2.mul(w1, b));
+      b = v128.load64_splat(x, 24);
+      z30 = f64x2.add(z30, f64x2.mul(w0, b));
+      z31 = f64x2.add(z31, f64x2.mul(w1, b));
+      x += 32;
+      c += 4;
+    }
+    const zj = Z + (<usize>j << 5);
+    v128.store(zj, z00);
+    v128.store(zj, z10, 16);
+    v128.store(zj, z20, 32);
+    v128.store(zj, z30, 48);
+    v128.store(zj, z01, 64);
+    v128.store(zj, z11, 80);
+    v128.store(zj, z21, 96);
+    v128.store(zj, z31, 112);
+    j += 4;
+  } while (j < m);
+}
+
+/**
+ * Z = z of the tile of np points at X for features 0…m−1: through the packed
+ * nonzero columns when fewer than d of them are (sparse rows: one-hot
+ * columns, image borders), else the plain packed tile — the same z either way.
+ * P is 4·d doubles, C d i32.
+ */
+// @ts-ignore: decorator
+@inline function tileZ(X: usize, row: usize, np: i32, d: i32, W: usize, m: i32, P: usize, C: usize, Z: usize): void {
+  const wStride: usize = <usize>m << 3;
+  const nc = packTileNonzero(X, row, np, d, wStride, P, C);
+  if (nc == d) tileDots(P, d, W, m, Z);
+  else tileDotsAt(P, nc, C, W, m, Z);
 }
 
 /** Z = z of the packed tile P for features 0…m−1 (m a multiple of 4). */
@@ -235,7 +308,7 @@ function tileDots(P: usize, d: i32, W: usize, m: i32, Z: usize): void {
 
 /**
  * out[p] += Σ_j A[j] cos(z_pj) + A[m+j] sin(z_pj) for p < n (m a multiple of
- * 4); T is scratch of 4·d + 4·m doubles.
+ * 4); T is scratch of 4·d + 4·m doubles and d i32.
  * @example accumulate(X, 256, 8, W, A, 128, out, T)
  */
 export function accumulate(X: usize, n: i32, d: i32, W: usize, A: usize, m: i32, out: usize, T: usize): void {
@@ -244,13 +317,13 @@ export function accumulate(X: usize, n: i32, d: i32, W: usize, A: usize, m: i32,
   const P = T;
   const Z = T + (<usize>d << 5);
   const zEnd = Z + (<usize>m << 5);
+  const C = zEnd;
   const zero = f64x2.splat(0.0);
   if (n <= 0) return;
   let p = 0;
   do {
     const np = min(4, n - p);
-    packTile(X + <usize>p * row, row, np, d, P);
-    tileDots(P, d, W, m, Z);
+    tileZ(X + <usize>p * row, row, np, d, W, m, P, C, Z);
     let acc0 = zero, acc1 = zero, acc2 = zero, acc3 = zero;
     let a: usize = A;
     let z = Z;
@@ -301,6 +374,7 @@ export function project(X: usize, n: i32, d: i32, W: usize, wt: usize, m: i32, G
   const P = T;
   const Z = T + (<usize>d << 5);
   const zEnd = Z + (<usize>m << 5);
+  const C = zEnd;
   const zero = f64x2.splat(0.0);
   for (let j = 0; j < m; j += 2) {
     v128.store(G + (<usize>j << 3), zero);
@@ -308,8 +382,7 @@ export function project(X: usize, n: i32, d: i32, W: usize, wt: usize, m: i32, G
   }
   for (let p = 0; p < n; p += 4) {
     const np = min(4, n - p);
-    packTile(X + <usize>p * row, row, np, d, P);
-    tileDots(P, d, W, m, Z);
+    tileZ(X + <usize>p * row, row, np, d, W, m, P, C, Z);
     const wp = wt + (<usize>p << 3);
     if (np == 4) {
       const w0 = v128.load64_splat(wp);
