@@ -16,6 +16,7 @@ import { trainModel as train } from '../src/train/train.ts';
 import { main } from '../src/cli/main.ts';
 import { UsageError } from '../src/errors.ts';
 import { evaluationWork, fastestEvaluation, resolveEvaluation } from '../src/coordinator/loop.ts';
+import { historyBlockCost } from '../src/engine/random-features.ts';
 import { finalPointCount } from '../src/coordinator/learner.ts';
 import { readDataset, splitDataset, type Dataset } from '../src/data/index.ts';
 import { MinMaxScaler } from '../src/data/scaler.ts';
@@ -182,6 +183,19 @@ describe('evaluation strategies in training', () => {
     expect(resolveEvaluation(learner, 10)).toBe('history');
     expect(resolveEvaluation(learner, 14)).toBe('rows');
     expect(resolveEvaluation(learner, 14, 'history')).toBe('history');
+    // sorf blocks that share a transform cost the history less a point-block than the row cache, which
+    // transforms a row once per block: with the same learner, T = 20 then goes to the history.
+    const rf = { kernel: { kind: 'rbf', sigma: 1 }, seed: 1, d: ds.d, m: 4 } as const;
+    const sorf = { ...rf, family: 'sorf' } as const;
+    expect(historyBlockCost(rf)).toBe(1);
+    expect(historyBlockCost({ ...rf, m: 16, family: 'orf' })).toBe(1);
+    expect(historyBlockCost({ ...sorf, m: 32 })).toBe(1); // 2m > N = 32: no shared group
+    const perBlock = historyBlockCost(sorf); // N = 32, g = 8 blocks a group
+    expect(perBlock).toBeCloseTo(((32 * 5) / (37 * 4) / 8 + 1) / ((32 * 5) / (37 * 4) + 1), 12);
+    expect(historyBlockCost({ ...sorf, d: 784, m: 64 })).toBeLessThan(0.3);
+    expect(evaluationWork(learner, 20, sorf).history).toBeCloseTo((perBlock * 16 * 20 * 19) / 2, 6);
+    expect(resolveEvaluation(learner, 20, 'auto', rf)).toBe('rows');
+    expect(resolveEvaluation(learner, 20, 'auto', sorf)).toBe('history');
     const short = await train({ learner: 'dsg', data: raw, threads: 1, ...small, T: 10 });
     const long = await train({ learner: 'dsg', data: raw, threads: 1, ...small, T: 20 });
     expect([short.header.training.evaluation, long.header.training.evaluation]).toEqual(['history', 'rows']);

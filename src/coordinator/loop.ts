@@ -16,7 +16,7 @@ import { History } from '../engine/history.ts';
 import { measureKernelRate, PhaseClock, RunProfile, type ProfileReport } from '../engine/profile.ts';
 import { HotRows, hotRowsOf, isHot } from '../engine/hot-rows.ts';
 import { RowCache } from '../engine/row-cache.ts';
-import { familyOf, type RandomFeatures } from '../engine/random-features.ts';
+import { familyOf, historyBlockCost, type RandomFeatures } from '../engine/random-features.ts';
 import { finalPointCount, finalPoints, type Batch, type DsgLearner, type LearnerBias } from './learner.ts';
 import { RunShell, type Progress, type Validation } from './run-shell.ts';
 import { continuationCost } from './successive-halving.ts';
@@ -78,15 +78,19 @@ export const EVALUATIONS = ['history', 'rows', 'auto'] as const satisfies readon
  * iteration t, `B·T(T−1)/2` in all; the row cache adds one block at every
  * sampled row, `n·T` (a continued run rebuilds the first t₀ blocks, so the
  * total is `n·T` from wherever it starts). Both over the whole run 1…T, so a
- * continued run resolves `auto` as the run to T at once does.
+ * continued run resolves `auto` as the run to T at once does. Given the
+ * run's features `rf`, the history's point-blocks are priced at what one
+ * costs there against one in the row cache ({@link historyBlockCost}: less
+ * for `sorf` blocks that share a transform, 1 otherwise).
  *
  * @example
- * evaluationWork(learner, 400); // { history: 15_321_600, rows: 1_472_400 } on spam
+ * evaluationWork(learner, 400, rf); // { history: 15_321_600, rows: 1_472_400 } on spam
  */
-export function evaluationWork(learner: DsgLearner, T: number): { history: number; rows: number | undefined } {
+export function evaluationWork(learner: DsgLearner, T: number, rf?: RandomFeatures): { history: number; rows: number | undefined } {
   const sampled = learner.sampledRows;
   const B = sampled?.batchPoints;
-  return { history: B !== undefined ? (B * T * (T - 1)) / 2 : Infinity, rows: sampled !== undefined ? sampled.count * T : undefined };
+  const perBlock = rf !== undefined ? historyBlockCost(rf) : 1;
+  return { history: B !== undefined ? (perBlock * B * T * (T - 1)) / 2 : Infinity, rows: sampled !== undefined ? sampled.count * T : undefined };
 }
 
 /**
@@ -95,11 +99,11 @@ export function evaluationWork(learner: DsgLearner, T: number): { history: numbe
  * predicted work ({@link evaluationWork}); ties go to the history.
  *
  * @example
- * resolveEvaluation(learner, 400, 'auto'); // 'rows' on spam (n = 3,681 rows, B = 192)
+ * resolveEvaluation(learner, 400, 'auto', rf); // 'rows' on spam (n = 3,681 rows, B = 192)
  */
-export function resolveEvaluation(learner: DsgLearner, T: number, requested: Evaluation = 'auto'): 'history' | 'rows' {
+export function resolveEvaluation(learner: DsgLearner, T: number, requested: Evaluation = 'auto', rf?: RandomFeatures): 'history' | 'rows' {
   if (requested === 'history') return 'history';
-  const work = evaluationWork(learner, T);
+  const work = evaluationWork(learner, T, rf);
   if (requested === 'rows') {
     if (work.rows === undefined) throw new RangeError(`${learner.name} does not draw its batches from dataset rows; it cannot keep f at every row (evaluation 'rows')`);
     return 'rows';
@@ -109,22 +113,28 @@ export function resolveEvaluation(learner: DsgLearner, T: number, requested: Eva
 
 /**
  * The strategy with less work for iterations `from + 1 … T` as the loop does
- * them: the history at the batch's points but its hot rows, whose cache adds
- * every block at each of them ({@link isHot}), against the row cache rebuilt
- * to `from` and extended (`n·T`), which also holds f where a final bias
- * reads it. For fits that no model records — `tune`'s
- * fold fits, continued round after round — where `auto`, whose choice a
- * model's header keeps, prices the whole run from 1 at every batch point.
- * Like `auto`, it never changes a value.
+ * them, in point-blocks (one block's features at one point): the history at
+ * the batch's points, `Σ (t − 1)` blocks at each point a source draws, but at
+ * its hot rows, whose cache adds every block at each of them ({@link isHot}),
+ * against the row cache rebuilt to `from` and extended (`n·T`), which also
+ * holds f where a final bias reads it. The history's point-blocks are priced
+ * at what one costs there against one in a cache, given the run's features
+ * `rf` ({@link historyBlockCost}: less for `sorf` blocks that share a
+ * transform). For fits that no model records — `tune`'s fold fits,
+ * continued round after round — where `auto`, whose choice a model's header
+ * keeps, prices the whole run from 1 at every batch point. Like `auto`, it
+ * never changes a value.
  *
  * @example
  * fastestEvaluation(learner, 30, 90); // 'history' on mnist's folds (8,000 rows, 133 labeled): 0.24M point-blocks against 0.71M
  */
-export function fastestEvaluation(learner: DsgLearner, from: number, T: number): 'history' | 'rows' {
+export function fastestEvaluation(learner: DsgLearner, from: number, T: number, rf?: RandomFeatures): 'history' | 'rows' {
   const sampled = learner.sampledRows;
   if (sampled === undefined) return 'history';
-  // Blocks evaluated per cold point over the fit's iterations: Σ (t − 1), what a halving round's continuation costs.
-  const steps = continuationCost(from, T);
+  // Blocks evaluated per cold point over the fit's iterations, Σ (t − 1) (what a halving round's continuation costs),
+  // each priced against a cache's; a hot row's cache adds one block at a time, as the row cache does.
+  const perBlock = rf !== undefined ? historyBlockCost(rf) : 1;
+  const steps = continuationCost(from, T) * perBlock;
   let history = 0;
   let drawn = 0;
   for (const source of sampled.sources ?? []) {
@@ -134,7 +144,7 @@ export function fastestEvaluation(learner: DsgLearner, from: number, T: number):
   history += Math.max(0, sampled.batchPoints - drawn) * steps;
   // A final bias at rows the cache holds (TSGS3VM's class balance) reads them there, and evaluates the history at them otherwise.
   const final = learner.bias?.final;
-  if (final?.rows !== undefined) history += finalPointCount(final, T) * T;
+  if (final?.rows !== undefined) history += finalPointCount(final, T) * T * perBlock;
   return sampled.count * T < history ? 'rows' : 'history';
 }
 
@@ -309,7 +319,7 @@ class LoopRun {
     this.T = T;
     this.from = start?.history.t ?? 0;
     this.history = start !== undefined ? start.history.copy(T) : new History({ m: rf.m, capacity: T });
-    this.evaluation = resolveEvaluation(learner, T, opts.evaluation);
+    this.evaluation = resolveEvaluation(learner, T, opts.evaluation, rf);
     this.profile = opts.profile ? new RunProfile() : undefined;
     this.clock = new PhaseClock(this.profile);
     this.evaluator = new Evaluator(this.history, rf, { ...opts.engine, ...(this.profile ? { profile: this.profile } : {}) });

@@ -79,7 +79,7 @@ async function fitOnLoop<P extends ParamTable, N extends string>(spec: LoopLearn
   const learner = spec.create(run.rows, run.classes, all, run.step ?? spec.defaultStep(all, { sigma0: () => kernelScale0(run.rows) }));
   let evaluation: 'history' | 'rows';
   try {
-    evaluation = run.evaluation === 'fastest' ? fastestEvaluation(learner, run.start?.history.t ?? 0, T) : resolveEvaluation(learner, T, run.evaluation);
+    evaluation = run.evaluation === 'fastest' ? fastestEvaluation(learner, run.start?.history.t ?? 0, T, features) : resolveEvaluation(learner, T, run.evaluation, features);
   } catch (err) {
     throw new UsageError(`evaluation: ${(err as Error).message}`);
   }
