@@ -98,6 +98,11 @@ describe('RffKernel determinism', () => {
       const tile = bits(evaluate(kernel, mixed, 4, d, m, bs));
       expect(tile[1]).toBe(alone);
       expect(tile[3]).toBe(alone);
+      // After a tile with no zero column the next tiles are packed whole without looking: the same bits.
+      const run = new Float64Array(8 * d);
+      for (let p = 0; p < 4; p++) run.set(dense, p * d);
+      for (let p = 4; p < 8; p++) run.set(x, p * d);
+      expect(bits(evaluate(kernel, run, 8, d, m, bs)).slice(4)).toEqual([alone, alone, alone, alone]);
       // project: the point's weighted cos/sin the same either way.
       const proj = (X: Float64Array, n: number, w: number[]) => {
         kernel.reserve(n, d, m);

@@ -175,6 +175,26 @@ export function padColumns(src: usize, dst: usize, rows: i32, m: i32, mp: i32): 
 // constants out of them; project's stay for loops, where V8's code for the
 // hoisted constants (spilled and reloaded around each term) runs slower.
 
+/** P[4k + p] = x_p[k] for p < np, 0 for np ≤ p < 4 (every column). */
+// @ts-ignore: decorator
+@inline function packTile(X: usize, row: usize, np: i32, d: i32, P: usize): void {
+  for (let p = 0; p < 4; p++) {
+    const x = X + <usize>p * row;
+    let at = P + (<usize>p << 3);
+    if (p < np) {
+      for (let k = 0; k < d; k++) {
+        store<f64>(at, load<f64>(x + (<usize>k << 3)));
+        at += 32;
+      }
+    } else {
+      for (let k = 0; k < d; k++) {
+        store<f64>(at, 0.0);
+        at += 32;
+      }
+    }
+  }
+}
+
 /**
  * Packs the tile's points k-major (P[4k + p] = x_p[k]; absent points of the
  * last tile read zeros), only the columns where some point
@@ -250,18 +270,31 @@ function tileDotsAt(P: usize, nc: i32, C: usize, W: usize, m: i32, Z: usize): vo
   } while (j < m);
 }
 
+/** Tiles packed whole, without looking for zero columns, after a tile that had none. */
+const DENSE_RUN = 15;
+
 /**
  * Z = z of the tile of np points at X for features 0…m−1: through the packed
  * nonzero columns when fewer than d of them are (sparse rows: one-hot
- * columns, image borders), else the plain packed tile — the same z either way.
- * P is 4·d doubles, C d i32.
+ * columns, image borders), else every column — the same z either way. On
+ * dense rows looking costs a few percent, so after a tile with no zero column
+ * the next {@link DENSE_RUN} are packed whole; returns how many tiles are
+ * still to be packed so (pass it back in `dense`). P is 4·d doubles, C d i32.
  */
 // @ts-ignore: decorator
-@inline function tileZ(X: usize, row: usize, np: i32, d: i32, W: usize, m: i32, P: usize, C: usize, Z: usize): void {
-  const wStride: usize = <usize>m << 3;
-  const nc = packTileNonzero(X, row, np, d, wStride, P, C);
-  if (nc == d) tileDots(P, d, W, m, Z);
-  else tileDotsAt(P, nc, C, W, m, Z);
+@inline function tileZ(X: usize, row: usize, np: i32, d: i32, W: usize, m: i32, P: usize, C: usize, Z: usize, dense: i32): i32 {
+  if (dense > 0) {
+    packTile(X, row, np, d, P);
+    tileDots(P, d, W, m, Z);
+    return dense - 1;
+  }
+  const nc = packTileNonzero(X, row, np, d, <usize>m << 3, P, C);
+  if (nc == d) {
+    tileDots(P, d, W, m, Z);
+    return DENSE_RUN;
+  }
+  tileDotsAt(P, nc, C, W, m, Z);
+  return 0;
 }
 
 /** Z = z of the packed tile P for features 0…m−1 (m a multiple of 4). */
@@ -319,11 +352,12 @@ export function accumulate(X: usize, n: i32, d: i32, W: usize, A: usize, m: i32,
   const zEnd = Z + (<usize>m << 5);
   const C = zEnd;
   const zero = f64x2.splat(0.0);
+  let dense = 0;
   if (n <= 0) return;
   let p = 0;
   do {
     const np = min(4, n - p);
-    tileZ(X + <usize>p * row, row, np, d, W, m, P, C, Z);
+    dense = tileZ(X + <usize>p * row, row, np, d, W, m, P, C, Z, dense);
     let acc0 = zero, acc1 = zero, acc2 = zero, acc3 = zero;
     let a: usize = A;
     let z = Z;
@@ -376,13 +410,14 @@ export function project(X: usize, n: i32, d: i32, W: usize, wt: usize, m: i32, G
   const zEnd = Z + (<usize>m << 5);
   const C = zEnd;
   const zero = f64x2.splat(0.0);
+  let dense = 0;
   for (let j = 0; j < m; j += 2) {
     v128.store(G + (<usize>j << 3), zero);
     v128.store(gS + (<usize>j << 3), zero);
   }
   for (let p = 0; p < n; p += 4) {
     const np = min(4, n - p);
-    tileZ(X + <usize>p * row, row, np, d, W, m, P, C, Z);
+    dense = tileZ(X + <usize>p * row, row, np, d, W, m, P, C, Z, dense);
     const wp = wt + (<usize>p << 3);
     if (np == 4) {
       const w0 = v128.load64_splat(wp);
