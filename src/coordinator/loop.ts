@@ -148,6 +148,25 @@ export function fastestEvaluation(learner: DsgLearner, from: number, T: number, 
   return sampled.count * T < history ? 'rows' : 'history';
 }
 
+/**
+ * Up to 256 of the rows a learner draws from, evenly spaced, row-major (what
+ * the profile's kernel rate is measured on, so that sparse rows count at what
+ * they cost); undefined for a learner that does not say its rows.
+ *
+ * @example
+ * rowSample(learner, 57); // Float64Array(256 × 57) on spam's 3,681 rows
+ */
+function rowSample(learner: DsgLearner, d: number): Float64Array | undefined {
+  const sampled = learner.sampledRows;
+  if (sampled === undefined) return undefined;
+  const rows = sampled.rows();
+  const k = Math.min(256, rows.length);
+  if (k === 0) return undefined;
+  const X = new Float64Array(k * d);
+  for (let j = 0; j < k; j++) sampled.copyRow(rows[Math.floor((j * rows.length) / k)], X, j);
+  return X;
+}
+
 /** Options of {@link runLoop}. */
 export interface LoopOptions {
   readonly features: RandomFeatures;
@@ -514,7 +533,7 @@ class LoopRun {
       trace: this.shell.trace,
       elapsedMs: this.shell.elapsedMs(),
       rng: this.rng.state(),
-      ...(this.profile ? { profile: this.profile.report(loopMs, this.evaluator.threads, this.T - this.from, measureKernelRate(this.rf.d, this.rf.m, undefined, familyOf(this.rf))) } : {}),
+      ...(this.profile ? { profile: this.profile.report(loopMs, this.evaluator.threads, this.T - this.from, measureKernelRate(this.rf.d, this.rf.m, undefined, familyOf(this.rf), rowSample(this.learner, this.rf.d))) } : {}),
       evaluation: this.evaluation,
       ...(b !== undefined ? { bias: b, runningBias: this.bias!.value } : {}),
       frequencies: this.evaluator.frequencies,

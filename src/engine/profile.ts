@@ -120,17 +120,21 @@ export class RunProfile {
  * after block (fresh frequencies and coefficients each, as the engine loads
  * them), after a warm-up; the best of 5 rounds of `minMs / 5` each, so that a
  * round in which the thread was descheduled (a busy machine) does not count.
+ * The points are `sample` (row-major, d a row: the run's own rows, whose
+ * zeros the kernel skips) repeated to 256, or dense made-up values without it.
  *
  * @example
  * measureKernelRate(9, 64); // ≈ 1.5e6 on the 2-core development machine
  */
-export function measureKernelRate(d: number, m: number, minMs = 150, family: FeatureFamily = 'gaussian'): number {
+export function measureKernelRate(d: number, m: number, minMs = 150, family: FeatureFamily = 'gaussian', sample?: Float64Array): number {
   const P = 256;
   const kernel = RffKernel.create();
   kernel.reserve(P, d, m, family);
   const width = kernelBlockWidth(d, m, family);
   const points = kernel.points();
-  for (let i = 0; i < P * d; i++) points[i] = ((i * 7919) % 1000) / 1000;
+  const rows = sample !== undefined ? Math.floor(sample.length / d) : 0;
+  if (rows > 0) for (let p = 0; p < P; p++) points.set(sample!.subarray((p % rows) * d, ((p % rows) + 1) * d), p * d);
+  else for (let i = 0; i < P * d; i++) points[i] = ((i * 7919) % 1000) / 1000;
   const blocks = 8;
   const omegas = Array.from({ length: blocks }, (_, b) => Float64Array.from({ length: width }, (_, i) => Math.sin(1 + b * 31 + i) * 2));
   const alphas = Array.from({ length: blocks }, (_, b) => Float64Array.from({ length: 2 * m }, (_, i) => Math.cos(b + i) * 0.1));
