@@ -67,7 +67,7 @@ interface Layout {
   gradPad: number;
   /** Scratch of a structured block's transform (16·N bytes; 0 for dense blocks). */
   scratch: number;
-  /** Scratch of a dense block's 4-point tile: packed points and their z (4·d + 4·mp doubles; 0 for sorf), then d i32 of packed-column offsets. */
+  /** Scratch of a dense block's 4-point tile: packed points and their z (4·d + 4·mp doubles; 0 for sorf), then d u32 of packed-column offsets. */
   tile: number;
   /** Shared-group sorf: the held transform (N rows of each of zPoints points, pair by pair: sorfTransform) and its group's form (0 otherwise). */
   z: number;
@@ -88,7 +88,7 @@ function layout(base: number, maxPoints: number, d: number, m: number, mp: numbe
   const alphaPad = padded ? take(2 * mp) : alpha;
   const gradPad = padded ? take(2 * mp) : grad;
   const scratch = family === 'sorf' ? take(2 * paddedDimension(d)) : 0;
-  // P (4·d), Z (4·mp), then the packed columns' offsets C (d i32 = ⌈d/2⌉ doubles).
+  // P (4·d), Z (4·mp), then the packed columns' offsets C (d u32 = ⌈d/2⌉ doubles).
   const tile = family === 'sorf' ? 0 : take(4 * d + 4 * mp + Math.ceil(d / 2));
   // Whole pairs: an odd last point still has its pair's N vectors.
   const z = zPoints > 0 ? take(paddedDimension(d) * (zPoints + (zPoints & 1))) : 0;

@@ -167,7 +167,7 @@ export function padColumns(src: usize, dst: usize, rows: i32, m: i32, mp: i32): 
 //     multipliers busy (the chains are latency-bound one or two at a time).
 // Z holds m/2 groups of 4 vectors (group v: features 2v, 2v+1 of points 0…3).
 // The scratch T (laid out by the host) is 4·d + 4·m doubles, P then Z, and
-// d i32 after them: the packed columns' offsets C (packTileNonzero).
+// d u32 after them: the packed columns' offsets C (packTileNonzero).
 // Each z, term and sum sees exactly the operations of the plain one point at
 // a time order (k ascending, features ascending), so a point's result never
 // depends on its tile mates, and z equals the reference's bit for bit.
@@ -197,10 +197,10 @@ export function padColumns(src: usize, dst: usize, rows: i32, m: i32, mp: i32): 
 
 /**
  * Packs the tile's points k-major (P[4k + p] = x_p[k]; absent points of the
- * last tile read zeros), only the columns where some point
- * of the tile is nonzero (a −0 counts as zero), in ascending order; column k's
- * byte offset into W's rows (k·m·8) goes to the i32 list C. Returns how many
- * columns it kept. A skipped column would add w·(±0) = ±0 to each of the
+ * last tile read zeros), only the columns where some point of the tile is
+ * nonzero (a −0 counts as zero), in ascending order; column k's byte offset
+ * into W's rows (k·m·8, below 2³² in a 32-bit memory) goes to the u32 list
+ * C. Returns how many columns it kept. A skipped column would add w·(±0) = ±0 to each of the
  * tile's z, and a sum that starts at +0 is never −0, so adding ±0 leaves its
  * bits: the packed columns give the full loop's z exactly. Branch-free (every
  * column is written to the next free slot, which advances when one is nonzero).
@@ -220,7 +220,7 @@ export function padColumns(src: usize, dst: usize, rows: i32, m: i32, mp: i32): 
     const hi = f64x2.replace_lane(f64x2.splat(x2), 1, x3);
     v128.store(at, lo);
     v128.store(at, hi, 16);
-    store<i32>(C + (<usize>nc << 2), <i32>(<usize>k * wStride));
+    store<u32>(C + (<usize>nc << 2), <u32>(<usize>k * wStride));
     // nonzero lanes: x != 0 is false for ±0, true for NaN (kept, as the full loop keeps it).
     nc += i32(v128.any_true(v128.or(f64x2.ne(lo, zero), f64x2.ne(hi, zero))));
   }
@@ -239,7 +239,7 @@ function tileDotsAt(P: usize, nc: i32, C: usize, W: usize, m: i32, Z: usize): vo
     let x = P;
     let c = C;
     while (x < pEnd) {
-      const w = wj + <usize>load<i32>(c);
+      const w = wj + <usize>load<u32>(c);
       const w0 = v128.load(w);
       const w1 = v128.load(w, 16);
       let b = v128.load64_splat(x);
@@ -279,7 +279,7 @@ const DENSE_RUN = 15;
  * columns, image borders), else every column — the same z either way. On
  * dense rows looking costs a few percent, so after a tile with no zero column
  * the next {@link DENSE_RUN} are packed whole; returns how many tiles are
- * still to be packed so (pass it back in `dense`). P is 4·d doubles, C d i32.
+ * still to be packed so (pass it back in `dense`). P is 4·d doubles, C d u32.
  */
 // @ts-ignore: decorator
 @inline function tileZ(X: usize, row: usize, np: i32, d: i32, W: usize, m: i32, P: usize, C: usize, Z: usize, dense: i32): i32 {
@@ -341,7 +341,7 @@ function tileDots(P: usize, d: i32, W: usize, m: i32, Z: usize): void {
 
 /**
  * out[p] += Σ_j A[j] cos(z_pj) + A[m+j] sin(z_pj) for p < n (m a multiple of
- * 4); T is scratch of 4·d + 4·m doubles and d i32.
+ * 4); T is scratch of 4·d + 4·m doubles and d u32.
  * @example accumulate(X, 256, 8, W, A, 128, out, T)
  */
 export function accumulate(X: usize, n: i32, d: i32, W: usize, A: usize, m: i32, out: usize, T: usize): void {
