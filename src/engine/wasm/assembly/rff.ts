@@ -228,24 +228,29 @@ export function padColumns(src: usize, dst: usize, rows: i32, m: i32, mp: i32): 
 }
 
 /**
- * {@link tileDots} over the nc packed columns of {@link packTileNonzero} (W's row of each from C).
- * A second copy of its loop body, not one loop for both: reading every column's offset from C
- * made dense rows 1.18× slower (QSG-S2AUC, d = 128, one thread).
+ * Z = z of the `count` columns packed in P (4 points a column) for features
+ * 0…m−1 (m a multiple of 4): 4 points × 4 features per pass over the columns
+ * (8 f64x2 accumulators, which V8 keeps in registers). `listed` (a constant
+ * where it is inlined, so each caller gets its own loop): column i's
+ * frequencies start at W + C[i] (the packed nonzero columns), else the
+ * columns are 0…count−1 in order, i·m·8 bytes apart.
  */
-function tileDotsAt(P: usize, nc: i32, C: usize, W: usize, m: i32, Z: usize): void {
-  const pEnd: usize = P + (<usize>nc << 5);
+// @ts-ignore: decorator
+@inline function dotsOf(P: usize, count: i32, C: usize, W: usize, m: i32, Z: usize, listed: bool): void {
+  const wStride: usize = <usize>m << 3;
+  const pEnd: usize = P + (<usize>count << 5);
   const zero = f64x2.splat(0.0);
   let j = 0;
   do {
     let z00 = zero, z01 = zero, z10 = zero, z11 = zero;
     let z20 = zero, z21 = zero, z30 = zero, z31 = zero;
-    const wj = W + (<usize>j << 3);
+    let w = W + (<usize>j << 3);
     let x = P;
     let c = C;
     while (x < pEnd) {
-      const w = wj + <usize>load<u32>(c);
-      const w0 = v128.load(w);
-      const w1 = v128.load(w, 16);
+      const wk = listed ? W + (<usize>j << 3) + <usize>load<u32>(c) : w;
+      const w0 = v128.load(wk);
+      const w1 = v128.load(wk, 16);
       let b = v128.load64_splat(x);
       z00 = f64x2.add(z00, f64x2.mul(w0, b));
       z01 = f64x2.add(z01, f64x2.mul(w1, b));
@@ -258,8 +263,9 @@ function tileDotsAt(P: usize, nc: i32, C: usize, W: usize, m: i32, Z: usize): vo
       b = v128.load64_splat(x, 24);
       z30 = f64x2.add(z30, f64x2.mul(w0, b));
       z31 = f64x2.add(z31, f64x2.mul(w1, b));
+      if (listed) c += 4;
+      else w += wStride;
       x += 32;
-      c += 4;
     }
     const zj = Z + (<usize>j << 5);
     v128.store(zj, z00);
@@ -272,6 +278,16 @@ function tileDotsAt(P: usize, nc: i32, C: usize, W: usize, m: i32, Z: usize): vo
     v128.store(zj, z31, 112);
     j += 4;
   } while (j < m);
+}
+
+/** Z = z of the packed tile P, every column (see {@link dotsOf}). */
+function tileDots(P: usize, d: i32, W: usize, m: i32, Z: usize): void {
+  dotsOf(P, d, 0, W, m, Z, false);
+}
+
+/** Z = z of the nc columns packed by {@link packTileNonzero}, W's row of each from C (see {@link dotsOf}). */
+function tileDotsAt(P: usize, nc: i32, C: usize, W: usize, m: i32, Z: usize): void {
+  dotsOf(P, nc, C, W, m, Z, true);
 }
 
 /** Tiles packed whole, without looking for zero columns, after a tile that had none. */
@@ -299,48 +315,6 @@ const DENSE_RUN = 15;
   }
   tileDotsAt(P, nc, C, W, m, Z);
   return 0;
-}
-
-/** Z = z of the packed tile P for features 0…m−1 (m a multiple of 4). */
-function tileDots(P: usize, d: i32, W: usize, m: i32, Z: usize): void {
-  const wStride: usize = <usize>m << 3;
-  const pEnd: usize = P + (<usize>d << 5);
-  const zero = f64x2.splat(0.0);
-  let j = 0;
-  do {
-    let z00 = zero, z01 = zero, z10 = zero, z11 = zero;
-    let z20 = zero, z21 = zero, z30 = zero, z31 = zero;
-    let w = W + (<usize>j << 3);
-    let x = P;
-    do {
-      const w0 = v128.load(w);
-      const w1 = v128.load(w, 16);
-      let b = v128.load64_splat(x);
-      z00 = f64x2.add(z00, f64x2.mul(w0, b));
-      z01 = f64x2.add(z01, f64x2.mul(w1, b));
-      b = v128.load64_splat(x, 8);
-      z10 = f64x2.add(z10, f64x2.mul(w0, b));
-      z11 = f64x2.add(z11, f64x2.mul(w1, b));
-      b = v128.load64_splat(x, 16);
-      z20 = f64x2.add(z20, f64x2.mul(w0, b));
-      z21 = f64x2.add(z21, f64x2.mul(w1, b));
-      b = v128.load64_splat(x, 24);
-      z30 = f64x2.add(z30, f64x2.mul(w0, b));
-      z31 = f64x2.add(z31, f64x2.mul(w1, b));
-      w += wStride;
-      x += 32;
-    } while (x < pEnd);
-    const zj = Z + (<usize>j << 5);
-    v128.store(zj, z00);
-    v128.store(zj, z10, 16);
-    v128.store(zj, z20, 32);
-    v128.store(zj, z30, 48);
-    v128.store(zj, z01, 64);
-    v128.store(zj, z11, 80);
-    v128.store(zj, z21, 96);
-    v128.store(zj, z31, 112);
-    j += 4;
-  } while (j < m);
 }
 
 /**
