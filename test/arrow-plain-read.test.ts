@@ -3,7 +3,8 @@
  * batches' bodies directly (`batches(…, { reuse: true })`, 4,096 rows at a
  * time into the same buffers): the same rows, labels (nulls = unlabeled) and
  * located errors as apache-arrow's decoding, on real files; other files keep
- * the decoded path.
+ * the decoded path. Scaled passes (`scale`) give the bits of the scaler's own
+ * arithmetic, which the row kernel (data/row-kernel.ts) reproduces.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,19 +12,20 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Float64, Int32, RecordBatch, Table, tableToIPC, vectorFromArray } from 'apache-arrow';
 import { openArrowRows } from '../src/data/arrow.ts';
-import { writeSynthetic } from '../src/data/index.ts';
+import { MinMaxScaler, writeSynthetic } from '../src/data/index.ts';
+import { RowKernel } from '../src/data/row-kernel.ts';
 import { DataError } from '../src/errors.ts';
 
 const dir = await mkdtemp(join(tmpdir(), 'dsgkit-plain-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 /** Every row of a pass, concatenated (the two paths cut the file into blocks differently). */
-async function allRows(path: string, reuse: boolean): Promise<{ X: Float64Array; y: Float64Array; blocks: number[] }> {
+async function allRows(path: string, reuse: boolean, scale?: MinMaxScaler): Promise<{ X: Float64Array; y: Float64Array; blocks: number[] }> {
   const src = await openArrowRows(path);
   const X: number[] = [];
   const y: number[] = [];
   const blocks: number[] = [];
-  for await (const b of src.batches(undefined, { reuse })) {
+  for await (const b of src.batches(undefined, { reuse, ...(scale ? { scale } : {}) })) {
     X.push(...b.X.subarray(0, b.n * src.featureNames.length));
     y.push(...b.y.subarray(0, b.n));
     blocks.push(b.n);
@@ -53,6 +55,66 @@ describe('plain float64 files read from their bodies', () => {
     expect(bits(plain.X).equals(bits(decoded.X))).toBe(true);
     expect(bits(plain.y).equals(bits(decoded.y))).toBe(true);
     expect(plain.y.filter((v) => !Number.isNaN(v)).length).toBe(150);
+  });
+
+  it('hand out scaled rows with the bits of MinMaxScaler.transformInPlace, with and without clipping', async () => {
+    const path = join(dir, 'xor5.arrow');
+    // d = 5 (odd: the kernel's last column on its own) and blocks of odd length (4,096 × 2 + 1,001 in one batch).
+    await writeSynthetic(path, { rows: 9_193, dim: 5, labeled: 40, seed: 9, batchRows: 9_193 });
+    const raw = await allRows(path, false);
+    const names = ['x1', 'x2', 'x3', 'x4', 'x5'];
+    // Ranges inside the data (so clipping acts), one constant column (factor 0), one whose minimum is +0 (−0 − 0 = −0 stays −0).
+    const lo = [0.2, 0.1, -0.5, 0, 0.3];
+    const hi = [0.7, 0.9, 2, 1, 0.3];
+    for (const clip of [0, 0.02]) {
+      const scaler = new MinMaxScaler(lo, hi, names, clip);
+      const plain = await allRows(path, true, scaler);
+      const decoded = await allRows(path, false, scaler);
+      const expected = scaler.transformInPlace(raw.X.slice());
+      expect(plain.blocks).toEqual([4_096, 4_096, 1_001]);
+      expect(bits(plain.X).equals(bits(expected))).toBe(true);
+      expect(bits(decoded.X).equals(bits(expected))).toBe(true);
+      if (clip > 0) expect(Math.min(...plain.X) === 0 && Math.max(...plain.X) === 1).toBe(true);
+    }
+  });
+
+  it('row kernel: rows, the finiteness check and the scaling of every shape, −0 and NaN kept as the scaler keeps them', () => {
+    const cases = [
+      { rows: 1, d: 1 },
+      { rows: 3, d: 2 },
+      { rows: 7, d: 3 },
+      { rows: 70, d: 9 },
+      { rows: 130, d: 4 },
+    ];
+    for (const { rows, d } of cases) {
+      const k = new RowKernel(rows, d, d + 1);
+      const names = Array.from({ length: d }, (_, j) => `f${j}`);
+      const scaler = new MinMaxScaler(Array.from({ length: d }, (_, j) => (j === 0 ? 0 : -0.5 + j / 10)), Array.from({ length: d }, (_, j) => 1 + j / 3), names, 0.02);
+      k.setScaling(scaler);
+      for (const n of [rows, Math.max(0, rows - 1)]) {
+        const X = new Float64Array(n * d);
+        for (let i = 0; i < n; i++) for (let j = 0; j < d; j++) X[i * d + j] = [-0, 0, 3, -7, 0.25, 1e-300][(i * 7 + j * 3) % 6] + (i % 5) * 0.1;
+        const fill = () => {
+          for (let j = 0; j < d; j++) k.column(j, n).set(Float64Array.from({ length: n }, (_, i) => X[i * d + j]));
+        };
+        fill();
+        expect(k.toRows(n, false)).toBe(true);
+        expect(bits(k.X.subarray(0, n * d)).equals(bits(X))).toBe(true);
+        fill();
+        expect(k.toRows(n, true)).toBe(true);
+        expect(bits(k.X.subarray(0, n * d)).equals(bits(scaler.transformInPlace(X.slice())))).toBe(true);
+        if (n === 0) continue;
+        // One value that is not finite, anywhere: found, and the rows left unscaled for the caller to name it.
+        for (const bad of [NaN, Infinity, -Infinity]) {
+          const at = (n * d) >> 1;
+          const withBad = X.slice();
+          withBad[at] = bad;
+          for (let j = 0; j < d; j++) k.column(j, n).set(Float64Array.from({ length: n }, (_, i) => withBad[i * d + j]));
+          expect(k.toRows(n, true)).toBe(false);
+          expect(bits(k.X.subarray(0, n * d)).equals(bits(withBad))).toBe(true);
+        }
+      }
+    }
   });
 
   it('read labels without nulls, and labels that are all null (every row unlabeled)', async () => {

@@ -51,7 +51,9 @@ import { withAtomicFile } from './atomic.ts';
 import { makeDataset, type Dataset } from './dataset.ts';
 import { allocateFloat64 } from './row-batches.ts';
 import { ipcLayout, ipcLayoutOfHandle, type ArrowFormat, type BatchBody, type IpcLayout } from './ipc-layout.ts';
-import { MAX_COLUMNS, requireLabelColumn, validateDataset, validateRows } from './validate.ts';
+import { MAX_COLUMNS, requireLabelColumn, validateDataset, validateFeatures, validateLabels, validateRows } from './validate.ts';
+import { RowKernel } from './row-kernel.ts';
+import type { MinMaxScaler } from './scaler.ts';
 import type { RowBatch } from './row-batches.ts';
 import type { RowSource } from './row-source.ts';
 import { thousands } from './numbers.ts';
@@ -307,11 +309,23 @@ export interface ArrowRows extends RowSource {
    * caller that is done with a batch before it asks for the next, a pass
    * over a file then allocates (and the system zero-fills) no new rows a batch.
    *
+   * With `scale`, each batch's rows are handed out scaled by it (checked
+   * first, as read): the values of `scale.transformInPlace(X)`.
+   *
    * @example
    * for await (const b of rows.batches({ first: 4, end: 8 })) score(b);
    * for await (const b of rows.batches(undefined, { reuse: true })) range.add(b.X, 0, b.n); // one X for the whole pass
+   * for await (const b of rows.batches(undefined, { reuse: true, scale: scaler })) fingerprint.features(b.X);
    */
-  batches(range?: BatchRange, opts?: { readonly reuse?: boolean }): AsyncGenerator<RowBatch>;
+  batches(range?: BatchRange, opts?: BatchOptions): AsyncGenerator<RowBatch>;
+}
+
+/** How {@link ArrowRows.batches} hands its rows out. */
+export interface BatchOptions {
+  /** Every batch in the same buffers (a batch's rows are gone once the next is asked for). */
+  readonly reuse?: boolean;
+  /** Rows scaled by this scaler (after they are checked). */
+  readonly scale?: MinMaxScaler;
 }
 
 /** Record batches `first … end − 1` of a file (0-based, `end` exclusive). */
@@ -351,7 +365,7 @@ export async function openArrowRows(path: string, opts: ReadOptions = {}): Promi
     bytes: size,
     batchRows: rows,
     hasLabelColumn: plan.labelIndex >= 0,
-    async *batches(range?: BatchRange, batchOpts: { readonly reuse?: boolean } = {}): AsyncGenerator<RowBatch> {
+    async *batches(range?: BatchRange, batchOpts: BatchOptions = {}): AsyncGenerator<RowBatch> {
       if (range && !(Number.isInteger(range.first) && Number.isInteger(range.end) && 0 <= range.first && range.first <= range.end && range.end <= rows.length)) {
         throw new DataError(`record batches ${range.first} … ${range.end - 1} asked for; the file has ${rows.length}`, { file: path });
       }
@@ -367,7 +381,7 @@ export async function openArrowRows(path: string, opts: ReadOptions = {}): Promi
         // Same column plan as the first open, but the label coder of the first open (class names seen so far).
         const again: OpenedArrow = { ...opened, plan: { ...opened.plan, labels: plan.labels } };
         if (batchOpts.reuse === true && range === undefined && again.bodies !== undefined && plainBodies(again.reader.schema, again.plan, again.bodies)) {
-          yield* plainBatches(handle, now, again.bodies, again.plan, path);
+          yield* plainBatches(handle, now, again.bodies, again.plan, path, batchOpts.scale);
           return;
         }
         const source = range ? batchRange(again, path, range) : recordBatches(again, path);
@@ -384,6 +398,7 @@ export async function openArrowRows(path: string, opts: ReadOptions = {}): Promi
           const y = (batchOpts.reuse === true ? bufY.subarray(0, n) : new Float64Array(n)).fill(NaN);
           copyBatch(batch, again.plan, X, y, 0, row0, path);
           validateRows({ X, y, d, row0, file: path, featureNames: plan.featureNames, labelName: plan.labelName });
+          batchOpts.scale?.transformInPlace(X);
           yield { n, X, y };
         }
       } finally {
@@ -744,23 +759,24 @@ const PLAIN_ROWS = 4_096;
 /**
  * The rows of a file that {@link plainBodies} accepts, {@link PLAIN_ROWS} at
  * a time: each column's values for those rows read from its record batch's
- * body into one reused buffer and transposed into one reused `X` (labels
- * into `y`, NaN where null) — the values apache-arrow's reader gives, without
- * a fresh body and fresh rows a batch, and in a few megabytes instead of two
- * record batches. Each block is checked like `batches()` checks a batch
- * (validateRows).
+ * body into the row kernel's memory (data/row-kernel.ts) and turned into rows
+ * there, in one reused `X` (labels into `y`, NaN where null) — the values
+ * apache-arrow's reader gives, without a fresh body and fresh rows a batch,
+ * and in a few megabytes instead of two record batches. Each block is checked
+ * like `batches()` checks a batch (validateRows), then scaled by `scale` when
+ * given, in the kernel.
  */
-async function* plainBatches(raw: FileHandle, opened: Stats, bodies: readonly BatchBody[], plan: ColumnPlan, file: string): AsyncGenerator<RowBatch> {
+async function* plainBatches(raw: FileHandle, opened: Stats, bodies: readonly BatchBody[], plan: ColumnPlan, file: string, scale?: MinMaxScaler): AsyncGenerator<RowBatch> {
   // Reads of a column's slice are many and small: each is raced against a stall, and the file checked against
   // what was opened (guardReads) once a record batch, with the batch's first read.
   const guarded = guardReads(raw, file, opened.size, opened);
   const d = plan.featureNames.length;
   const most = Math.min(PLAIN_ROWS, bodies.reduce((a, b) => Math.max(a, b.header.length), 0));
   const cols = plan.labelIndex < 0 ? plan.featureIndex : [...plan.featureIndex, plan.labelIndex];
-  const values = new Float64Array(Math.max(1, most * cols.length));
-  const bytes = new Uint8Array(values.buffer);
+  // Columns are read into the row kernel's memory, and turned into rows, checked and scaled there.
+  const kernel = new RowKernel(Math.max(1, most), d, cols.length);
+  if (scale !== undefined) kernel.setScaling(scale);
   const bits = new Uint8Array(Math.ceil(most / 8) + 1);
-  const X = new Float64Array(most * d);
   const y = new Float64Array(most);
   let checked = false;
   const readAt = async (into: Uint8Array, position: number) => {
@@ -778,13 +794,21 @@ async function* plainBatches(raw: FileHandle, opened: Stats, bodies: readonly Ba
       const n = Math.min(most, header.length - from);
       // Column j's values for rows from … from + n − 1, at values[j·n …]: a batch's first read checks the file alone,
       // the others go out together (the thread pool serves them side by side instead of one round trip each).
-      const readColumn = (j: number) => readAt(bytes.subarray(8 * j * n, 8 * (j + 1) * n), bodyStart + header.buffers[2 * cols[j] + 1].offset + 8 * from);
+      const column = (j: number) => kernel.column(j, n);
+      const readColumn = (j: number) => {
+        const into = column(j);
+        return readAt(new Uint8Array(into.buffer, into.byteOffset, into.byteLength), bodyStart + header.buffers[2 * cols[j] + 1].offset + 8 * from);
+      };
       const first = checked ? 0 : 1;
       if (first === 1) await readColumn(0);
       await Promise.all(cols.slice(first).map((_, k) => readColumn(first + k)));
-      const column = (j: number) => values.subarray(j * n, (j + 1) * n);
-      const bx = X.subarray(0, n * d);
-      transposeInto(plan.featureIndex.map((_, k) => column(k)), bx, 0, n);
+      // Rows checked (and scaled when asked) as they are made; a bad value is named by validateFeatures.
+      const finite = kernel.toRows(n, scale !== undefined);
+      const bx = kernel.X.subarray(0, n * d);
+      if (!finite) {
+        validateFeatures({ X: bx, d, n, row0, file, featureNames: plan.featureNames });
+        throw new Error('plainBatches: the row kernel found a value that is not finite, validateFeatures none');
+      }
       const by = y.subarray(0, n);
       if (plan.labelIndex < 0) by.fill(NaN);
       else {
@@ -802,7 +826,7 @@ async function* plainBatches(raw: FileHandle, opened: Stats, bodies: readonly Ba
           }
         }
       }
-      validateRows({ X: bx, y: by, d, row0, file, featureNames: plan.featureNames, labelName: plan.labelName });
+      validateLabels({ y: by, row0, file, labelName: plan.labelName });
       yield { n, X: bx, y: by };
       row0 += n;
     }

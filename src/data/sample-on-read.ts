@@ -119,10 +119,10 @@ export async function keepRows(scan: ArrowScan, keep: Int32Array, onProgress?: (
   const fingerprint = new DataFingerprint(n, d);
   let row0 = 0;
   let r = 0;
-  for await (const batch of scan.file.batches(undefined, { reuse: true })) {
+  // Batches come scaled with the arithmetic of the in-memory path (transformInPlace), so kept rows and digest are its bits.
+  for await (const batch of scan.file.batches(undefined, { reuse: true, scale: scaler })) {
     const end = row0 + batch.n;
-    // The arithmetic of the in-memory path (transformInPlace), so kept rows and digest are its bits.
-    const scaled = scaler.transformInPlace(batch.X);
+    const scaled = batch.X;
     fingerprint.features(scaled);
     for (; r < keep.length && keep[r] < end; r++) X.set(scaled.subarray((keep[r] - row0) * d, (keep[r] - row0 + 1) * d), r * d);
     row0 = end;

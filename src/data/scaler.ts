@@ -105,6 +105,11 @@ export class MinMaxScaler {
     }
   }
 
+  /** `1 / (max − min)` per feature, 0 for a constant one: what a value minus its `min` is multiplied by (data/row-kernel.ts scales with it). */
+  get factors(): Float64Array {
+    return this.inv;
+  }
+
   /** Number of features the scaler was fitted on. */
   get d(): number {
     return this.min.length;

@@ -38,9 +38,20 @@ export function validateDataset(ds: Dataset): void {
  * validateRows({ X: batch.X, y: batch.y, d: 20, row0: 6553, file: 'big.arrow', featureNames, labelName: 'label' });
  */
 export function validateRows(rows: { X: Float64Array; y: Float64Array; d: number; row0: number; file?: string; featureNames: readonly string[]; labelName: string }): void {
-  const { d, X, y, row0 } = rows;
-  const n = y.length;
-  const ds = { source: rows.file, featureNames: rows.featureNames, labelName: rows.labelName };
+  validateFeatures({ ...rows, n: rows.y.length });
+  validateLabels(rows);
+}
+
+/**
+ * The feature half of {@link validateRows}: every value of `X` (`n` rows of
+ * `d`, the first dataset row `row0`) finite, else a DataError naming the file,
+ * column and 1-based row.
+ *
+ * @example
+ * if (!kernel.allFinite(n)) validateFeatures({ X, d, n, row0, file, featureNames }); // throws, naming the value
+ */
+export function validateFeatures(rows: { X: Float64Array; d: number; n: number; row0: number; file?: string; featureNames: readonly string[] }): void {
+  const { d, X, n, row0 } = rows;
   for (let i = 0; i < n; i++) {
     const base = i * d;
     // v·0 is ±0 for a finite v and NaN for ±∞ or NaN: one sum per row finds a row to look into.
@@ -50,24 +61,37 @@ export function validateRows(rows: { X: Float64Array; y: Float64Array; d: number
       const v = X[base + k];
       if (!Number.isFinite(v)) {
         throw new DataError(`value is ${v}; features must be finite numbers`, {
-          file: ds.source,
-          column: ds.featureNames[k],
+          file: rows.file,
+          column: rows.featureNames[k],
           row: row0 + i + 1,
         });
       }
     }
+  }
+}
+
+/**
+ * The label half of {@link validateRows}: every label finite or `NaN`
+ * (unlabeled) and at most 2^53 in size, else a DataError naming the row.
+ *
+ * @example
+ * validateLabels({ y, row0: 6553, file: 'big.arrow', labelName: 'label' });
+ */
+export function validateLabels(rows: { y: Float64Array; row0: number; file?: string; labelName: string }): void {
+  const { y, row0 } = rows;
+  for (let i = 0; i < y.length; i++) {
     const label = y[i];
     if (Math.abs(label) > Number.MAX_SAFE_INTEGER && Number.isFinite(label)) {
       throw new DataError(`label ${label} is beyond 2^53: labels that large cannot be told apart as numbers (2^53 and 2^53 + 1 read the same); write the classes as names (strings) instead`, {
-        file: ds.source,
-        column: ds.labelName,
+        file: rows.file,
+        column: rows.labelName,
         row: row0 + i + 1,
       });
     }
     if (label === Infinity || label === -Infinity) {
       throw new DataError(`label is ${label}; labels must be finite numbers (or missing for unlabeled rows)`, {
-        file: ds.source,
-        column: ds.labelName,
+        file: rows.file,
+        column: rows.labelName,
         row: row0 + i + 1,
       });
     }

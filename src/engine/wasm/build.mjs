@@ -3,7 +3,9 @@
  * Builds the kernel modules (AssemblyScript) into WebAssembly: the
  * random-feature kernel (assembly/rff.ts → `rff-wasm.generated.ts`, used by
  * `src/engine/kernel.ts`) and the exact-kernel support-vector kernel
- * (assembly/sv.ts → `sv-wasm.generated.ts`, used by `src/engine/sv-kernel.ts`).
+ * (assembly/sv.ts → `sv-wasm.generated.ts`, used by `src/engine/sv-kernel.ts`)
+ * and the file readers' row kernel (assembly/rows.ts → `rows-wasm.generated.ts`,
+ * used by `src/data/row-kernel.ts`).
  * Each generated file exports the module's bytes as base64 so the host can
  * instantiate it synchronously with no file lookup at run time. Generated
  * files are gitignored.
@@ -26,6 +28,8 @@ const assemblyDir = join(here, 'assembly');
 /** One module per kernel: entry file, generated file, exported constant, what it is. */
 const MODULES = [
   { entry: 'rff.ts', out: 'rff-wasm.generated.ts', name: 'RFF_WASM_BASE64', what: 'The random-feature kernel module', flags: [] },
+  // The file readers' row kernel (columns into rows, the finiteness check, scaling).
+  { entry: 'rows.ts', out: 'rows-wasm.generated.ts', name: 'ROWS_WASM_BASE64', what: 'The row kernel module of the file readers', flags: [] },
   // The support-vector kernel reads the training rows in place: it imports one
   // shared memory (the rows plus every thread's scratch) instead of owning one.
   {
