@@ -8,8 +8,10 @@
  *    the labeled rows (not their features).
  * 2. The caller plans, from the sizes and labels alone, which rows the run
  *    will draw (a learner on a RowRecorder, data/training-rows.ts);
- *    {@link keepRows} reads the file again, scales every batch, computes the
- *    data fingerprint over the scaled rows, and keeps the planned rows.
+ *    {@link keepRows} reads the file again, scales every batch (in the row
+ *    kernel, data/row-kernel.ts), computes the data fingerprint over the
+ *    scaled rows (on a thread of its own, while the next batch is read), and
+ *    keeps the planned rows.
  *
  * Memory: labeled rows (label + position) + kept rows × d × 8 bytes + one
  * record batch, whatever the file's size — less for a file of float64
@@ -28,7 +30,7 @@ import { DataError } from '../errors.ts';
 import { makeDataset, type Dataset } from './dataset.ts';
 import type { RowSource } from './row-source.ts';
 import { openArrowRows, type ArrowRows, type ReadOptions } from './arrow.ts';
-import { DataFingerprint } from './fingerprint.ts';
+import { StreamedFingerprint } from './fingerprint.ts';
 import { scalingRange, type MinMaxScaler } from './scaler.ts';
 import { KeptRows, type RowsMeta } from './training-rows.ts';
 
@@ -116,20 +118,25 @@ export async function keepRows(scan: ArrowScan, keep: Int32Array, onProgress?: (
   for (let r = 1; r < keep.length; r++) if (!(keep[r] > keep[r - 1])) throw new RangeError('keepRows: rows must be ascending and distinct');
   if (keep.length > 0 && (keep[0] < 0 || keep[keep.length - 1] >= n)) throw new RangeError(`keepRows: rows outside 0 … ${n - 1}`);
   const X = new Float64Array(keep.length * d);
-  const fingerprint = new DataFingerprint(n, d);
-  let row0 = 0;
-  let r = 0;
-  // Batches come scaled with the arithmetic of the in-memory path (transformInPlace), so kept rows and digest are its bits.
-  for await (const batch of scan.file.batches(undefined, { reuse: true, scale: scaler })) {
-    const end = row0 + batch.n;
-    const scaled = batch.X;
-    fingerprint.features(scaled);
-    for (; r < keep.length && keep[r] < end; r++) X.set(scaled.subarray((keep[r] - row0) * d, (keep[r] - row0 + 1) * d), r * d);
-    row0 = end;
-    onProgress?.({ pass: 2, rows: row0, n });
+  // Hashed on a thread of its own while the next batch is read and scaled.
+  const fingerprint = new StreamedFingerprint(n, d);
+  try {
+    let row0 = 0;
+    let r = 0;
+    // Batches come scaled with the arithmetic of the in-memory path (transformInPlace), so kept rows and digest are its bits.
+    for await (const batch of scan.file.batches(undefined, { reuse: true, scale: scaler })) {
+      const end = row0 + batch.n;
+      const scaled = batch.X;
+      await fingerprint.features(scaled);
+      for (; r < keep.length && keep[r] < end; r++) X.set(scaled.subarray((keep[r] - row0) * d, (keep[r] - row0 + 1) * d), r * d);
+      row0 = end;
+      onProgress?.({ pass: 2, rows: row0, n });
+    }
+    if (row0 !== n) throw new DataError(`read ${row0} rows, the headers list ${n} (the file changed while training?)`, { file: scan.meta.source });
+    return { rows: new KeptRows(scan.meta, keep, X), fingerprint: await fingerprint.sparseLabels(scan.meta.labeledRows, scan.meta.labels) };
+  } finally {
+    await fingerprint.close();
   }
-  if (row0 !== n) throw new DataError(`read ${row0} rows, the headers list ${n} (the file changed while training?)`, { file: scan.meta.source });
-  return { rows: new KeptRows(scan.meta, keep, X), fingerprint: fingerprint.sparseLabels(scan.meta.labeledRows, scan.meta.labels) };
 }
 
 /** What {@link reservoirSample} kept of a stream of unknown length. */
