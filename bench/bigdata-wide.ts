@@ -16,7 +16,7 @@
  * - the rest (start, σ₀, writing the model).
  *
  * The same run with `--features sorf` (Hadamard-structured random features:
- * another model, which `--features auto` picks from d = 256 on) is measured
+ * the model `--features auto` trains from d = 128 on) is measured
  * too, for comparison. Each run records the 1-minute load average when it
  * started: the machine is shared, and wall times move with it; CPU seconds
  * and peak RSS much less.
