@@ -2,8 +2,8 @@
  * The file readers' row kernel (WebAssembly SIMD, engine/wasm/assembly/rows.ts):
  * a block of columns read from a file turned into rows, checked for
  * non-finite values and, when asked, scaled, in one pass over the block — the
- * per-value work of a pass over a wide file, several times faster than the
- * same loops in JavaScript (bench/results/read-passes.txt), with the same bits.
+ * per-value work of a pass over a wide file, about 3× faster than the same
+ * loops in JavaScript (bench/results/read-passes.txt), with the same bits.
  *
  * One kernel serves one pass: its buffers live in its own wasm memory, sized
  * once (never grown, so the views handed out stay valid), and the reader reads
