@@ -792,7 +792,7 @@ async function* plainBatches(raw: FileHandle, opened: Stats, bodies: readonly Ba
     checked = false;
     for (let from = 0; from < header.length; from += most) {
       const n = Math.min(most, header.length - from);
-      // Column j's values for rows from … from + n − 1, at values[j·n …]: a batch's first read checks the file alone,
+      // Column j's values for rows from … from + n − 1, into the kernel's column j: a batch's first read checks the file alone,
       // the others go out together (the thread pool serves them side by side instead of one round trip each).
       const column = (j: number) => kernel.column(j, n);
       const readColumn = (j: number) => {
