@@ -1,8 +1,7 @@
 /**
  * Feature families on wide data: QSG-S2AUC trained with `features` gaussian,
  * orf and sorf on a public image set (d = 784), on its central 16 × 16 pixels
- * and on synthetic rows of d = 256 (the width where `features auto` starts
- * taking sorf), and on a narrow synthetic set (d = 18), time and held-out AUC
+ * and on synthetic rows of d = 256, and on a narrow synthetic set (d = 18), time and held-out AUC
  * per seed.
  *
  * Image data: Fashion-MNIST (Zalando, MIT licence) from the Debian package
@@ -68,7 +67,7 @@ function readIdx(path: string): { dims: number[]; data: Uint8Array } {
   return { dims, data: buf.subarray(4 + 4 * rank) };
 }
 
-/** Central square of `CROP × CROP` pixels (of 28 × 28): the `wide` set, d = 256, where `features auto` starts taking sorf. */
+/** Central square of `CROP × CROP` pixels (of 28 × 28): the `crop` set, d = 256. */
 const CROP = 16;
 
 function fashion(part: 'train' | 't10k', limit = Infinity, crop = false): Dataset {
