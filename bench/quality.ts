@@ -291,7 +291,7 @@ function summarize(): void {
         metric: stat(cs.map((c) => c.metric)),
         accuracy: stat(cs.map((c) => c.accuracy)),
         ...(cs.every((c) => c.mae !== undefined) ? { mae: stat(cs.map((c) => c.mae!)) } : {}),
-        seconds: stat(cs.map((c) => c.seconds)),
+        seconds: stat(cs.map((c) => (c.untimed === undefined ? c.seconds : NaN))),
         params: cs.map((c) => c.params ?? null),
       };
     });
@@ -372,7 +372,7 @@ function summarize(): void {
       const t = gapToBestPeer(list, `tune ${l.learner}`, measureOf(l.learner));
       if (!d && !t) continue;
       const peer = (t ?? d)!;
-      const secs = (m: string) => mean(list.filter((c) => c.method === m).map((c) => c.seconds));
+      const secs = (m: string) => mean(list.filter((c) => c.method === m && c.untimed === undefined).map((c) => c.seconds));
       overview.push({
         set: `${set}${protocol === 'hide' ? ' (80% hidden)' : ''}`,
         'train rows (labeled)': `${list[0].trainRows.toLocaleString('en-US')} (${list[0].labeledTrainRows.toLocaleString('en-US')})`,
@@ -395,11 +395,11 @@ function summarize(): void {
   for (const c of recorded) withTimeouts.set(`${c.set}|${c.protocol}`, [...(withTimeouts.get(`${c.set}|${c.protocol}`) ?? []), c]);
   for (const l of LEARNERS) {
     // The newest tune code only: the src tree of the learner's most recent tune cell.
-    const tuneCells = [...withTimeouts.values()].flat().filter((c) => c.method === `tune ${l.learner}`);
+    const tuneCells = [...withTimeouts.values()].flat().filter((c) => c.method === `tune ${l.learner}` && c.untimed === undefined);
     if (tuneCells.length === 0) continue;
     const tree = tuneCells.reduce((a, b) => (b.date > a.date ? b : a)).srcTree;
     const candidates = [...withTimeouts.values()]
-      .map((list) => list.filter((c) => c.srcTree === tree || c.kind === 'peer'))
+      .map((list) => list.filter((c) => (c.srcTree === tree || c.kind === 'peer') && c.untimed === undefined))
       .filter((list) => list.length > 0 && list[0].task === l.task && list[0].protocol === l.protocol && list.some((c) => c.method === `tune ${l.learner}`) && list.some((c) => c.method === l.learner && c.timedOut === undefined));
     if (candidates.length === 0) continue;
     const largest = candidates.reduce((a, b) => (b[0].trainRows > a[0].trainRows ? b : a));
@@ -481,7 +481,7 @@ that set (a **tie** is within ±${TIE}). \`tune\` is the public \`tune()\` at it
 defaults, as a user runs it. A learner's supervised special case fixes the
 parameter that switches its unlabeled term off (QSG-S2AUC and QS3ORAO γ = 1,
 TSGS3VM and FRS3VM C* = 0, GKM and LapSVM C′ = 0), tuned over the rest.
-Times are seconds per seed on ${availableCores()} cores shared with other jobs, or, for cells whose \`machine\` field says so in the cells file, on a lent 16-core Xeon running a cell per process, on one thread unless that field names more (read them within a set and a machine; the tune-against-train table pairs cells of one src tree and machine).
+Times are seconds per seed on ${availableCores()} cores shared with other jobs, or, for cells whose \`machine\` field says so in the cells file, on a lent 16-core Xeon running a cell per process, on one thread unless that field names more (read them within a set and a machine; the tune-against-train table pairs cells of one src tree and machine). A time shown as — is of cells whose process was stopped for a while (their \`untimed\` field says why): their seconds are no timing.
 
 dsgkit source: \`git rev-parse HEAD:src\` = ${srcTrees.join(', ') || '—'}.
 

@@ -79,6 +79,8 @@ export interface QualityCell {
   srcTree: string;
   /** Where the cell ran when not on the benchmark's own machine (e.g. a lent 16-core machine, one thread per cell): times compare only within one machine. */
   machine?: string;
+  /** Set when the cell's seconds are no timing (its process was stopped for a while, e.g. to keep another measurement quiet): the summary shows no time for it. */
+  untimed?: string;
   loadavg: number[];
   date: string;
 }
