@@ -37,14 +37,21 @@ parentPort.on('message', (m) => {
 });
 `;
 
+/** A promise's two ends. */
+interface Waiter<T> {
+  resolve(value: T): void;
+  reject(e: Error): void;
+}
+
 export class BackgroundHash {
   private readonly worker: Worker;
   private readonly free: ArrayBuffer[] = [];
-  private readonly waiting: Array<(b: ArrayBuffer) => void> = [];
-  private out = 0;
+  /** Updates waiting for a buffer to come back, in order. */
+  private readonly waiting: Array<Waiter<ArrayBuffer>> = [];
+  /** Buffers made so far (at most `buffers`). */
+  private made = 0;
   private failure: Error | undefined;
-  private onDigest: ((hex: string) => void) | undefined;
-  private onFailure: ((e: Error) => void) | undefined;
+  private digestWaiter: Waiter<string> | undefined;
 
   /**
    * @param bufferBytes bytes a buffer holds (a larger `update` is sent in pieces)
@@ -57,11 +64,13 @@ export class BackgroundHash {
     this.worker = new Worker(HASHER, { eval: true });
     this.worker.on('message', (m: { buffer?: ArrayBuffer; digest?: string }) => {
       if (m.buffer !== undefined) this.giveBack(m.buffer);
-      else if (m.digest !== undefined) this.onDigest?.(m.digest);
+      else if (m.digest !== undefined) this.digestWaiter?.resolve(m.digest);
     });
+    // Whoever waits on the thread learns why it stopped; later calls reject with the same error.
     const fail = (e: Error) => {
       this.failure ??= e;
-      this.onFailure?.(e);
+      for (const w of this.waiting.splice(0)) w.reject(this.failure);
+      this.digestWaiter?.reject(this.failure);
     };
     this.worker.on('error', fail);
     this.worker.on('exit', (code) => fail(new Error(`the hashing thread stopped (exit code ${code})`)));
@@ -81,15 +90,16 @@ export class BackgroundHash {
   digest(): Promise<string> {
     return new Promise((resolve, reject) => {
       if (this.failure) return reject(this.failure);
-      this.onDigest = resolve;
-      this.onFailure = reject;
+      this.digestWaiter = { resolve, reject };
       this.worker.postMessage({});
     });
   }
 
   /** Stops the hashing thread. */
   async close(): Promise<void> {
-    this.onFailure = undefined;
+    // The thread's exit after terminate() is no failure to report.
+    this.digestWaiter = undefined;
+    this.failure ??= new Error('the hashing thread was closed');
     await this.worker.terminate();
   }
 
@@ -97,19 +107,16 @@ export class BackgroundHash {
     if (this.failure) return Promise.reject(this.failure);
     const ready = this.free.pop();
     if (ready !== undefined) return Promise.resolve(ready);
-    if (this.out < this.buffers) {
-      this.out++;
+    if (this.made < this.buffers) {
+      this.made++;
       return Promise.resolve(new ArrayBuffer(this.bufferBytes));
     }
-    return new Promise((resolve, reject) => {
-      this.waiting.push(resolve);
-      this.onFailure = reject;
-    });
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
   }
 
   private giveBack(buffer: ArrayBuffer): void {
     const next = this.waiting.shift();
-    if (next !== undefined) next(buffer);
+    if (next !== undefined) next.resolve(buffer);
     else this.free.push(buffer);
   }
 }

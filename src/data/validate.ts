@@ -48,7 +48,7 @@ export function validateRows(rows: { X: Float64Array; y: Float64Array; d: number
  * column and 1-based row.
  *
  * @example
- * if (!kernel.allFinite(n)) validateFeatures({ X, d, n, row0, file, featureNames }); // throws, naming the value
+ * if (!kernel.toRows(n, false)) validateFeatures({ X: kernel.X.subarray(0, n * d), d, n, row0, file, featureNames }); // throws, naming the value
  */
 export function validateFeatures(rows: { X: Float64Array; d: number; n: number; row0: number; file?: string; featureNames: readonly string[] }): void {
   const { d, X, n, row0 } = rows;
