@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Float64, Int32, RecordBatch, Table, tableToIPC, vectorFromArray } from 'apache-arrow';
 import { openArrowRows } from '../src/data/arrow.ts';
 import { MinMaxScaler, writeSynthetic } from '../src/data/index.ts';
+import { scalingRange } from '../src/data/scaler.ts';
 import { RowKernel } from '../src/data/row-kernel.ts';
 import { DataError } from '../src/errors.ts';
 
@@ -98,6 +99,7 @@ describe('plain float64 files read from their bodies', () => {
           for (let j = 0; j < d; j++) k.column(j, n).set(Float64Array.from({ length: n }, (_, i) => X[i * d + j]));
         };
         fill();
+        expect(k.finite(n)).toBe(true);
         expect(k.toRows(n, false)).toBe(true);
         expect(bits(k.X.subarray(0, n * d)).equals(bits(X))).toBe(true);
         fill();
@@ -110,11 +112,46 @@ describe('plain float64 files read from their bodies', () => {
           const withBad = X.slice();
           withBad[at] = bad;
           for (let j = 0; j < d; j++) k.column(j, n).set(Float64Array.from({ length: n }, (_, i) => withBad[i * d + j]));
+          expect(k.finite(n)).toBe(false);
           expect(k.toRows(n, true)).toBe(false);
           expect(bits(k.X.subarray(0, n * d)).equals(bits(withBad))).toBe(true);
         }
       }
     }
+  });
+
+  it('hand a plain file out as checked columns when asked: the scan\'s scaler is the row path\'s, bit for bit; other files come as rows', async () => {
+    const path = join(dir, 'xor-columns.arrow');
+    await writeSynthetic(path, { rows: 9_193, dim: 5, labeled: 40, seed: 3, batchRows: 5_000 });
+    const raw = await allRows(path, false);
+    const src = await openArrowRows(path);
+    const names = src.featureNames;
+    for (const clip of [0, 0.02]) {
+      const byRows = scalingRange(5, clip);
+      byRows.add(raw.X, 0, raw.blocks.reduce((a, b) => a + b, 0));
+      const byColumns = scalingRange(5, clip);
+      const y: number[] = [];
+      const blocks: number[] = [];
+      for await (const b of src.batches(undefined, { reuse: true, columns: true })) {
+        expect(b.columns?.length).toBe(5);
+        expect(b.X.length).toBe(0);
+        byColumns.addBatch(b);
+        y.push(...b.y.subarray(0, b.n));
+        blocks.push(b.n);
+      }
+      expect(blocks).toEqual([4_096, 904, 4_096, 97]);
+      expect(bits(Float64Array.from(y)).equals(bits(raw.y))).toBe(true);
+      const [a, c] = [byRows.scaler(names), byColumns.scaler(names)];
+      expect(bits(c.min).equals(bits(a.min)) && bits(c.max).equals(bits(a.max))).toBe(true);
+    }
+    // A file the decoded path reads comes as rows; a bad value is named as the row path names it.
+    const ints = await writeBatches('ints-columns.arrow', [{ a: [1, 2, 3], label: [1, null, -1] }], { a: new Int32() });
+    for await (const b of (await openArrowRows(ints)).batches(undefined, { reuse: true, columns: true })) expect(b.columns).toBeUndefined();
+    const inf = await writeBatches('inf-columns.arrow', [{ a: [1, 2], b: [3, 4], label: [1, null] }, { a: [5, 6], b: [7, Infinity], label: [null, -1] }]);
+    const scan = async () => {
+      for await (const b of (await openArrowRows(inf)).batches(undefined, { reuse: true, columns: true })) void b;
+    };
+    await expect(scan()).rejects.toThrow(/inf-columns\.arrow.*column 'b'.*row 4.*Infinity/s);
   });
 
   it('read labels without nulls, and labels that are all null (every row unlabeled)', async () => {

@@ -316,6 +316,7 @@ export interface ArrowRows extends RowSource {
    * for await (const b of rows.batches({ first: 4, end: 8 })) score(b);
    * for await (const b of rows.batches(undefined, { reuse: true })) range.add(b.X, 0, b.n); // one X for the whole pass
    * for await (const b of rows.batches(undefined, { reuse: true, scale: scaler })) fingerprint.features(b.X);
+   * for await (const b of rows.batches(undefined, { reuse: true, columns: true })) range.addBatch(b); // columns where the file has them
    */
   batches(range?: BatchRange, opts?: BatchOptions): AsyncGenerator<RowBatch>;
 }
@@ -326,6 +327,13 @@ export interface BatchOptions {
   readonly reuse?: boolean;
   /** Rows scaled by this scaler (after they are checked). */
   readonly scale?: MinMaxScaler;
+  /**
+   * Blocks read column by column (a file of plain float64 columns, read with
+   * `reuse`) are handed out as their checked columns, no rows made (`X`
+   * empty): for a pass that needs only per-column statistics. Other batches
+   * come as rows. Not with `scale`.
+   */
+  readonly columns?: boolean;
 }
 
 /** Record batches `first … end − 1` of a file (0-based, `end` exclusive). */
@@ -369,6 +377,7 @@ export async function openArrowRows(path: string, opts: ReadOptions = {}): Promi
       if (range && !(Number.isInteger(range.first) && Number.isInteger(range.end) && 0 <= range.first && range.first <= range.end && range.end <= rows.length)) {
         throw new DataError(`record batches ${range.first} … ${range.end - 1} asked for; the file has ${rows.length}`, { file: path });
       }
+      if (batchOpts.columns === true && batchOpts.scale !== undefined) throw new RangeError('batches: columns and scale together');
       const handle = await openFile(path);
       try {
         // Each pass opens the path again: it must still be the file the first open planned (not replaced by
@@ -381,7 +390,7 @@ export async function openArrowRows(path: string, opts: ReadOptions = {}): Promi
         // Same column plan as the first open, but the label coder of the first open (class names seen so far).
         const again: OpenedArrow = { ...opened, plan: { ...opened.plan, labels: plan.labels } };
         if (batchOpts.reuse === true && range === undefined && again.bodies !== undefined && plainBodies(again.reader.schema, again.plan, again.bodies)) {
-          yield* plainBatches(handle, now, again.bodies, again.plan, path, batchOpts.scale);
+          yield* plainBatches(handle, now, again.bodies, again.plan, path, batchOpts.columns === true ? 'columns' : batchOpts.scale);
           return;
         }
         const source = range ? batchRange(again, path, range) : recordBatches(again, path);
@@ -763,10 +772,12 @@ const PLAIN_ROWS = 4_096;
  * there, in one reused `X` (labels into `y`, NaN where null) — the values
  * apache-arrow's reader gives, without a fresh body and fresh rows a batch,
  * and in a few megabytes instead of two record batches. Each block is checked
- * like `batches()` checks a batch (validateRows), then scaled by `scale` when
- * given, in the kernel.
+ * like `batches()` checks a batch (validateRows), then scaled by `as` when it
+ * is a scaler, in the kernel; with `as` = 'columns' the block is checked
+ * where it lies and handed out as its feature columns, no rows made.
  */
-async function* plainBatches(raw: FileHandle, opened: Stats, bodies: readonly BatchBody[], plan: ColumnPlan, file: string, scale?: MinMaxScaler): AsyncGenerator<RowBatch> {
+async function* plainBatches(raw: FileHandle, opened: Stats, bodies: readonly BatchBody[], plan: ColumnPlan, file: string, as?: MinMaxScaler | 'columns'): AsyncGenerator<RowBatch> {
+  const scale = as === 'columns' ? undefined : as;
   // Reads of a column's slice are many and small: each is raced against a stall, and the file checked against
   // what was opened (guardReads) once a record batch, with the batch's first read.
   const guarded = guardReads(raw, file, opened.size, opened);
@@ -802,10 +813,12 @@ async function* plainBatches(raw: FileHandle, opened: Stats, bodies: readonly Ba
       const first = checked ? 0 : 1;
       if (first === 1) await readColumn(0);
       await Promise.all(cols.slice(first).map((_, k) => readColumn(first + k)));
-      // Rows checked (and scaled when asked) as they are made; a bad value is named by validateFeatures.
-      const finite = kernel.toRows(n, scale !== undefined);
+      // Rows checked (and scaled when asked) as they are made, or the columns checked where they are; a bad value is
+      // named by validateFeatures (over rows made for it).
+      const finite = as === 'columns' ? kernel.finite(n) : kernel.toRows(n, scale !== undefined);
       const bx = kernel.X.subarray(0, n * d);
       if (!finite) {
+        if (as === 'columns') kernel.toRows(n, false);
         validateFeatures({ X: bx, d, n, row0, file, featureNames: plan.featureNames });
         throw new Error('plainBatches: the row kernel found a value that is not finite, validateFeatures none');
       }
@@ -827,7 +840,7 @@ async function* plainBatches(raw: FileHandle, opened: Stats, bodies: readonly Ba
         }
       }
       validateLabels({ y: by, row0, file, labelName: plan.labelName });
-      yield { n, X: bx, y: by };
+      yield as === 'columns' ? { n, X: bx.subarray(0, 0), y: by, columns: cols.slice(0, d).map((_, j) => column(j)) } : { n, X: bx, y: by };
       row0 += n;
     }
   }

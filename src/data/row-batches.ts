@@ -9,11 +9,18 @@
  */
 import { DataError, type DataLocation } from '../errors.ts';
 
-/** A block of rows: `n` rows, row-major features `X` (`n × d`), labels `y` (NaN = unlabeled). */
+/**
+ * A block of rows: `n` rows, row-major features `X` (`n × d`), labels `y`
+ * (NaN = unlabeled) — or, where a file reader was asked for columns and
+ * reads the block column by column (`columns` in data/arrow.ts's
+ * BatchOptions), the features as `columns` and `X` empty.
+ */
 export interface RowBatch {
   readonly n: number;
   readonly X: Float64Array;
   readonly y: Float64Array;
+  /** Feature k's `n` values at `columns[k]`, when the block was handed out by column (then `X` is empty). */
+  readonly columns?: readonly Float64Array[];
 }
 
 /**

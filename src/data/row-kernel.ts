@@ -14,6 +14,7 @@
  * k.setScaling(scaler);                       // optional
  * // read column j of an n-row block into k.column(j, n), then:
  * const ok = k.toRows(n, true);               // k.X: n rows, scaled as scaler.transformInPlace would
+ * const fine = k.finite(n);                   // or only check the columns where they are
  */
 import { instantiate, memoryEnsure, regions, type WasmMemory } from '../engine/wasm-host.ts';
 import { ROWS_WASM_BASE64 } from '../engine/wasm/rows-wasm.generated.ts';
@@ -23,6 +24,7 @@ interface RowsExports {
   memory: WasmMemory;
   heapBase(): number;
   toRows(V: number, stride: number, n: number, d: number, X: number, lo: number, inv: number, mode: number): number;
+  finite(V: number, stride: number, n: number, d: number): number;
 }
 
 export class RowKernel {
@@ -84,6 +86,16 @@ export class RowKernel {
     if (this.ex.toRows(values, this.stride, n, this.d, X, lo, inv, scale ? this.mode : 0) === 1) return true;
     if (scale) this.ex.toRows(values, this.stride, n, this.d, X, lo, inv, 0);
     return false;
+  }
+
+  /**
+   * Whether rows `0 … n − 1` of the first `d` columns are all finite: the
+   * check of {@link toRows} without making rows, for a pass that reads the
+   * block column by column (a first pass's per-column statistics).
+   */
+  finite(n: number): boolean {
+    this.check(n);
+    return this.ex.finite(this.at.values, this.stride, n, this.d) === 1;
   }
 
   private check(n: number): void {

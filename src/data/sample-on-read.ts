@@ -74,8 +74,9 @@ export async function scanArrow(path: string, read: ReadOptions = {}, onProgress
   const labeledRows: number[] = [];
   const labels: number[] = [];
   let row0 = 0;
-  for await (const batch of file.batches(undefined, { reuse: true })) {
-    range.add(batch.X, 0, batch.n);
+  // A plain file's blocks come as their columns: the scan needs no rows.
+  for await (const batch of file.batches(undefined, { reuse: true, columns: true })) {
+    range.addBatch(batch);
     for (let i = 0; i < batch.n; i++) {
       if (!Number.isNaN(batch.y[i])) {
         labeledRows.push(row0 + i);

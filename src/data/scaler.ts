@@ -27,6 +27,7 @@ import seedrandom from 'seedrandom';
 import { selectInPlace } from './order-statistics.ts';
 import { DataError, ModelError } from '../errors.ts';
 import { withRows, type Dataset } from './dataset.ts';
+import type { RowBatch } from './row-batches.ts';
 
 /** The JSON form of a fitted {@link MinMaxScaler}, as stored in a model file. */
 export interface MinMaxScalerJSON {
@@ -257,6 +258,30 @@ export class MinMaxRange {
   }
 
   /**
+   * Takes in a reader's block, rows or columns (data/row-batches.ts): by
+   * column, each feature's values are compared in row order as {@link add}
+   * compares them, so the range is the same bits either way.
+   */
+  addBatch(batch: RowBatch): void {
+    const { columns, n } = batch;
+    if (columns === undefined) return this.add(batch.X, 0, n);
+    const { d, min, max } = this;
+    for (let k = 0; k < d; k++) {
+      const c = columns[k];
+      let lo = min[k];
+      let hi = max[k];
+      for (let r = 0; r < n; r++) {
+        const v = c[r];
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
+      }
+      min[k] = lo;
+      max[k] = hi;
+    }
+    this.count += n;
+  }
+
+  /**
    * The scaler of the rows seen: a DataError naming `file` when there were
    * none, or naming the column whose range overflows (max − min = ∞).
    */
@@ -319,18 +344,37 @@ export class QuantileRange {
 
   /** Takes in `rows` rows of the row-major `X` from value `offset` on. */
   add(X: Float64Array, offset: number, rows: number): void {
-    const { d, capacity } = this;
     for (let r = 0; r < rows; r++) {
-      const i = this.count++;
-      const slot = i < capacity ? i : Math.floor(this.rng() * (i + 1));
-      if (slot >= capacity) continue;
-      if ((slot + 1) * d > this.kept.length) {
-        const grown = new Float64Array(Math.min(capacity * d, 2 * this.kept.length));
-        grown.set(this.kept);
-        this.kept = grown;
-      }
-      this.kept.set(X.subarray(offset + r * d, offset + (r + 1) * d), slot * d);
+      const slot = this.slot();
+      if (slot >= 0) this.kept.set(X.subarray(offset + r * this.d, offset + (r + 1) * this.d), slot * this.d);
     }
+  }
+
+  /** Takes in a reader's block, rows or columns (data/row-batches.ts): the same rows kept in the same slots either way. */
+  addBatch(batch: RowBatch): void {
+    const { columns, n } = batch;
+    if (columns === undefined) return this.add(batch.X, 0, n);
+    const { d } = this;
+    for (let r = 0; r < n; r++) {
+      const slot = this.slot();
+      if (slot < 0) continue;
+      const at = slot * d;
+      for (let k = 0; k < d; k++) this.kept[at + k] = columns[k][r];
+    }
+  }
+
+  /** The next row's slot in the sample (Vitter's algorithm R), room made for it; −1 when it is not kept. */
+  private slot(): number {
+    const { d, capacity } = this;
+    const i = this.count++;
+    const slot = i < capacity ? i : Math.floor(this.rng() * (i + 1));
+    if (slot >= capacity) return -1;
+    if ((slot + 1) * d > this.kept.length) {
+      const grown = new Float64Array(Math.min(capacity * d, 2 * this.kept.length));
+      grown.set(this.kept);
+      this.kept = grown;
+    }
+    return slot;
   }
 
   /** The clipped scaler of the rows seen (a DataError naming `file` when there were none, or the column whose range overflows). */

@@ -9,6 +9,9 @@
 //   then, with `scale`: (X − lo[k])·inv[k], clipped into [0, 1] when `clip`
 //   returns 1 when every value read was finite, else 0
 //
+// A pass that needs no rows (the first pass of a sample on read: per-column
+// statistics) only checks the block where it lies, with `finite`.
+//
 // Every pointer is a byte offset into this module's memory, laid out by the
 // host (src/data/row-kernel.ts), which keeps `stride` off powers of two so the
 // columns of a tile do not share cache sets.
@@ -104,4 +107,29 @@ export function toRows(V: usize, stride: i32, n: i32, d: i32, X: usize, LO: usiz
   if (mode == 2) return rowsOf(V, stride, n, d, X, LO, INV, true, true);
   if (mode == 1) return rowsOf(V, stride, n, d, X, LO, INV, true, false);
   return rowsOf(V, stride, n, d, X, LO, INV, false, false);
+}
+
+/**
+ * 1 when every value of rows `0 … n − 1` of the first `d` columns of V
+ * (column k at V + 8·k·stride) is finite, else 0: the check of {@link toRows}
+ * without making rows.
+ */
+export function finite(V: usize, stride: i32, n: i32, d: i32): i32 {
+  const colBytes = <usize>stride << 3;
+  const zero = f64x2.splat(0.0);
+  let a0 = zero;
+  let a1 = zero;
+  let tail: f64 = 0;
+  for (let k = 0; k < d; k++) {
+    const c = V + <usize>k * colBytes;
+    let i = 0;
+    // v·0 is ±0 for a finite v and NaN for ±∞ or NaN: a sum of them is NaN iff one is.
+    for (; i + 3 < n; i += 4) {
+      a0 = f64x2.add(a0, f64x2.mul(v128.load(c + (<usize>i << 3)), zero));
+      a1 = f64x2.add(a1, f64x2.mul(v128.load(c + (<usize>i << 3), 16), zero));
+    }
+    for (; i < n; i++) tail += load<f64>(c + (<usize>i << 3)) * 0.0;
+  }
+  const s = f64x2.extract_lane(a0, 0) + f64x2.extract_lane(a0, 1) + f64x2.extract_lane(a1, 0) + f64x2.extract_lane(a1, 1) + tail;
+  return s == s ? 1 : 0;
 }
