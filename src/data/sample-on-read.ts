@@ -77,10 +77,11 @@ export async function scanArrow(path: string, read: ReadOptions = {}, onProgress
   // A plain file's blocks come as their columns: the scan needs no rows.
   for await (const batch of file.batches(undefined, { reuse: true, columns: true })) {
     range.addBatch(batch);
+    const y = batch.y;
     for (let i = 0; i < batch.n; i++) {
-      if (!Number.isNaN(batch.y[i])) {
+      if (!Number.isNaN(y[i])) {
         labeledRows.push(row0 + i);
-        labels.push(batch.y[i]);
+        labels.push(y[i]);
       }
     }
     row0 += batch.n;

@@ -330,7 +330,8 @@ export function quantileRows(d: number): number {
 export class QuantileRange {
   /** Rows seen. */
   count = 0;
-  private kept: Float64Array;
+  /** Feature k of the row in slot s at kept[k][s]: by column, as the quantiles are taken (and as a plain file is read). */
+  private kept: Float64Array[];
   private readonly rng = seedrandom('dsgkit-scaling-quantiles');
 
   constructor(
@@ -339,14 +340,18 @@ export class QuantileRange {
     readonly capacity = quantileRows(d),
   ) {
     if (!(q > 0 && q <= MAX_CLIP_QUANTILE)) throw new RangeError(`clip quantile ${q} is not in (0, ${MAX_CLIP_QUANTILE}]`);
-    this.kept = new Float64Array(Math.min(capacity, 1024) * d);
+    this.kept = Array.from({ length: d }, () => new Float64Array(Math.min(capacity, 1024)));
   }
 
   /** Takes in `rows` rows of the row-major `X` from value `offset` on. */
   add(X: Float64Array, offset: number, rows: number): void {
+    const { d } = this;
     for (let r = 0; r < rows; r++) {
+      // (slot() may grow the columns: read them after it.)
       const slot = this.slot();
-      if (slot >= 0) this.kept.set(X.subarray(offset + r * this.d, offset + (r + 1) * this.d), slot * this.d);
+      if (slot < 0) continue;
+      const at = offset + r * d;
+      for (let k = 0; k < d; k++) this.kept[k][slot] = X[at + k];
     }
   }
 
@@ -354,25 +359,35 @@ export class QuantileRange {
   addBatch(batch: RowBatch): void {
     const { columns, n } = batch;
     if (columns === undefined) return this.add(batch.X, 0, n);
-    const { d } = this;
+    // The block's slots first (the stream's draws in row order), then each column copied on its own.
+    const rows: number[] = [];
+    const slots: number[] = [];
     for (let r = 0; r < n; r++) {
       const slot = this.slot();
-      if (slot < 0) continue;
-      const at = slot * d;
-      for (let k = 0; k < d; k++) this.kept[at + k] = columns[k][r];
+      if (slot >= 0) {
+        rows.push(r);
+        slots.push(slot);
+      }
+    }
+    for (let k = 0; k < this.d; k++) {
+      const from = columns[k];
+      const to = this.kept[k];
+      for (let i = 0; i < rows.length; i++) to[slots[i]] = from[rows[i]];
     }
   }
 
   /** The next row's slot in the sample (Vitter's algorithm R), room made for it; −1 when it is not kept. */
   private slot(): number {
-    const { d, capacity } = this;
     const i = this.count++;
-    const slot = i < capacity ? i : Math.floor(this.rng() * (i + 1));
-    if (slot >= capacity) return -1;
-    if ((slot + 1) * d > this.kept.length) {
-      const grown = new Float64Array(Math.min(capacity * d, 2 * this.kept.length));
-      grown.set(this.kept);
-      this.kept = grown;
+    const slot = i < this.capacity ? i : Math.floor(this.rng() * (i + 1));
+    if (slot >= this.capacity) return -1;
+    if (this.d > 0 && slot >= this.kept[0].length) {
+      const size = Math.min(this.capacity, 2 * this.kept[0].length);
+      this.kept = this.kept.map((c) => {
+        const grown = new Float64Array(size);
+        grown.set(c);
+        return grown;
+      });
     }
     return slot;
   }
@@ -387,7 +402,7 @@ export class QuantileRange {
     const iLo = Math.floor(q * (n - 1));
     const iHi = Math.ceil((1 - q) * (n - 1));
     for (let k = 0; k < d; k++) {
-      for (let r = 0; r < n; r++) column[r] = this.kept[r * d + k];
+      column.set(this.kept[k].subarray(0, n));
       // The two order statistics the sorted column would give, by selection: after the first,
       // everything from iLo on is ≥ it, so the second is the (iHi − iLo)-th of that part.
       lo[k] = selectInPlace(column, iLo);
