@@ -1,6 +1,6 @@
 /**
  * Sample on read's passes over a file of float64 columns read the record
- * batches' bodies directly (`batches(…, { reuse: true })`, 4,096 rows at a
+ * batches' bodies directly (`batches(…, { reuse: true })`, 8,192 rows at a
  * time into the same buffers): the same rows, labels (nulls = unlabeled) and
  * located errors as apache-arrow's decoding, on real files; other files keep
  * the decoded path. Scaled passes (`scale`) give the bits of the scaler's own
@@ -45,14 +45,14 @@ async function writeBatches(name: string, batches: Array<Record<string, Array<nu
 }
 
 describe('plain float64 files read from their bodies', () => {
-  it('give the rows and labels of the decoded path, across record batches and 4,096-row blocks', async () => {
+  it('give the rows and labels of the decoded path, across record batches and 8,192-row blocks', async () => {
     const path = join(dir, 'xor.arrow');
-    // 70,000 rows in batches of 40,000: blocks of 9 × 4,096 + 3,136 and 7 × 4,096 + 1,328; 150 labeled rows, the rest null.
+    // 70,000 rows in batches of 40,000: blocks of 4 × 8,192 + 7,232 and 3 × 8,192 + 5,424; 150 labeled rows, the rest null.
     await writeSynthetic(path, { rows: 70_000, dim: 3, labeled: 150, seed: 4, batchRows: 40_000 });
     const plain = await allRows(path, true);
     const decoded = await allRows(path, false);
     expect(decoded.blocks).toEqual([40_000, 30_000]);
-    expect(plain.blocks).toEqual([...Array(9).fill(4_096), 3_136, ...Array(7).fill(4_096), 1_328]);
+    expect(plain.blocks).toEqual([...Array(4).fill(8_192), 7_232, ...Array(3).fill(8_192), 5_424]);
     expect(bits(plain.X).equals(bits(decoded.X))).toBe(true);
     expect(bits(plain.y).equals(bits(decoded.y))).toBe(true);
     expect(plain.y.filter((v) => !Number.isNaN(v)).length).toBe(150);
@@ -60,7 +60,7 @@ describe('plain float64 files read from their bodies', () => {
 
   it('hand out scaled rows with the bits of MinMaxScaler.transformInPlace, with and without clipping', async () => {
     const path = join(dir, 'xor5.arrow');
-    // d = 5 (odd: the kernel's last column on its own) and blocks of odd length (4,096 × 2 + 1,001 in one batch).
+    // d = 5 (odd: the kernel's last column on its own) and blocks of odd length (8,192 + 1,001 in one batch).
     await writeSynthetic(path, { rows: 9_193, dim: 5, labeled: 40, seed: 9, batchRows: 9_193 });
     const raw = await allRows(path, false);
     const names = ['x1', 'x2', 'x3', 'x4', 'x5'];
@@ -72,7 +72,7 @@ describe('plain float64 files read from their bodies', () => {
       const plain = await allRows(path, true, scaler);
       const decoded = await allRows(path, false, scaler);
       const expected = scaler.transformInPlace(raw.X.slice());
-      expect(plain.blocks).toEqual([4_096, 4_096, 1_001]);
+      expect(plain.blocks).toEqual([8_192, 1_001]);
       expect(bits(plain.X).equals(bits(expected))).toBe(true);
       expect(bits(decoded.X).equals(bits(expected))).toBe(true);
       if (clip > 0) expect(Math.min(...plain.X) === 0 && Math.max(...plain.X) === 1).toBe(true);
@@ -122,7 +122,7 @@ describe('plain float64 files read from their bodies', () => {
 
   it('hand a plain file out as checked columns when asked: the scan\'s scaler is the row path\'s, bit for bit; other files come as rows', async () => {
     const path = join(dir, 'xor-columns.arrow');
-    await writeSynthetic(path, { rows: 9_193, dim: 5, labeled: 40, seed: 3, batchRows: 5_000 });
+    await writeSynthetic(path, { rows: 19_193, dim: 5, labeled: 40, seed: 3, batchRows: 10_000 });
     const raw = await allRows(path, false);
     const src = await openArrowRows(path);
     const names = src.featureNames;
@@ -139,7 +139,7 @@ describe('plain float64 files read from their bodies', () => {
         y.push(...b.y.subarray(0, b.n));
         blocks.push(b.n);
       }
-      expect(blocks).toEqual([4_096, 904, 4_096, 97]);
+      expect(blocks).toEqual([8_192, 1_808, 8_192, 1_001]);
       expect(bits(Float64Array.from(y)).equals(bits(raw.y))).toBe(true);
       const [a, c] = [byRows.scaler(names), byColumns.scaler(names)];
       expect(bits(c.min).equals(bits(a.min)) && bits(c.max).equals(bits(a.max))).toBe(true);

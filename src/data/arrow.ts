@@ -757,13 +757,14 @@ function plainBodies(schema: Schema, plan: ColumnPlan, bodies: readonly BatchBod
 
 /**
  * Rows {@link plainBatches} hands out at a time: its buffers (rows × (d + 1) × 8
- * bytes, twice) stay small whatever the file's batches — 4.3 MB each at
- * d = 129 — and a block's column reads go out together, so small blocks cost
- * no wall time (6M × 129, T = 1,000 by sample on read: peak RSS 290 MB and
- * 26 s at 4,096 rows against 269–337 MB and 29 s at 32,768 read one column
- * after another).
+ * bytes, twice) stay small whatever the file's batches — 8.5 MB each at
+ * d = 129 — and a block's column reads (64 KB each at this size) go out
+ * together. Each read costs the calling thread about the same whatever its
+ * size, so blocks much smaller cost time: the two passes of a sample on read
+ * over 6M × 129 took 1.18× as long at 4,096 rows, and 16,384 rows (larger
+ * blocks, more cache misses) 1.15× as long (farm-bench, bench/results/read-passes.txt).
  */
-const PLAIN_ROWS = 4_096;
+const PLAIN_ROWS = 8_192;
 
 /**
  * The rows of a file that {@link plainBodies} accepts, {@link PLAIN_ROWS} at

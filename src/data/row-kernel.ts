@@ -10,7 +10,7 @@
  * a block's columns straight into {@link RowKernel.column}.
  *
  * @example
- * const k = new RowKernel(4096, 129, 130);   // 4,096 rows, 129 features, one more column (labels)
+ * const k = new RowKernel(8192, 129, 130);   // 8,192 rows, 129 features, one more column (labels)
  * k.setScaling(scaler);                       // optional
  * // read column j of an n-row block into k.column(j, n), then:
  * const ok = k.toRows(n, true);               // k.X: n rows, scaled as scaler.transformInPlace would

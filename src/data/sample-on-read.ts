@@ -16,8 +16,10 @@
  * Memory: labeled rows (label + position) + kept rows × d × 8 bytes + one
  * record batch, whatever the file's size — less for a file of float64
  * columns (what `dsgkit generate` and `convert` write), which each pass reads
- * 32,768 rows at a time into the same buffers (`batches(…, { reuse: true })`
- * of data/arrow.ts): 6M × 129 (6.2 GB) is read twice in about 70 MB besides the kept rows. The kept rows are exactly the rows
+ * 8,192 rows at a time into the same buffers (`batches(…, { reuse: true })`
+ * of data/arrow.ts; the first pass as columns, `columns: true`, the second
+ * as scaled rows): 6M × 129 (6.2 GB) is read twice in about 70 MB besides
+ * the quantile sample and the kept rows. The kept rows are exactly the rows
  * the in-memory path would copy, and they are scaled by the same scaler with
  * the same arithmetic, so the model is the same bytes.
  *
