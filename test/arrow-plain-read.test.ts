@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Float64, Int32, RecordBatch, Table, tableToIPC, vectorFromArray } from 'apache-arrow';
 import { openArrowRows } from '../src/data/arrow.ts';
 import { MinMaxScaler, writeSynthetic } from '../src/data/index.ts';
-import { scalingRange } from '../src/data/scaler.ts';
+import { QuantileRange, scalingRange } from '../src/data/scaler.ts';
 import { RowKernel } from '../src/data/row-kernel.ts';
 import { DataError } from '../src/errors.ts';
 
@@ -126,10 +126,12 @@ describe('plain float64 files read from their bodies', () => {
     const raw = await allRows(path, false);
     const src = await openArrowRows(path);
     const names = src.featureNames;
-    for (const clip of [0, 0.02]) {
-      const byRows = scalingRange(5, clip);
+    // Min–max, quantiles over every row, and quantiles over a reservoir of 500 rows (its replacements drawn in row order).
+    const ranges = [() => scalingRange(5, 0), () => scalingRange(5, 0.02), () => new QuantileRange(5, 0.02, 500)];
+    for (const range of ranges) {
+      const byRows = range();
       byRows.add(raw.X, 0, raw.blocks.reduce((a, b) => a + b, 0));
-      const byColumns = scalingRange(5, clip);
+      const byColumns = range();
       const y: number[] = [];
       const blocks: number[] = [];
       for await (const b of src.batches(undefined, { reuse: true, columns: true })) {
