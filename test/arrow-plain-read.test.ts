@@ -1,5 +1,6 @@
 /**
- * Sample on read's passes over a file of float64 columns read the record
+ * Sample on read's passes over a file of plain numeric columns (floats of 32
+ * or 64 bits, integers of 8 to 64) read the record
  * batches' bodies directly (`batches(…, { reuse: true })`, 8,192 rows at a
  * time into the same buffers): the same rows, labels (nulls = unlabeled) and
  * located errors as apache-arrow's decoding, on real files; other files keep
@@ -10,7 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Float64, Int32, RecordBatch, Table, tableToIPC, vectorFromArray } from 'apache-arrow';
+import { Bool, Float32, Float64, Int16, Int32, Int64, Int8, RecordBatch, Table, Uint32, Uint8, tableToIPC, vectorFromArray, type DataType } from 'apache-arrow';
 import { openArrowRows } from '../src/data/arrow.ts';
 import { MinMaxScaler, writeSynthetic } from '../src/data/index.ts';
 import { QuantileRange, scalingRange } from '../src/data/scaler.ts';
@@ -37,14 +38,14 @@ async function allRows(path: string, reuse: boolean, scale?: MinMaxScaler): Prom
 const bits = (a: Float64Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
 /** An Arrow file of the given record batches (columns by name: numbers, or null = a missing value). */
-async function writeBatches(name: string, batches: Array<Record<string, Array<number | null>>>, types: Record<string, Float64 | Int32> = {}): Promise<string> {
+async function writeBatches(name: string, batches: Array<Record<string, Array<number | bigint | boolean | null>>>, types: Record<string, DataType> = {}): Promise<string> {
   const path = join(dir, name);
   const rbs = batches.map((cols) => new Table(Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, vectorFromArray(v, types[k] ?? new Float64())]))).batches[0] as RecordBatch);
   await writeFile(path, tableToIPC(new Table(rbs), 'file'));
   return path;
 }
 
-describe('plain float64 files read from their bodies', () => {
+describe('plain numeric files read from their bodies', () => {
   it('give the rows and labels of the decoded path, across record batches and 8,192-row blocks', async () => {
     const path = join(dir, 'xor.arrow');
     // 70,000 rows in batches of 40,000: blocks of 4 × 8,192 + 7,232 and 3 × 8,192 + 5,424; 150 labeled rows, the rest null.
@@ -147,13 +148,48 @@ describe('plain float64 files read from their bodies', () => {
       expect(bits(c.min).equals(bits(a.min)) && bits(c.max).equals(bits(a.max))).toBe(true);
     }
     // A file the decoded path reads comes as rows; a bad value is named as the row path names it.
-    const ints = await writeBatches('ints-columns.arrow', [{ a: [1, 2, 3], label: [1, null, -1] }], { a: new Int32() });
-    for await (const b of (await openArrowRows(ints)).batches(undefined, { reuse: true, columns: true })) expect(b.columns).toBeUndefined();
+    const bools = await writeBatches('bools-columns.arrow', [{ a: [true, false, true], label: [1, null, -1] }], { a: new Bool() });
+    for await (const b of (await openArrowRows(bools)).batches(undefined, { reuse: true, columns: true })) expect(b.columns).toBeUndefined();
     const inf = await writeBatches('inf-columns.arrow', [{ a: [1, 2], b: [3, 4], label: [1, null] }, { a: [5, 6], b: [7, Infinity], label: [null, -1] }]);
     const scan = async () => {
       for await (const b of (await openArrowRows(inf)).batches(undefined, { reuse: true, columns: true })) void b;
     };
     await expect(scan()).rejects.toThrow(/inf-columns\.arrow.*column 'b'.*row 4.*Infinity/s);
+  });
+
+  it('read float32 and 8- to 64-bit integer columns as their bytes, widened to the doubles the decoded path gives', async () => {
+    // 10,000 rows in one record batch: the plain path cuts it into 8,192 + 1,808 rows, the decoded path does not.
+    const n = 10_000;
+    const v = (i: number, k: number) => ((i * 7919 + k * 104_729) % 1000) / 7 - 60;
+    const cols = {
+      f32: Array.from({ length: n }, (_, i) => Math.fround(v(i, 1) / 3)),
+      u8: Array.from({ length: n }, (_, i) => (i * 31) % 256),
+      i8: Array.from({ length: n }, (_, i) => ((i * 13) % 256) - 128),
+      i16: Array.from({ length: n }, (_, i) => ((i * 97) % 65_536) - 32_768),
+      u32: Array.from({ length: n }, (_, i) => (i * 2_654_435_761) % 4_294_967_296),
+      i64: Array.from({ length: n }, (_, i) => BigInt(i * 1_000_003 - 4_000_000_000)),
+      label: Array.from({ length: n }, (_, i) => (i % 37 === 0 ? BigInt(i % 2 === 0 ? 1 : -1) : null)),
+    };
+    const path = await writeBatches('narrow.arrow', [cols], { f32: new Float32(), u8: new Uint8(), i8: new Int8(), i16: new Int16(), u32: new Uint32(), i64: new Int64(), label: new Int64() });
+    const plain = await allRows(path, true);
+    const decoded = await allRows(path, false);
+    expect(plain.blocks).toEqual([8_192, 1_808]);
+    expect(decoded.blocks).toEqual([n]);
+    expect(bits(plain.X).equals(bits(decoded.X))).toBe(true);
+    expect(bits(plain.y).equals(bits(decoded.y))).toBe(true);
+    expect(plain.X[0 * 6 + 5]).toBe(-4_000_000_000);
+    expect(plain.y.filter((y) => !Number.isNaN(y)).length).toBe(271);
+    // As columns, the same values; a float32 that is not finite is named as the decoded path names it.
+    const src = await openArrowRows(path);
+    let row = 0;
+    for await (const b of src.batches(undefined, { reuse: true, columns: true })) {
+      for (let k = 0; k < 6; k++) for (let i = 0; i < b.n; i++) expect(b.columns![k][i]).toBe(decoded.X[(row + i) * 6 + k]);
+      row += b.n;
+    }
+    const inf = await writeBatches('inf32.arrow', [{ a: [1, 2, 3], b: [0.5, -Infinity, 1], label: [1, null, -1] }], { b: new Float32(), label: new Int32() });
+    const message = async (reuse: boolean) => ((await allRows(inf, reuse).then(() => undefined, (e: unknown) => e)) as Error).message;
+    expect(await message(true)).toMatch(/inf32\.arrow.*column 'b'.*row 2.*Infinity/s);
+    expect(await message(true)).toBe(await message(false));
   });
 
   it('read labels without nulls, and labels that are all null (every row unlabeled)', async () => {
@@ -177,8 +213,8 @@ describe('plain float64 files read from their bodies', () => {
   it('leave a null feature or another column type to the decoded path: the same error, the same rows', async () => {
     const withNull = await writeBatches('null.arrow', [{ a: [1, null], label: [1, -1] }]);
     await expect(allRows(withNull, true)).rejects.toThrow(/column 'a'.*row 2.*missing/s);
-    const ints = await writeBatches('ints.arrow', [{ a: [1, 2, 3], b: [0.5, 0.25, 1], label: [1, null, -1] }], { a: new Int32() });
-    expect(await allRows(ints, true)).toEqual(await allRows(ints, false));
+    const bools = await writeBatches('bools.arrow', [{ a: [true, false, true], b: [0.5, 0.25, 1], label: [1, null, -1] }], { a: new Bool() });
+    expect(await allRows(bools, true)).toEqual(await allRows(bools, false));
   });
 
   it('leave compressed bodies to the decoded path (never read as raw values)', async () => {

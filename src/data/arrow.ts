@@ -328,7 +328,7 @@ export interface BatchOptions {
   /** Rows scaled by this scaler (after they are checked). */
   readonly scale?: MinMaxScaler;
   /**
-   * Blocks read column by column (a file of plain float64 columns, read with
+   * Blocks read column by column (a file of plain numeric columns, read with
    * `reuse`) are handed out as their checked columns, no rows made (`X`
    * empty): for a pass that needs only per-column statistics. Other batches
    * come as rows. Not with `scale`.
@@ -390,7 +390,7 @@ export async function openArrowRows(path: string, opts: ReadOptions = {}): Promi
         // Same column plan as the first open, but the label coder of the first open (class names seen so far).
         const again: OpenedArrow = { ...opened, plan: { ...opened.plan, labels: plan.labels } };
         if (batchOpts.reuse === true && range === undefined && again.bodies !== undefined && plainBodies(again.reader.schema, again.plan, again.bodies)) {
-          yield* plainBatches(handle, now, again.bodies, again.plan, path, batchOpts.columns === true ? 'columns' : batchOpts.scale);
+          yield* plainBatches(handle, now, again.reader.schema, again.bodies, again.plan, path, batchOpts.columns === true ? 'columns' : batchOpts.scale);
           return;
         }
         const source = range ? batchRange(again, path, range) : recordBatches(again, path);
@@ -733,25 +733,70 @@ function copyBatch(batch: RecordBatch, plan: ColumnPlan, X: Float64Array, y: Flo
 }
 
 /**
+ * How a column's values are laid out in a record batch body when
+ * {@link plainBatches} can read them as bytes: `bytes` a value, and the typed
+ * array those bytes are (every value of every such type is a double exactly,
+ * but 64-bit integers beyond 2⁵³, which round as `Number()` rounds them,
+ * as the decoded path does). Floats of 32 and 64 bits, integers of 8 to 64
+ * bits, signed or not: what pyarrow, pandas and most Arrow writers give for
+ * features (float32 embeddings, uint8 pixels) and labels (int64).
+ */
+interface PlainType {
+  readonly bytes: 1 | 2 | 4 | 8;
+  readonly array: Float64ArrayConstructor | Float32ArrayConstructor | Int8ArrayConstructor | Uint8ArrayConstructor | Int16ArrayConstructor | Uint16ArrayConstructor | Int32ArrayConstructor | Uint32ArrayConstructor | BigInt64ArrayConstructor | BigUint64ArrayConstructor;
+}
+
+/** The {@link PlainType} of a column's type, or undefined when its values are not plain fixed-width numbers. */
+function plainType(type: DataType): PlainType | undefined {
+  if (type.children?.length > 0) return undefined;
+  if (type.typeId === Type.Float) {
+    const p = (type as Float).precision;
+    return p === Precision.DOUBLE ? { bytes: 8, array: Float64Array } : p === Precision.SINGLE ? { bytes: 4, array: Float32Array } : undefined;
+  }
+  if (type.typeId !== Type.Int) return undefined;
+  const { bitWidth, isSigned } = type as Int;
+  if (bitWidth === 8) return { bytes: 1, array: isSigned ? Int8Array : Uint8Array };
+  if (bitWidth === 16) return { bytes: 2, array: isSigned ? Int16Array : Uint16Array };
+  if (bitWidth === 32) return { bytes: 4, array: isSigned ? Int32Array : Uint32Array };
+  if (bitWidth === 64) return { bytes: 8, array: isSigned ? BigInt64Array : BigUint64Array };
+  return undefined;
+}
+
+/**
+ * Makes the first `n` values of `column`, whose bytes hold `n` values of
+ * `type` as read from a file, the same values as doubles, in place (from the
+ * last value down, so no value is overwritten before it is read).
+ */
+function widenInPlace(column: Float64Array, n: number, type: PlainType): void {
+  if (type.array === Float64Array) return;
+  const raw = new type.array(column.buffer as ArrayBuffer, column.byteOffset, n);
+  if (raw instanceof BigInt64Array || raw instanceof BigUint64Array) for (let i = n - 1; i >= 0; i--) column[i] = Number(raw[i]);
+  else for (let i = n - 1; i >= 0; i--) column[i] = raw[i];
+}
+
+/**
  * Whether every record batch of a file can be read straight from its body
- * bytes ({@link plainBatches}): every column float64 without children or
- * dictionaries, numeric labels, uncompressed bodies, no null feature, and each
- * buffer inside its body, 8-byte aligned, as long as its rows need — what
- * `dsgkit generate` and `dsgkit convert` write. Checked on the headers alone.
+ * bytes ({@link plainBatches}): every column a {@link PlainType} (floats of 32
+ * or 64 bits, integers of 8 to 64) without dictionaries, numeric labels,
+ * uncompressed bodies, no null feature, and each buffer inside its body,
+ * 8-byte aligned, as long as its rows need — what `dsgkit generate` and
+ * `dsgkit convert` write, and what pyarrow and pandas write for numeric
+ * tables. Checked on the headers alone.
  */
 function plainBodies(schema: Schema, plan: ColumnPlan, bodies: readonly BatchBody[]): boolean {
   const fields = schema.fields;
   if (plan.labels.kind === 'name' || schema.dictionaries.size > 0) return false;
-  if (!fields.every((f) => f.type.typeId === Type.Float && (f.type as Float).precision === Precision.DOUBLE && !(f.type.children?.length > 0))) return false;
+  const types = fields.map((f) => plainType(f.type));
+  if (!types.every((t) => t !== undefined)) return false;
   const inside = (b: { offset: number; length: number }, bytes: number, body: BatchBody) => b.offset % 8 === 0 && b.length >= bytes && b.offset + bytes <= body.bodyLength;
   return bodies.every((body) => {
     const { header } = body;
     const n = header.length;
     if (header.compression != null || header.nodes.length !== fields.length || header.buffers.length !== 2 * fields.length) return false;
-    if (!plan.featureIndex.every((c) => header.nodes[c].length === n && header.nodes[c].nullCount === 0 && inside(header.buffers[2 * c + 1], 8 * n, body))) return false;
+    if (!plan.featureIndex.every((c) => header.nodes[c].length === n && header.nodes[c].nullCount === 0 && inside(header.buffers[2 * c + 1], types[c]!.bytes * n, body))) return false;
     if (plan.labelIndex < 0) return true;
     const l = plan.labelIndex;
-    return header.nodes[l].length === n && inside(header.buffers[2 * l + 1], 8 * n, body) && (header.nodes[l].nullCount === 0 || inside(header.buffers[2 * l], Math.ceil(n / 8), body));
+    return header.nodes[l].length === n && inside(header.buffers[2 * l + 1], types[l]!.bytes * n, body) && (header.nodes[l].nullCount === 0 || inside(header.buffers[2 * l], Math.ceil(n / 8), body));
   });
 }
 
@@ -777,7 +822,7 @@ const PLAIN_ROWS = 8_192;
  * is a scaler, in the kernel; with `as` = 'columns' the block is checked
  * where it lies and handed out as its feature columns, no rows made.
  */
-async function* plainBatches(raw: FileHandle, opened: Stats, bodies: readonly BatchBody[], plan: ColumnPlan, file: string, as?: MinMaxScaler | 'columns'): AsyncGenerator<RowBatch> {
+async function* plainBatches(raw: FileHandle, opened: Stats, schema: Schema, bodies: readonly BatchBody[], plan: ColumnPlan, file: string, as?: MinMaxScaler | 'columns'): AsyncGenerator<RowBatch> {
   const scale = as === 'columns' ? undefined : as;
   // Reads of a column's slice are many and small: each is raced against a stall, and the file checked against
   // what was opened (guardReads) once a record batch, with the batch's first read.
@@ -785,6 +830,8 @@ async function* plainBatches(raw: FileHandle, opened: Stats, bodies: readonly Ba
   const d = plan.featureNames.length;
   const most = Math.min(PLAIN_ROWS, bodies.reduce((a, b) => Math.max(a, b.header.length), 0));
   const cols = plan.labelIndex < 0 ? plan.featureIndex : [...plan.featureIndex, plan.labelIndex];
+  // plainBodies checked every column's type: each is read as its own bytes and widened to doubles where it lies.
+  const types = cols.map((c) => plainType(schema.fields[c].type)!);
   // Columns are read into the row kernel's memory, and turned into rows, checked and scaled there.
   const kernel = new RowKernel(Math.max(1, most), d, cols.length);
   if (scale !== undefined) kernel.setScaling(scale);
@@ -807,9 +854,11 @@ async function* plainBatches(raw: FileHandle, opened: Stats, bodies: readonly Ba
       // Column j's values for rows from … from + n − 1, into the kernel's column j: a batch's first read checks the file alone,
       // the others go out together (the thread pool serves them side by side instead of one round trip each).
       const column = (j: number) => kernel.column(j, n);
-      const readColumn = (j: number) => {
+      const readColumn = async (j: number) => {
         const into = column(j);
-        return readAt(new Uint8Array(into.buffer, into.byteOffset, into.byteLength), bodyStart + header.buffers[2 * cols[j] + 1].offset + 8 * from);
+        const w = types[j].bytes;
+        await readAt(new Uint8Array(into.buffer, into.byteOffset, w * n), bodyStart + header.buffers[2 * cols[j] + 1].offset + w * from);
+        widenInPlace(into, n, types[j]);
       };
       const first = checked ? 0 : 1;
       if (first === 1) await readColumn(0);
