@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Bool, Float32, Float64, Int16, Int32, Int64, Int8, RecordBatch, Table, Uint32, Uint8, tableToIPC, vectorFromArray, type DataType } from 'apache-arrow';
-import { openArrowRows } from '../src/data/arrow.ts';
+import { openArrowRows, readArrow } from '../src/data/arrow.ts';
 import { MinMaxScaler, writeSynthetic } from '../src/data/index.ts';
 import { QuantileRange, scalingRange } from '../src/data/scaler.ts';
 import { RowKernel } from '../src/data/row-kernel.ts';
@@ -57,6 +57,9 @@ describe('plain numeric files read from their bodies', () => {
     expect(bits(plain.X).equals(bits(decoded.X))).toBe(true);
     expect(bits(plain.y).equals(bits(decoded.y))).toBe(true);
     expect(plain.y.filter((v) => !Number.isNaN(v)).length).toBe(150);
+    // Read whole (readArrow, what training in memory reads): the same rows, from the bodies too.
+    const whole = await readArrow(path);
+    expect(bits(whole.X).equals(bits(decoded.X)) && bits(whole.y).equals(bits(decoded.y))).toBe(true);
   });
 
   it('hand out scaled rows with the bits of MinMaxScaler.transformInPlace, with and without clipping', async () => {
@@ -178,6 +181,8 @@ describe('plain numeric files read from their bodies', () => {
     expect(bits(plain.X).equals(bits(decoded.X))).toBe(true);
     expect(bits(plain.y).equals(bits(decoded.y))).toBe(true);
     expect(plain.X[0 * 6 + 5]).toBe(-4_000_000_000);
+    const whole = await readArrow(path);
+    expect(bits(whole.X).equals(bits(decoded.X)) && bits(whole.y).equals(bits(decoded.y))).toBe(true);
     expect(plain.y.filter((y) => !Number.isNaN(y)).length).toBe(271);
     // As columns, the same values; a float32 that is not finite is named as the decoded path names it.
     const src = await openArrowRows(path);
@@ -190,6 +195,8 @@ describe('plain numeric files read from their bodies', () => {
     const message = async (reuse: boolean) => ((await allRows(inf, reuse).then(() => undefined, (e: unknown) => e)) as Error).message;
     expect(await message(true)).toMatch(/inf32\.arrow.*column 'b'.*row 2.*Infinity/s);
     expect(await message(true)).toBe(await message(false));
+    const decodedMessage = await message(false);
+    await expect(readArrow(inf)).rejects.toThrow(decodedMessage);
   });
 
   it('read labels without nulls, and labels that are all null (every row unlabeled)', async () => {

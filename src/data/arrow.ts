@@ -277,6 +277,18 @@ async function readOpenArrow(fh: FileHandle, file: string, opts: ReadOptions): P
   const d = plan.featureNames.length;
   const X = allocateFloat64(n * d, `the ${n} rows × ${d} features the batch headers list`, { file });
   const y = allocateFloat64(n, `${n} labels`, { file }).fill(NaN);
+  if (opened.bodies !== undefined && plainBodies(opened.reader.schema, plan, opened.bodies)) {
+    // Plain numeric columns: read from the bodies a block at a time, made into rows and checked in the row
+    // kernel (what sample on read's passes do), instead of decoded by apache-arrow a record batch at a time.
+    let row0 = 0;
+    for await (const b of plainBatches(fh, await fh.stat(), opened.reader.schema, opened.bodies, plan, file)) {
+      X.set(b.X.subarray(0, b.n * d), row0 * d);
+      y.set(b.y.subarray(0, b.n), row0);
+      row0 += b.n;
+    }
+    if (row0 !== n) throw new DataError(`read ${row0} rows, the headers list ${n} (the file changed while read?)`, { file });
+    return planToDataset(plan, X, y, file, true);
+  }
   for await (const { batch, row0 } of recordBatches(opened, file)) copyBatch(batch, plan, X, y, row0, row0, file);
   return planToDataset(plan, X, y, file);
 }
@@ -599,10 +611,11 @@ function guardReads(fh: FileHandle, file: string, size: number, opened: { mtimeM
   return guarded as unknown as FileHandle;
 }
 
-function planToDataset(plan: ColumnPlan, X: Float64Array, y: Float64Array, file: string): Dataset {
+function planToDataset(plan: ColumnPlan, X: Float64Array, y: Float64Array, file: string, checked = false): Dataset {
   const classNames = plan.labels.finish(y);
   const ds = makeDataset({ X, d: plan.featureNames.length, y, featureNames: plan.featureNames, labelName: plan.labelName, source: file, ...(classNames !== undefined ? { classNames } : {}) });
-  validateDataset(ds);
+  // Rows checked block by block as they were read (validateRows' checks) need not be checked again.
+  if (!checked) validateDataset(ds);
   return ds;
 }
 
@@ -763,15 +776,46 @@ function plainType(type: DataType): PlainType | undefined {
 }
 
 /**
- * Makes the first `n` values of `column`, whose bytes hold `n` values of
- * `type` as read from a file, the same values as doubles, in place (from the
- * last value down, so no value is overwritten before it is read).
+ * Where {@link plainBatches} reads a column of `type` before it is a column
+ * of doubles: narrower values into a scratch of their own (then widened into
+ * the column by TypedArray.set, natively), 64-bit integers into the column
+ * itself (then made numbers in place: same index, same bytes, read before
+ * written), doubles into the column as they are.
  */
-function widenInPlace(column: Float64Array, n: number, type: PlainType): void {
-  if (type.array === Float64Array) return;
-  const raw = new type.array(column.buffer as ArrayBuffer, column.byteOffset, n);
-  if (raw instanceof BigInt64Array || raw instanceof BigUint64Array) for (let i = n - 1; i >= 0; i--) column[i] = Number(raw[i]);
-  else for (let i = n - 1; i >= 0; i--) column[i] = raw[i];
+class ColumnWidener {
+  private readonly scratch: ArrayBuffer;
+  private readonly at: number[];
+
+  constructor(
+    private readonly types: readonly PlainType[],
+    rows: number,
+  ) {
+    let bytes = 0;
+    this.at = types.map((t) => {
+      const at = bytes;
+      if (t.bytes < 8) bytes += Math.ceil((t.bytes * rows) / 8) * 8;
+      return at;
+    });
+    this.scratch = new ArrayBuffer(bytes);
+  }
+
+  /** The bytes column `j`'s `n` values are read into (`column` is its final place). */
+  target(j: number, column: Float64Array, n: number): Uint8Array {
+    const w = this.types[j].bytes;
+    return w < 8 ? new Uint8Array(this.scratch, this.at[j], w * n) : new Uint8Array(column.buffer, column.byteOffset, 8 * n);
+  }
+
+  /** Makes `column`'s first `n` values the doubles of what {@link target} received. */
+  widen(j: number, column: Float64Array, n: number): void {
+    const t = this.types[j];
+    if (t.array === Float64Array) return;
+    if (t.array === BigInt64Array || t.array === BigUint64Array) {
+      const raw = new t.array(column.buffer as ArrayBuffer, column.byteOffset, n);
+      for (let i = 0; i < n; i++) column[i] = Number(raw[i]);
+      return;
+    }
+    column.set(new (t.array as Float32ArrayConstructor)(this.scratch, this.at[j], n));
+  }
 }
 
 /**
@@ -834,6 +878,7 @@ async function* plainBatches(raw: FileHandle, opened: Stats, schema: Schema, bod
   const types = cols.map((c) => plainType(schema.fields[c].type)!);
   // Columns are read into the row kernel's memory, and turned into rows, checked and scaled there.
   const kernel = new RowKernel(Math.max(1, most), d, cols.length);
+  const widener = new ColumnWidener(types, Math.max(1, most));
   if (scale !== undefined) kernel.setScaling(scale);
   const bits = new Uint8Array(Math.ceil(most / 8) + 1);
   const y = new Float64Array(most);
@@ -856,9 +901,8 @@ async function* plainBatches(raw: FileHandle, opened: Stats, schema: Schema, bod
       const column = (j: number) => kernel.column(j, n);
       const readColumn = async (j: number) => {
         const into = column(j);
-        const w = types[j].bytes;
-        await readAt(new Uint8Array(into.buffer, into.byteOffset, w * n), bodyStart + header.buffers[2 * cols[j] + 1].offset + w * from);
-        widenInPlace(into, n, types[j]);
+        await readAt(widener.target(j, into, n), bodyStart + header.buffers[2 * cols[j] + 1].offset + types[j].bytes * from);
+        widener.widen(j, into, n);
       };
       const first = checked ? 0 : 1;
       if (first === 1) await readColumn(0);
