@@ -41,6 +41,9 @@ function* sparseLabelBytes(n: number, labeledRows: Int32Array, labels: Float64Ar
   }
 }
 
+/** Values of X hashed at a time by {@link datasetFingerprint} (128 MiB of bytes). */
+const HASH_SLICE = 2 ** 24;
+
 /** A block of rows' features as the digest reads them. */
 const featureBytes = (X: Float64Array) => new Uint8Array(X.buffer, X.byteOffset, X.byteLength);
 
@@ -98,7 +101,10 @@ export class StreamedFingerprint {
  * datasetFingerprint(scaled); // 'a3f1…' (64 hex digits), the same for the same rows bit for bit
  */
 export function datasetFingerprint(ds: Dataset): string {
-  const hash = createHash('sha256').update(headerBytes(ds.n, ds.d)).update(featureBytes(ds.X.subarray(0, ds.n * ds.d)));
+  const hash = createHash('sha256').update(headerBytes(ds.n, ds.d));
+  // The features a slice at a time (the same digest): a byte view of more than 2³² − 1 bytes cannot be made.
+  const values = ds.n * ds.d;
+  for (let at = 0; at < values; at += HASH_SLICE) hash.update(featureBytes(ds.X.subarray(at, Math.min(values, at + HASH_SLICE))));
   hash.update(new Uint8Array(ds.y.buffer, ds.y.byteOffset, ds.n * 8));
   hash.update(ds.labeled.subarray(0, ds.n));
   return hash.digest('hex');
