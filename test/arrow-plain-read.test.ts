@@ -24,15 +24,18 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 /** Every row of a pass, concatenated (the two paths cut the file into blocks differently). */
 async function allRows(path: string, reuse: boolean, scale?: MinMaxScaler): Promise<{ X: Float64Array; y: Float64Array; blocks: number[] }> {
   const src = await openArrowRows(path);
-  const X: number[] = [];
-  const y: number[] = [];
+  const d = src.featureNames.length;
+  const X = new Float64Array(src.n * d);
+  const y = new Float64Array(src.n);
   const blocks: number[] = [];
+  let row = 0;
   for await (const b of src.batches(undefined, { reuse, ...(scale ? { scale } : {}) })) {
-    X.push(...b.X.subarray(0, b.n * src.featureNames.length));
-    y.push(...b.y.subarray(0, b.n));
+    X.set(b.X.subarray(0, b.n * d), row * d);
+    y.set(b.y.subarray(0, b.n), row);
     blocks.push(b.n);
+    row += b.n;
   }
-  return { X: Float64Array.from(X), y: Float64Array.from(y), blocks };
+  return { X, y, blocks };
 }
 
 const bits = (a: Float64Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
@@ -60,6 +63,19 @@ describe('plain numeric files read from their bodies', () => {
     // Read whole (readArrow, what training in memory reads): the same rows, from the bodies too.
     const whole = await readArrow(path);
     expect(bits(whole.X).equals(bits(decoded.X)) && bits(whole.y).equals(bits(decoded.y))).toBe(true);
+  });
+
+  it('read a wide file in fewer rows a block (its buffers stay about 32 MiB), the same rows', async () => {
+    // 1,000 features + the label: 32 MiB / (8 × 1,001) = 4,190 rows a block.
+    const n = 5_000;
+    const cols: Record<string, number[]> = {};
+    for (let k = 0; k < 1_000; k++) cols[`f${k}`] = Array.from({ length: n }, (_, i) => ((i * 31 + k * 17) % 101) / 10);
+    cols.label = Array.from({ length: n }, (_, i) => (i % 2 === 0 ? 1 : -1));
+    const path = await writeBatches('wide.arrow', [cols]);
+    const plain = await allRows(path, true);
+    const decoded = await allRows(path, false);
+    expect(plain.blocks).toEqual([4_190, 810]);
+    expect(bits(plain.X).equals(bits(decoded.X)) && bits(plain.y).equals(bits(decoded.y))).toBe(true);
   });
 
   it('hand out scaled rows with the bits of MinMaxScaler.transformInPlace, with and without clipping', async () => {

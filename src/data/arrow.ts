@@ -856,7 +856,27 @@ function plainBodies(schema: Schema, plan: ColumnPlan, bodies: readonly BatchBod
 const PLAIN_ROWS = 8_192;
 
 /**
- * The rows of a file that {@link plainBodies} accepts, {@link PLAIN_ROWS} at
+ * Bytes of each of {@link plainBatches}' two block buffers, at most, up to
+ * about 4,000 columns: a wider file reads fewer rows a block (5,343 at
+ * d = 784; never fewer than 1,024), so a pass over embeddings or pixels
+ * holds about 64 MiB of blocks, not 8,192 rows of every column twice.
+ */
+const PLAIN_BLOCK_BYTES = 32 * 2 ** 20;
+
+/**
+ * Rows {@link plainBatches} reads a block from a file of `columns` columns.
+ *
+ * @example
+ * plainRows(130);   // 8,192
+ * plainRows(785);   // 5,343
+ * plainRows(5_001); // 1,024
+ */
+function plainRows(columns: number): number {
+  return Math.max(1_024, Math.min(PLAIN_ROWS, Math.floor(PLAIN_BLOCK_BYTES / (8 * columns))));
+}
+
+/**
+ * The rows of a file that {@link plainBodies} accepts, {@link plainRows} at
  * a time: each column's values for those rows read from its record batch's
  * body into the row kernel's memory (data/row-kernel.ts) and turned into rows
  * there, in one reused `X` (labels into `y`, NaN where null) — the values
@@ -872,8 +892,8 @@ async function* plainBatches(raw: FileHandle, opened: Stats, schema: Schema, bod
   // what was opened (guardReads) once a record batch, with the batch's first read.
   const guarded = guardReads(raw, file, opened.size, opened);
   const d = plan.featureNames.length;
-  const most = Math.min(PLAIN_ROWS, bodies.reduce((a, b) => Math.max(a, b.header.length), 0));
   const cols = plan.labelIndex < 0 ? plan.featureIndex : [...plan.featureIndex, plan.labelIndex];
+  const most = Math.min(plainRows(cols.length), bodies.reduce((a, b) => Math.max(a, b.header.length), 0));
   // plainBodies checked every column's type: each is read as its own bytes and widened to doubles where it lies.
   const types = cols.map((c) => plainType(schema.fields[c].type)!);
   // Columns are read into the row kernel's memory, and turned into rows, checked and scaled there.

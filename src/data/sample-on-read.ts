@@ -17,7 +17,7 @@
  * record batch, whatever the file's size — less for a file of plain numeric
  * columns (float64 as `dsgkit generate` and `convert` write, float32 and
  * integers as pyarrow and pandas write; data/arrow.ts), which each pass reads
- * 8,192 rows at a time into the same buffers (`batches(…, { reuse: true })`
+ * up to 8,192 rows at a time into the same buffers (`batches(…, { reuse: true })`
  * of data/arrow.ts; the first pass as columns, `columns: true`, the second
  * as scaled rows): 6M × 129 (6.2 GB) is read twice in about 70 MB besides
  * the quantile sample and the kept rows. The kept rows are exactly the rows
