@@ -14,6 +14,7 @@ import { MinMaxScaler } from '../src/data/scaler.ts';
 import { Evaluator } from '../src/engine/evaluator.ts';
 import { History } from '../src/engine/history.ts';
 import { HotRows, hotRowsOf } from '../src/engine/hot-rows.ts';
+import { historyBlockCost } from '../src/engine/random-features.ts';
 import { EvaluatorPool } from '../src/engine/pool.ts';
 import type { RandomFeatures } from '../src/engine/random-features.ts';
 import { taskClasses } from '../src/model/task.ts';
@@ -86,6 +87,13 @@ describe('HotRows', () => {
     expect(hotRowsOf([of(144, 64)], 0, 10).length).toBe(0);
     // A continued run evaluates only iterations from + 1 … T at the draws, and the cache is rebuilt from block 0.
     expect(hotRowsOf([of(100, 64)], 9, 10).length).toBe(0);
+    // Where a history point-block costs less than a cached one (sorf blocks sharing a group's transform), fewer rows pay:
+    // grants' 6,352 unlabeled rows, 64 draws, T = 400 are cached at the flat price and not at sorf's at d = 1,497.
+    expect(hotRowsOf([of(6352, 64)], 0, 400).length).toBe(6352);
+    const perBlock = historyBlockCost({ kernel: { kind: 'rbf', sigma: 1 }, seed: 1, d: 1497, m: 64, family: 'sorf' });
+    expect(perBlock).toBeLessThan(0.2);
+    expect(hotRowsOf([of(6352, 64)], 0, 400, perBlock).length).toBe(0);
+    expect(hotRowsOf([of(200, 64)], 0, 400, perBlock).length).toBe(200);
   });
 
   it('a QSG-S2AUC run evaluating its history keeps f at its labeled rows: fewer point-blocks, the same model as keeping f at every row', async () => {

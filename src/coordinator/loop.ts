@@ -139,7 +139,7 @@ export function fastestEvaluation(learner: DsgLearner, from: number, T: number, 
   let drawn = 0;
   for (const source of sampled.sources ?? []) {
     drawn += source.draws;
-    history += isHot(source, from, T) ? source.size * T : source.draws * steps;
+    history += isHot(source, from, T, perBlock) ? source.size * T : source.draws * steps;
   }
   history += Math.max(0, sampled.batchPoints - drawn) * steps;
   // A final bias at rows the cache holds (TSGS3VM's class balance) reads them there, and evaluates the history at them otherwise.
@@ -347,7 +347,7 @@ class LoopRun {
     if (start?.bias !== undefined) this.bias!.restore(start.bias);
     this.cache = this.evaluation === 'rows' ? new RowCache({ d: rf.d, rows: learner.sampledRows!.rows(), copyRow: learner.sampledRows!.copyRow }) : undefined;
     const sources = this.evaluation === 'history' ? learner.sampledRows?.sources : undefined;
-    const hotRows = sources ? hotRowsOf(sources, this.from, T) : undefined;
+    const hotRows = sources ? hotRowsOf(sources, this.from, T, historyBlockCost(rf)) : undefined;
     this.hot = hotRows && hotRows.length > 0 ? new HotRows({ d: rf.d, rows: hotRows, copyRow: learner.sampledRows!.copyRow }) : undefined;
     this.val = opts.validation;
     this.fVal = this.val ? new Float64Array(this.val.nPoints) : undefined;

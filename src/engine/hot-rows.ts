@@ -38,27 +38,33 @@ export interface DrawSource {
 
 /**
  * Whether a source's rows are worth a cache in a run from iteration
- * `from + 1` to `T` (see {@link hotRowsOf}).
+ * `from + 1` to `T` (see {@link hotRowsOf}). `perBlock` is what one
+ * point-block of the history costs against one in a cache
+ * ({@link historyBlockCost}: less than 1 for `sorf` blocks that share a
+ * group's transform, which the history makes once a point and group and a
+ * cache, adding one block at a time, once a point and block).
  *
  * @example
  * isHot({ size: 100, draws: 64, indices }, 0, 1000); // true: 2·100·1,000 < 64·499,500
+ * isHot({ size: 6352, draws: 64, indices }, 0, 400, 0.152); // false: sorf at d = 1,497 (grants), 5.1e6 > 0.152·64·79,800
  */
-export function isHot(source: DrawSource, from: number, T: number): boolean {
+export function isHot(source: DrawSource, from: number, T: number, perBlock = 1): boolean {
   const historyWork = (T * (T - 1) - from * (from - 1)) / 2;
-  return source.size > 0 && 2 * source.size * T < source.draws * historyWork;
+  return source.size > 0 && 2 * source.size * T < source.draws * historyWork * perBlock;
 }
 
 /**
  * The rows worth a cache in a run from iteration `from + 1` to `T`: those of
  * every source whose cache (every row, every block: `size · T` point-blocks,
  * the blocks before `from` included) costs less than half what evaluating the
- * history at its draws does (`draws · Σ (t − 1)`). Empty when none is.
+ * history at its draws does (`draws · Σ (t − 1)` point-blocks, each priced at
+ * `perBlock` of a cache's; see {@link isHot}). Empty when none is.
  *
  * @example
  * hotRowsOf([{ size: 100, draws: 64, indices }, { size: 6e6, draws: 64, indices }], 0, 1000); // the 100 rows
  */
-export function hotRowsOf(sources: readonly DrawSource[], from: number, T: number): Int32Array {
-  const all = sources.filter((s) => isHot(s, from, T)).map((s) => s.indices());
+export function hotRowsOf(sources: readonly DrawSource[], from: number, T: number, perBlock = 1): Int32Array {
+  const all = sources.filter((s) => isHot(s, from, T, perBlock)).map((s) => s.indices());
   const rows = new Int32Array(all.reduce((n, a) => n + a.length, 0));
   let at = 0;
   for (const a of all) {
