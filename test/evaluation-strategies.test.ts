@@ -191,7 +191,7 @@ describe('evaluation strategies in training', () => {
     expect(historyBlockCost({ ...rf, m: 16, family: 'orf' })).toBe(1);
     expect(historyBlockCost({ ...sorf, m: 32 })).toBe(1); // 2m > N = 32: no shared group
     const perBlock = historyBlockCost(sorf); // N = 32, g = 8 blocks a group
-    expect(perBlock).toBeCloseTo(((32 * 5) / (6 * 4) / 8 + 1) / ((32 * 5) / (6 * 4) + 1), 12);
+    expect(perBlock).toBeCloseTo(((32 * 5) / (16 * 4) / 8 + 1) / ((32 * 5) / (16 * 4) + 1), 12);
     expect(historyBlockCost({ ...sorf, d: 784, m: 64 })).toBeLessThan(0.2); // MNIST: 1.05 µs a point-block from the history, 5.81 in the row cache
     expect(evaluationWork(learner, 20, sorf).history).toBeCloseTo((perBlock * 16 * 20 * 19) / 2, 6);
     expect(resolveEvaluation(learner, 20, 'auto', rf)).toBe('rows');

@@ -46,7 +46,7 @@ export interface DrawSource {
  *
  * @example
  * isHot({ size: 100, draws: 64, indices }, 0, 1000); // true: 2·100·1,000 < 64·499,500
- * isHot({ size: 6352, draws: 64, indices }, 0, 400, 0.152); // false: sorf at d = 1,497 (grants), 5.1e6 > 0.152·64·79,800
+ * isHot({ size: 6352, draws: 64, indices }, 0, 400, 0.073); // false: sorf at d = 1,497 (grants), 5.1e6 > 0.073·64·79,800
  */
 export function isHot(source: DrawSource, from: number, T: number, perBlock = 1): boolean {
   const historyWork = (T * (T - 1) - from * (from - 1)) / 2;

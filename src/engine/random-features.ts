@@ -70,22 +70,22 @@ export function sameFeatures(a: RandomFeatures, b: RandomFeatures): boolean {
  * once for the g blocks of a group, the row cache once per block. A block's
  * cost at a point is then c_T/g + c_b in the history against c_T + c_b, with
  * c_T the group's three Walsh–Hadamard transforms (∝ N·log₂N) and c_b the
- * block's m sines and cosines (∝ m): c_T/c_b = N·log₂N / (6·m), fitted to
+ * block's m sines and cosines (∝ m): c_T/c_b = N·log₂N / (16·m), fitted to
  * QSG-S2AUC's evaluation time a point-block at T = 400, one thread, each
  * strategy forced (history against row cache, µs; 2-core Xeon): 1.03 / 2.65 at
  * N = 256 (d = 200), 1.08 / 3.98 at N = 512 (d = 400), 1.05 / 5.81 at
  * N = 1,024 (MNIST), 0.97 / 12.7 at N = 2,048 (d = 1,497) — 0.39, 0.27, 0.18,
- * 0.076 against this price's 0.58, 0.31, 0.16, 0.078 (it errs towards the
+ * 0.076 against this price's 0.50, 0.28, 0.15, 0.073 (it errs towards the
  * cache where N is small). It prices the two strategies' work, never a value.
  *
  * @example
- * historyBlockCost({ kernel: { kind: 'rbf', sigma: 1 }, seed: 1, d: 784, m: 64, family: 'sorf' }); // ≈ 0.16
+ * historyBlockCost({ kernel: { kind: 'rbf', sigma: 1 }, seed: 1, d: 784, m: 64, family: 'sorf' }); // ≈ 0.15
  * historyBlockCost({ kernel: { kind: 'rbf', sigma: 1 }, seed: 1, d: 784, m: 64 }); // 1 (gaussian)
  */
 export function historyBlockCost(rf: RandomFeatures): number {
   const g = familyOf(rf) === 'sorf' ? sorfGroupBlocks(rf.d, rf.m) : 1;
   if (g <= 1) return 1;
   const N = paddedDimension(rf.d);
-  const transform = (N * Math.log2(N)) / (6 * rf.m);
+  const transform = (N * Math.log2(N)) / (16 * rf.m);
   return (transform / g + 1) / (transform + 1);
 }
