@@ -26,13 +26,33 @@ export class BlockOps {
    * const alpha = ops.project(rf, i, X, n, w).map((g) => -eta * g);
    */
   project(rf: RandomFeatures, i: number, X: Float64Array, nPoints: number, w: Float64Array, store?: FrequencyStore): Float64Array {
-    const k = this.load(rf, i, X, nPoints, store);
+    return this.projectBlocks(rf, i, i + 1, X, nPoints, w, store)[0];
+  }
+
+  /**
+   * {@link project} onto blocks `from … to − 1` at the same points and
+   * weights, each block's array the bits `project` gives. The points are
+   * loaded once, so `sorf` blocks that share a group transform each point
+   * once a group instead of once a block (FRS3VM's 16 fixed blocks of 64
+   * at d = 784 are one group) — for points that fit the kernel's held
+   * transform ({@link RffKernel.tilePoints}), as a batch does.
+   *
+   * @example
+   * const grads = ops.projectBlocks(rf, 0, K, batch.X, batch.nPoints, w); // K arrays of 2m
+   */
+  projectBlocks(rf: RandomFeatures, from: number, to: number, X: Float64Array, nPoints: number, w: Float64Array, store?: FrequencyStore): Float64Array[] {
+    const k = this.loadPoints(rf, X, nPoints);
     k.weights().set(w.subarray(0, nPoints));
-    k.project(nPoints);
-    const g = k.grad().slice(0, 2 * rf.m);
     const inv = 1 / Math.sqrt(rf.m);
-    for (let j = 0; j < g.length; j++) g[j] *= inv;
-    return g;
+    const out: Float64Array[] = [];
+    for (let i = from; i < to; i++) {
+      this.fill(rf, i, store);
+      k.project(nPoints);
+      const g = k.grad().slice(0, 2 * rf.m);
+      for (let j = 0; j < g.length; j++) g[j] *= inv;
+      out.push(g);
+    }
+    return out;
   }
 
   /**
@@ -52,11 +72,22 @@ export class BlockOps {
   }
 
   private load(rf: RandomFeatures, i: number, X: Float64Array, nPoints: number, store?: FrequencyStore): RffKernel {
+    const k = this.loadPoints(rf, X, nPoints);
+    this.fill(rf, i, store);
+    return k;
+  }
+
+  private loadPoints(rf: RandomFeatures, X: Float64Array, nPoints: number): RffKernel {
     const k = this.kernel;
     k.reserve(Math.max(1, nPoints), rf.d, rf.m, familyOf(rf));
     k.points().set(X.subarray(0, nPoints * rf.d));
-    if (store !== undefined) store.fill(i, k.omega());
-    else sampleKernelBlock(rf.kernel, rf.seed, i, rf.d, rf.m, k.omega(), familyOf(rf));
     return k;
+  }
+
+  /** Block `i`'s frequencies into the kernel (from the store when given, else sampled). */
+  private fill(rf: RandomFeatures, i: number, store?: FrequencyStore): void {
+    const omega = this.kernel.omega();
+    if (store !== undefined) store.fill(i, omega);
+    else sampleKernelBlock(rf.kernel, rf.seed, i, rf.d, rf.m, omega, familyOf(rf));
   }
 }
