@@ -3,7 +3,7 @@
 // and a point's value must not depend on the point that shares its vector.
 import { describe, expect, it } from 'vitest';
 import seedrandom from 'seedrandom';
-import { RffKernel } from '../src/engine/kernel.ts';
+import { heldTransformPoints, RffKernel } from '../src/engine/kernel.ts';
 import { referenceAccumulate, referenceProject } from '../src/engine/reference-kernel.ts';
 import { kernelBlockWidth, sampleBlockOmega, sampleKernelBlock, sorfGroupBlocks, sorfPlace } from '../src/features/spectral.ts';
 import { Evaluator } from '../src/engine/evaluator.ts';
@@ -168,6 +168,27 @@ describe('structured kernel (sorf)', () => {
     } finally {
       await one.close();
       await two.close();
+    }
+  });
+
+  it('a call on more points than a held transform covers goes in calls that fit one: each point the bits it has alone', async () => {
+    const [d, m] = [1000, 16]; // N = 1,024: a held transform covers 512 points; 64 blocks a group, 4 a chunk
+    expect(heldTransformPoints(d)).toBe(512);
+    const rf = { kernel: spec, seed: 3, d, m, family: 'sorf' } as const;
+    const rng = seedrandom('sorf-split');
+    const h = new History({ m, capacity: 12 });
+    for (let i = 0; i < 10; i++) h.append(Float64Array.from({ length: 2 * m }, () => rng() - 0.5));
+    const n = 600;
+    const X = Float64Array.from({ length: n * d }, () => rng());
+    const ev = new Evaluator(h, rf, { threads: 1, chunkSize: 4 });
+    try {
+      const all = await ev.evaluate(X, n);
+      const alone = new Float64Array(n);
+      for (const p of [0, 1, 255, 511, 512, 513, 598, 599]) alone[p] = (await ev.evaluate(X.subarray(p * d, (p + 1) * d), 1))[0];
+      for (const p of [0, 1, 255, 511, 512, 513, 598, 599]) expect(Object.is(all[p], alone[p])).toBe(true);
+      expect(all.every((v) => v !== 0)).toBe(true);
+    } finally {
+      await ev.close();
     }
   });
 });

@@ -19,7 +19,8 @@ import { defaultThreads, EvaluatorPool } from './pool.ts';
 import { FrequencyStore, type FrequencyStores } from './frequency-store.ts';
 import { checkRandomFeatures, familyOf, sameFeatures, type RandomFeatures } from './random-features.ts';
 import { opensChunk, type RowCache } from './row-cache.ts';
-import { RffKernel } from './kernel.ts';
+import { heldTransformPoints, RffKernel } from './kernel.ts';
+import { sorfGroupBlocks } from '../features/spectral.ts';
 import type { ScaledHistory } from './scaled-history.ts';
 import { MAX_UNITS } from './work-board.ts';
 
@@ -203,6 +204,11 @@ export abstract class HistoryEvaluator {
 
   /** The kind's task fields for a call over the history as it stands. */
   protected abstract kindFields(): KindFields;
+
+  /** Most points {@link evaluate} puts in one engine call (more go in several calls): unbounded but where a kind says otherwise. */
+  protected pointsPerCall(): number {
+    return Infinity;
+  }
   /** Work of one item at one point, in the units of {@link DEFAULT_PARALLEL_MIN_WORK}. */
   protected abstract itemWork(): number;
   /** The factor applied to the reduced sums, from the global scale `s` (e.g. `s/√m`). */
@@ -217,6 +223,16 @@ export abstract class HistoryEvaluator {
    * const f = await ev.evaluate(batchX, 768);
    */
   async evaluate(X: Float64Array, nPoints: number, out: Float64Array = new Float64Array(nPoints)): Promise<Float64Array> {
+    const step = this.pointsPerCall();
+    if (nPoints > step) {
+      // In calls of at most `step` points, each the bits the one call gives (a point's sum never depends on the others).
+      const { d } = this;
+      for (let p = 0; p < nPoints; p += step) {
+        const n = Math.min(step, nPoints - p);
+        await this.evaluate(X.subarray(p * d, (p + n) * d), n, out.subarray(p, p + n));
+      }
+      return out;
+    }
     const plan = this.plan(X, nPoints);
     if (plan === undefined) return out.fill(0, 0, nPoints);
     const { chunkFrom, chunkTo } = plan.task;
@@ -466,6 +482,19 @@ export class Evaluator extends HistoryEvaluator {
 
   protected kindFields(): KindFields {
     return { kind: 'rff', features: this.features, frequencies: this.frequencies.buffer };
+  }
+
+  /**
+   * Where `sorf` groups span several chunks (at d = 784, m = 64: 16 blocks a
+   * group, 4 a chunk), the points a kernel's held group transform covers
+   * ({@link heldTransformPoints}): a call on more points goes over them in
+   * tiles, chunk by chunk, and each chunk would transform every tile again;
+   * a call that fits one tile transforms a point once a group on each
+   * thread. Else unbounded.
+   */
+  protected override pointsPerCall(): number {
+    const { d, m } = this.features;
+    return familyOf(this.features) === 'sorf' && sorfGroupBlocks(d, m) > this.chunkSize ? heldTransformPoints(d) : Infinity;
   }
 
   /**

@@ -53,6 +53,19 @@ const CHUNK = 4;
  */
 export const GROUP_TRANSFORM_BYTES = 4 * 2 ** 20;
 
+/**
+ * Points one kernel's held group transform covers at input dimension `d`
+ * (`sorf` blocks that share a group): {@link GROUP_TRANSFORM_BYTES} of
+ * N-double transforms, never fewer than 2 (a pair is transformed together).
+ *
+ * @example
+ * heldTransformPoints(784);  // 512 (N = 1,024)
+ * heldTransformPoints(1497); // 256 (N = 2,048)
+ */
+export function heldTransformPoints(d: number): number {
+  return Math.max(2, Math.floor(GROUP_TRANSFORM_BYTES / (8 * paddedDimension(d))));
+}
+
 /** Byte offsets of the regions in wasm memory for one shape. */
 interface Layout {
   points: number;
@@ -185,8 +198,7 @@ export class RffKernel {
     if (this.lay && same && maxPoints <= this.cap) return;
     const cap = Math.max(maxPoints, same ? this.cap : 0);
     const mp = family === 'sorf' ? m : Math.ceil(m / CHUNK) * CHUNK;
-    const N = paddedDimension(d);
-    const zPoints = family === 'sorf' && sorfGroupBlocks(d, m) > 1 ? Math.max(1, Math.min(cap, Math.floor(GROUP_TRANSFORM_BYTES / (8 * N)))) : 0;
+    const zPoints = family === 'sorf' && sorfGroupBlocks(d, m) > 1 ? Math.max(1, Math.min(cap, heldTransformPoints(d))) : 0;
     const lay = layout(this.base, cap, d, m, mp, family, zPoints);
     memoryEnsure(this.ex.memory, lay.end, () => `RffKernel: ${cap} points × d=${d}, m=${m}`);
     this.lay = lay;
