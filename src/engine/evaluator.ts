@@ -209,6 +209,7 @@ export abstract class HistoryEvaluator {
   protected pointsPerCall(): number {
     return Infinity;
   }
+
   /** Work of one item at one point, in the units of {@link DEFAULT_PARALLEL_MIN_WORK}. */
   protected abstract itemWork(): number;
   /** The factor applied to the reduced sums, from the global scale `s` (e.g. `s/√m`). */
