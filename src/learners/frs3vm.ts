@@ -100,10 +100,9 @@ function frs3vmObjective({ ds, classes, params }: ObjectiveContext<Frs3vmParams>
         for (const i of U) g[i] -= G / U.length;
       }
       const out = Float64Array.from(alpha);
-      for (let i = 0; i < K; i++) {
-        const block = ops.project(rf, i, ds.X, ds.n, g);
+      ops.projectBlocks(rf, 0, K, ds.X, ds.n, g).forEach((block, i) => {
         for (let j = 0; j < width; j++) out[i * width + j] += block[j];
-      }
+      });
       return out;
     },
   };
