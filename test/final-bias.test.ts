@@ -12,7 +12,7 @@ import { makeDataset } from '../src/data/dataset.ts';
 function rule(n: number, d: number, perIteration?: number): FinalBiasRule {
   const X = Float64Array.from({ length: n * d }, (_, i) => i);
   const rows = Int32Array.from({ length: n }, (_, i) => 10 + 3 * i);
-  return { X, nPoints: n, rows, ...(perIteration !== undefined ? { perIteration } : {}), bias: (f) => -f[0] };
+  return { nPoints: n, d, copyPoint: (i, out, at) => out.set(X.subarray(i * d, i * d + d), at * d), rows, ...(perIteration !== undefined ? { perIteration } : {}), bias: (f) => -f[0] };
 }
 
 describe('finalPoints', () => {
@@ -33,6 +33,15 @@ describe('finalPoints', () => {
     }
     // Fewer rows than the minimum: all of them.
     expect(finalPoints(rule(100, 2, 1), 1).nPoints).toBe(100);
+  });
+
+  it('copies the features of the rows it reads only (a short fit of a wide set copies 640 rows, not 4,096)', () => {
+    const grows = rule(4096, 3, 64);
+    const copied: number[] = [];
+    const counting: FinalBiasRule = { ...grows, copyPoint: (i, X, at) => (copied.push(i), grows.copyPoint(i, X, at)) };
+    finalPoints(counting, 10);
+    expect(copied.length).toBe(640);
+    expect(new Set(copied).size).toBe(640);
   });
 
   it('TSGS3VM: a run continued to T gives the model a run to T at once gives, when the bias reads fewer rows at the first stop', async () => {

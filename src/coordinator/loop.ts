@@ -17,7 +17,7 @@ import { measureKernelRate, PhaseClock, RunProfile, type ProfileReport } from '.
 import { HotRows, hotRowsOf, isHot } from '../engine/hot-rows.ts';
 import { RowCache } from '../engine/row-cache.ts';
 import { familyOf, historyBlockCost, type RandomFeatures } from '../engine/random-features.ts';
-import { finalPointCount, finalPoints, type Batch, type DsgLearner, type LearnerBias } from './learner.ts';
+import { finalPointCount, finalPoints, finalRows, type Batch, type DsgLearner, type LearnerBias } from './learner.ts';
 import { RunShell, type Progress, type Validation } from './run-shell.ts';
 import { continuationCost } from './successive-halving.ts';
 import { stepAt } from './step-size.ts';
@@ -236,10 +236,12 @@ export function samplingRng(seed: number, state?: SamplingState): SamplingRng {
  */
 export async function modelBias(bias: LearnerBias | undefined, evaluator: Evaluator, t: number, cache?: RowCache): Promise<number | undefined> {
   if (bias?.final === undefined) return bias?.value;
-  const { X, nPoints, rows } = finalPoints(bias.final, t);
-  // The cache holds f at the learner's rows, up to date, the same bits as the history gives.
-  if (cache && rows) return bias.final.bias(cache.read(rows, nPoints, evaluator.rowFactor(), new Float64Array(nPoints)));
-  return bias.final.bias(await evaluator.evaluate(X, nPoints, new Float64Array(nPoints)));
+  const { final } = bias;
+  // The cache holds f at the learner's rows, up to date, the same bits as the history gives: no features to copy.
+  const rows = cache ? finalRows(final, t) : undefined;
+  if (cache && rows) return final.bias(cache.read(rows, rows.length, evaluator.rowFactor(), new Float64Array(rows.length)));
+  const { X, nPoints } = finalPoints(final, t);
+  return final.bias(await evaluator.evaluate(X, nPoints, new Float64Array(nPoints)));
 }
 
 
