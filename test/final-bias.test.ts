@@ -5,7 +5,7 @@
  * the rows a run to t at once reads.
  */
 import { describe, expect, it } from 'vitest';
-import { FINAL_MIN_ROWS, finalPoints, type FinalBiasRule } from '../src/coordinator/learner.ts';
+import { FINAL_GATHER_POINTS, FINAL_MIN_ROWS, finalPositions, finalRows, finalValues, type FinalBiasRule } from '../src/coordinator/learner.ts';
 import { trainModel as train } from '../src/train/train.ts';
 import { makeDataset } from '../src/data/dataset.ts';
 
@@ -15,33 +15,49 @@ function rule(n: number, d: number, perIteration?: number): FinalBiasRule {
   return { nPoints: n, d, copyPoint: (i, out, at) => out.set(X.subarray(i * d, i * d + d), at * d), rows, ...(perIteration !== undefined ? { perIteration } : {}), bias: (f) => -f[0] };
 }
 
-describe('finalPoints', () => {
-  it('reads every row without perIteration, and max(256, B·t) evenly spaced rows with it, each row with its own features', () => {
+/** An "evaluation" that gives each point its first feature, and counts the points it was given. */
+function firstFeature(d: number, seen: { points: number; calls: number }) {
+  return async (X: Float64Array, n: number, out: Float64Array) => {
+    seen.points += n;
+    seen.calls++;
+    for (let p = 0; p < n; p++) out[p] = X[p * d];
+    return out;
+  };
+}
+
+describe('final bias rows', () => {
+  it('reads every row without perIteration, and max(256, B·t) evenly spaced rows with it, each row with its own features', async () => {
     const all = rule(4096, 3);
-    expect(finalPoints(all, 1).nPoints).toBe(4096);
+    expect(finalPositions(all, 1).length).toBe(4096);
     const grows = rule(4096, 3, 64);
-    expect(finalPoints(grows, 400).nPoints).toBe(4096);
-    expect(finalPoints(grows, 64).nPoints).toBe(4096);
-    expect(finalPoints(grows, 2).nPoints).toBe(FINAL_MIN_ROWS);
-    const ten = finalPoints(grows, 10);
-    expect(ten.nPoints).toBe(640);
+    expect(finalPositions(grows, 400).length).toBe(4096);
+    expect(finalPositions(grows, 64).length).toBe(4096);
+    expect(finalPositions(grows, 2).length).toBe(FINAL_MIN_ROWS);
+    const seen = { points: 0, calls: 0 };
+    const ten = await finalValues(grows, 10, firstFeature(3, seen));
+    expect(ten.length).toBe(640);
+    const rows = finalRows(grows, 10)!;
     // Evenly spaced, in row order, and each point's features are its row's.
-    for (let i = 0; i < ten.nPoints; i++) {
+    for (let i = 0; i < ten.length; i++) {
       const at = Math.floor((i * 4096) / 640);
-      expect(ten.rows![i]).toBe(10 + 3 * at);
-      expect(Array.from(ten.X.subarray(i * 3, i * 3 + 3))).toEqual([3 * at, 3 * at + 1, 3 * at + 2]);
+      expect(rows[i]).toBe(10 + 3 * at);
+      expect(ten[i]).toBe(3 * at);
     }
+    // Only the rows read are copied and evaluated.
+    expect(seen.points).toBe(640);
     // Fewer rows than the minimum: all of them.
-    expect(finalPoints(rule(100, 2, 1), 1).nPoints).toBe(100);
+    expect(finalPositions(rule(100, 2, 1), 1).length).toBe(100);
   });
 
-  it('copies the features of the rows it reads only (a short fit of a wide set copies 640 rows, not 4,096)', () => {
-    const grows = rule(4096, 3, 64);
-    const copied: number[] = [];
-    const counting: FinalBiasRule = { ...grows, copyPoint: (i, X, at) => (copied.push(i), grows.copyPoint(i, X, at)) };
-    finalPoints(counting, 10);
-    expect(copied.length).toBe(640);
-    expect(new Set(copied).size).toBe(640);
+  it('gathers the rows in parts of FINAL_GATHER_POINTS, with the values of one call over all of them', async () => {
+    const all = rule(2500, 3);
+    const parts = { points: 0, calls: 0 };
+    const whole = { points: 0, calls: 0 };
+    const inParts = await finalValues(all, 1, firstFeature(3, parts));
+    const once = await finalValues(all, 1, firstFeature(3, whole), Infinity);
+    expect(parts.calls).toBe(Math.ceil(2500 / FINAL_GATHER_POINTS));
+    expect(whole.calls).toBe(1);
+    expect(Array.from(inParts)).toEqual(Array.from(once));
   });
 
   it('TSGS3VM: a run continued to T gives the model a run to T at once gives, when the bias reads fewer rows at the first stop', async () => {

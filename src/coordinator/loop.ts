@@ -17,7 +17,7 @@ import { measureKernelRate, PhaseClock, RunProfile, type ProfileReport } from '.
 import { HotRows, hotRowsOf, isHot } from '../engine/hot-rows.ts';
 import { RowCache } from '../engine/row-cache.ts';
 import { familyOf, historyBlockCost, type RandomFeatures } from '../engine/random-features.ts';
-import { finalPointCount, finalPoints, finalRows, type Batch, type DsgLearner, type LearnerBias } from './learner.ts';
+import { finalPointCount, finalRows, finalValues, type Batch, type DsgLearner, type LearnerBias } from './learner.ts';
 import { RunShell, type Progress, type Validation } from './run-shell.ts';
 import { continuationCost } from './successive-halving.ts';
 import { stepAt } from './step-size.ts';
@@ -227,7 +227,7 @@ export function samplingRng(seed: number, state?: SamplingState): SamplingRng {
 /**
  * The model's bias `b` from a learner's bias as the run stands at iteration
  * `t`: the bias's `final` rule applied to f at the rows it reads at t (e.g.
- * the class balance over unlabeled rows; {@link finalPoints}) — read from
+ * the class balance over unlabeled rows; {@link finalValues}) — read from
  * `cache` when the run keeps f there, else evaluated on the history — else
  * its running value; undefined without a bias.
  *
@@ -240,8 +240,7 @@ export async function modelBias(bias: LearnerBias | undefined, evaluator: Evalua
   // The cache holds f at the learner's rows, up to date, the same bits as the history gives: no features to copy.
   const rows = cache ? finalRows(final, t) : undefined;
   if (cache && rows) return final.bias(cache.read(rows, rows.length, evaluator.rowFactor(), new Float64Array(rows.length)));
-  const { X, nPoints } = finalPoints(final, t);
-  return final.bias(await evaluator.evaluate(X, nPoints, new Float64Array(nPoints)));
+  return final.bias(await finalValues(final, t, (X, n, out) => evaluator.evaluate(X, n, out)));
 }
 
 

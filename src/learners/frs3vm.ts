@@ -24,7 +24,7 @@ import { TRAINING_CHUNK_SIZE } from '../engine/chunks.ts';
 import { Evaluator } from '../engine/evaluator.ts';
 import { History } from '../engine/history.ts';
 import type { RandomFeatures } from '../engine/random-features.ts';
-import { finalPoints } from '../coordinator/learner.ts';
+import { finalValues } from '../coordinator/learner.ts';
 import { samplingRng } from '../coordinator/loop.ts';
 import { RunShell } from '../coordinator/run-shell.ts';
 import { stepAt } from '../coordinator/step-size.ts';
@@ -184,8 +184,8 @@ async function fitFrs3vm({ rows, classes, params, engine, hooks = {} }: FitRun<F
       shell.leave(t);
     }
     // The class balance over every point of the rule: FRS3VM's epochs are not the loop's iterations (t = ∞).
-    const final = bias.final ? finalPoints(bias.final, Infinity) : undefined;
-    const b = final ? bias.final!.bias(await evaluator.evaluate(final.X, final.nPoints, new Float64Array(final.nPoints))) : bias.value;
+    const final = bias.final;
+    const b = final ? final.bias(await finalValues(final, Infinity, (X, n, out) => evaluator.evaluate(X, n, out))) : bias.value;
     return { predictor: new RandomFeaturePredictor(history, features, TRAINING_CHUNK_SIZE, b), computed: { iterations: T, step }, trace: shell.trace };
   } finally {
     await evaluator.close();

@@ -8,7 +8,7 @@
  */
 import { UsageError } from '../errors.ts';
 import { suffixStart, suffixWeights } from '../coordinator/averaging.ts';
-import { finalPoints, type DsgLearner, type LearnerBias } from '../coordinator/learner.ts';
+import { finalValues, type DsgLearner, type LearnerBias } from '../coordinator/learner.ts';
 import { fastestEvaluation, modelBias, resolveEvaluation, runLoop, samplingRng, type LoopOptions } from '../coordinator/loop.ts';
 import type { EvaluatorOptions } from '../engine/evaluator.ts';
 import type { History } from '../engine/history.ts';
@@ -140,8 +140,8 @@ async function loopPredictor(history: History, features: RandomFeatures, learner
   if (bias === undefined) return averaged;
   let b = bias.value;
   if (bias.final !== undefined) {
-    const { X, nPoints } = finalPoints(bias.final, history.t);
-    b = bias.final.bias(await averaged.evaluate(X, nPoints, new Float64Array(nPoints), predictOptions(engine)));
+    // One call: each call of a predictor sets up an evaluator of its own.
+    b = bias.final.bias(await finalValues(bias.final, history.t, (X, n, out) => averaged.evaluate(X, n, out, predictOptions(engine)), Infinity));
   } else if (lastBias !== undefined) b = lastBias;
   return new RandomFeaturePredictor(history, features, TRAINING_CHUNK_SIZE, b, { from, weights });
 }
