@@ -79,8 +79,8 @@ export interface LearnerBias {
  * first rounds: 10 iterations) costs no more than the fit's own evaluations
  * of the history at its unlabeled draws. The rows' features are copied when
  * read ({@link finalValues}), only for the rows read: a fit of 10 iterations
- * on grants (6,352 unlabeled rows × 1,497 features) copies 320 rows, not the
- * 76 MB of all of them.
+ * on grants (1,497 features; TSGS3VM samples 4,096 of its 6,352 unlabeled
+ * rows) copies 320 rows, not the 49 MB of all 4,096.
  *
  * @example
  * const final: FinalBiasRule = { nPoints: U.length, d, copyPoint: (i, X, at) => rows.copyRow(U[i], X, at), rows: U, perIteration: 32, bias: (f) => c - mean(f) };
@@ -132,7 +132,8 @@ export function finalPositions(final: Pick<FinalBiasRule, 'nPoints' | 'perIterat
 
 /**
  * Points whose features {@link finalValues} copies at a time: 12 MB at
- * d = 1,497, where all of TSGS3VM's 12,800 rows would take 153 MB.
+ * d = 1,497, where the 4,096 rows of TSGS3VM's sample take 49 MB (and
+ * FRS3VM reads all of them at the end of every fit).
  */
 export const FINAL_GATHER_POINTS = 1024;
 
