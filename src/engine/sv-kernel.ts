@@ -78,6 +78,8 @@ export class SvKernel {
   private stride = 0;
   /** Whether column k is non-zero in some row (scanned once, on the first points set). */
   private rowColumns: Uint8Array | undefined;
+  /** The columns zero in every row (the complement of {@link rowColumns}), the only ones the points are scanned for. */
+  private rowZeroColumns: Uint32Array | undefined;
   /** Columns listed at `columns` for the points set last. */
   private nc = 0;
 
@@ -180,7 +182,10 @@ export class SvKernel {
     const lay = this.layout();
     this.view(lay.points, nPoints * d).set(X.subarray(0, nPoints * d));
     const used = (this.rowColumns ??= nonZeroColumns(this.rows.X, this.rows.n, d));
-    const pointColumns = nonZeroColumns(X, nPoints, d);
+    // Only the columns zero in every row are looked up in the points (a training batch, rows themselves, has none there).
+    const zeroInRows = (this.rowZeroColumns ??= Uint32Array.from(Array.from(used.keys()).filter((k) => used[k] === 0)));
+    const pointColumns = new Uint8Array(d);
+    for (let i = 0; i < nPoints; i++) for (const k of zeroInRows) if (X[i * d + k] !== 0) pointColumns[k] = 1;
     const columns = new Uint32Array(this.memory.buffer, lay.columns, d);
     let nc = 0;
     for (let k = 0; k < d; k++) if (used[k] || pointColumns[k]) columns[nc++] = 8 * k;
