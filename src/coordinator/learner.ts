@@ -105,7 +105,7 @@ export const FINAL_MIN_ROWS = 256;
  * How many points a final rule reads after iteration `t` ({@link finalPositions}).
  *
  * @example
- * finalPointCount({ X, nPoints: 4096, perIteration: 64, bias }, 10); // 640
+ * finalPointCount({ nPoints: 4096, perIteration: 64 }, 10); // 640
  */
 export function finalPointCount(final: Pick<FinalBiasRule, 'nPoints' | 'perIteration'>, t: number): number {
   const { nPoints: n, perIteration } = final;
