@@ -8,7 +8,7 @@
  */
 import { UsageError } from '../errors.ts';
 import { suffixStart, suffixWeights } from '../coordinator/averaging.ts';
-import { finalValues, type DsgLearner, type LearnerBias } from '../coordinator/learner.ts';
+import { finalPositions, finalValues, type DsgLearner, type LearnerBias } from '../coordinator/learner.ts';
 import { fastestEvaluation, modelBias, resolveEvaluation, runLoop, samplingRng, type LoopOptions } from '../coordinator/loop.ts';
 import type { EvaluatorOptions } from '../engine/evaluator.ts';
 import type { History } from '../engine/history.ts';
@@ -59,6 +59,12 @@ export function loopLearner<P extends ParamTable, N extends string>(declared: Lo
       const learner = declared.create(rows, classes, params, step);
       const rng = samplingRng(loopParams(params).seed, from?.rng);
       for (let t = (from?.t ?? 0) + 1; t <= to; t++) learner.sample(rng, t);
+      // The rows its final bias reads after iteration `to` (TSGS3VM's class balance), asked for as the run's end asks.
+      const final = learner.bias?.final;
+      if (final !== undefined) {
+        const x = new Float64Array(final.d);
+        for (const p of finalPositions(final, to)) final.copyPoint(p, x, 0);
+      }
     },
   };
 }

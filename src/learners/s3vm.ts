@@ -27,7 +27,7 @@
  */
 import { DataError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
-import { gatherRows, trainingRows, type TrainingRows } from '../data/training-rows.ts';
+import { trainingRows, type TrainingRows } from '../data/training-rows.ts';
 import type { Batch, DsgLearner, LearnerBias, Rng, SampledRows } from '../coordinator/learner.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
 import { marginLoss, marginLossDerivative } from './margin-losses.ts';
@@ -412,13 +412,7 @@ export class S3vmObjective implements DsgLearner {
       };
     }
     const rows = sampleSource(this.unlabeledRows, BALANCE_ROWS, `dsgkit-balance:${seed}`);
-    // Rows in memory are copied when read. Rows read from a file (sample on read) are copied now: the plan that
-    // decides which rows a run keeps records the rows asked for while the learner is made and sampled.
     const source = this.rows;
-    const copied = source.allFeatures === undefined ? gatherRows(source, rows) : undefined;
-    const copyPoint = copied
-      ? (i: number, X: Float64Array, at: number) => X.set(copied.subarray(i * source.d, (i + 1) * source.d), at * source.d)
-      : (i: number, X: Float64Array, at: number) => source.copyRow(rows[i], X, at);
     return {
       get value() {
         return value;
@@ -432,7 +426,7 @@ export class S3vmObjective implements DsgLearner {
       },
       // B/2 rows an iteration: B·t/2 rows × t blocks is what the run's own evaluations of the history at its
       // B unlabeled draws a step cost (B·t(t − 1)/2), so a short fit's bias costs no more than the fit.
-      final: { nPoints: rows.length, d: source.d, copyPoint, rows, perIteration: B / 2, bias: (fU: Float64Array) => target - meanOf(fU, 0, fU.length) },
+      final: { nPoints: rows.length, d: source.d, copyPoint: (i, X, at) => source.copyRow(rows[i], X, at), rows, perIteration: B / 2, bias: (fU: Float64Array) => target - meanOf(fU, 0, fU.length) },
     };
   }
 }
