@@ -79,4 +79,36 @@ describe('final bias rows', () => {
     const direct = await train({ ...run, T: 200 });
     expect(Buffer.from(continued.toBytes()).equals(Buffer.from(direct.toBytes()))).toBe(true);
   }, 60_000);
+
+  it('FRS3VM: the class balance holds on B/2 unlabeled rows a step — the whole sample from 2 epochs on, fewer for a part of an epoch', async () => {
+    // 200 labeled rows (70 positive), 3,000 unlabeled: fewer than the 4,096 of a sample, so the sample is every one, in row order.
+    const [nL, nU, d, B] = [200, 3000, 3, 8];
+    const n = nL + nU;
+    const X = new Float64Array(n * d);
+    const y = new Float64Array(n).fill(Number.NaN);
+    let s = 11;
+    const rand = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
+    for (let i = 0; i < n; i++) for (let j = 0; j < d; j++) X[i * d + j] = rand();
+    for (let i = 0; i < nL; i++) y[i] = i < 70 ? 1 : -1;
+    const ds = makeDataset({ X, d, y });
+    const target = (70 - 130) / 200;
+    /** The mean of f + b over the unlabeled rows at these positions of the sample. */
+    const meanAt = async (model: Awaited<ReturnType<typeof train>>, positions: Int32Array) => {
+      const Xs = new Float64Array(positions.length * d);
+      positions.forEach((p, i) => Xs.set(X.subarray((nL + p) * d, (nL + p + 1) * d), i * d));
+      const f = await model.decisionFunction(makeDataset({ X: Xs, d, y: new Float64Array(positions.length).fill(Number.NaN) }));
+      return f.reduce((a, v) => a + v, 0) / f.length;
+    };
+    const every = Int32Array.from({ length: nU }, (_, i) => i);
+    const run = { learner: 'frs3vm', data: ds, seed: 5, m: 8, blocks: 2, batchSize: B, threads: 1 } as const;
+    // 2 epochs: 2·⌈3,000/8⌉ = 750 steps, B/2 = 4 rows a step: all 3,000.
+    const full = await train({ ...run, epochs: 2 });
+    expect(await meanAt(full, every)).toBeCloseTo(target, 10);
+    // A tenth of an epoch: 38 steps, 152 rows, so the least a rule reads (256), evenly spaced.
+    const part = await train({ ...run, epochs: 0.1 });
+    const read = finalPositions({ nPoints: nU, perIteration: B / 2 }, 38);
+    expect(read.length).toBe(FINAL_MIN_ROWS);
+    expect(await meanAt(part, read)).toBeCloseTo(target, 10);
+    expect(Math.abs((await meanAt(part, every)) - target)).toBeGreaterThan(1e-6);
+  }, 60_000);
 });

@@ -183,9 +183,10 @@ async function fitFrs3vm({ rows, classes, params, engine, hooks = {} }: FitRun<F
       }
       shell.leave(t);
     }
-    // The class balance over every point of the rule: FRS3VM's epochs are not the loop's iterations (t = ∞).
+    // The class balance over the rows the rule reads after T steps (B/2 a step, as TSGS3VM's after T
+    // iterations): all of its sample from 2 epochs on, fewer for tune's first fits (a part of an epoch).
     const final = bias.final;
-    const b = final ? final.bias(await finalValues(final, Infinity, (X, n, out) => evaluator.evaluate(X, n, out))) : bias.value;
+    const b = final ? final.bias(await finalValues(final, T, (X, n, out) => evaluator.evaluate(X, n, out))) : bias.value;
     return { predictor: new RandomFeaturePredictor(history, features, TRAINING_CHUNK_SIZE, b), computed: { iterations: T, step }, trace: shell.trace };
   } finally {
     await evaluator.close();

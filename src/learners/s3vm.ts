@@ -22,7 +22,8 @@
  * gradient onto the constraint). The model's final `b` is `c − mean f` over
  * the unlabeled rows (at most {@link BALANCE_ROWS} of them, a seeded sample
  * beyond that; after t iterations at most B·t/2 of them, evenly spaced in that
- * sample: coordinator/learner.ts `finalPositions`). Without the constraint `b`
+ * sample: coordinator/learner.ts `finalPositions`; FRS3VM's t is its SGD
+ * steps, so from 2 epochs on it reads the whole sample). Without the constraint `b`
  * follows its own gradient, `b ← b − γ_t Σ_p w_p`.
  */
 import { DataError } from '../errors.ts';
