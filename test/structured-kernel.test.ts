@@ -8,6 +8,7 @@ import { referenceAccumulate, referenceProject } from '../src/engine/reference-k
 import { kernelBlockWidth, sampleBlockOmega, sampleKernelBlock, sorfGroupBlocks, sorfPlace } from '../src/features/spectral.ts';
 import { Evaluator } from '../src/engine/evaluator.ts';
 import { History } from '../src/engine/history.ts';
+import { BlockOps } from '../src/engine/block-ops.ts';
 import { referenceEvaluate } from '../src/engine/reference-evaluator.ts';
 
 const spec = { kind: 'rbf', sigma: 0.3 } as const;
@@ -146,6 +147,38 @@ describe('structured kernel (sorf)', () => {
       const wScale = w.reduce((s, a) => s + Math.abs(a), 0);
       for (let j = 0; j < 2 * m; j++) expect(Math.abs(k.grad()[j] - g[j]) / wScale).toBeLessThan(1e-12);
     }
+  });
+
+  it('a block projected at the points another kernel holds with their transform uses that kernel, with the bits of its own', () => {
+    const [d, m, n] = [100, 16, 13];
+    const rng = seedrandom('sorf-donor');
+    const X = Float64Array.from({ length: n * d }, () => rng());
+    const w = Float64Array.from({ length: n }, () => rng() - 0.5);
+    const G = sorfGroupBlocks(d, m);
+    const rf = { kernel: spec, seed: 6, d, m, family: 'sorf' } as const;
+    // The donor evaluated block 1 at X: it holds group 0's transform of all n points.
+    const donor = RffKernel.create();
+    donor.reserve(n, d, m, 'sorf');
+    donor.points().set(X);
+    sampleKernelBlock(spec, 6, 1, d, m, donor.omega(), 'sorf');
+    donor.clearOut(n);
+    donor.accumulate(n);
+    expect(donor.holdsPoints(X, n, d, m, 'sorf')).toBe(true);
+    expect(donor.holdsPoints(X, 7, d, m, 'sorf')).toBe(true);
+    // Other points (one value rounded to float32), another shape, or more points than it holds: no.
+    const changed = X.slice();
+    changed[5 * d + 3] = Math.fround(changed[5 * d + 3]);
+    expect(donor.holdsPoints(changed, n, d, m, 'sorf')).toBe(false);
+    expect(donor.holdsPoints(X, n, d, 2 * m, 'sorf')).toBe(false);
+    expect(donor.holdsPoints(X, n, d, m, 'gaussian')).toBe(false);
+    // Blocks of the held group (2), of another (G + 1) and both: each the bits BlockOps gives on its own kernel.
+    for (const [from, to] of [[2, 3], [G + 1, G + 2], [0, G + 2]] as const) {
+      const alone = new BlockOps().projectBlocks(rf, from, to, X, n, w);
+      const withDonor = new BlockOps().projectBlocks(rf, from, to, X, n, w, undefined, donor);
+      alone.forEach((g, b) => expect(Buffer.from(withDonor[b].buffer).equals(Buffer.from(g.buffer)), `block ${from + b}`).toBe(true));
+    }
+    // The points were those it holds: it still does (the projection wrote only ω and weights).
+    expect(donor.holdsPoints(X, n, d, m, 'sorf')).toBe(true);
   });
 
   it('the engine on blocks sharing groups (chunks of 4 starting mid-group): 1 and 2 threads the same bits, the dense rows within 1e-12', async () => {

@@ -455,7 +455,7 @@ class LoopRun {
   private addBlock(): void {
     const { batch, clock } = this;
     const b0 = clock.now();
-    const alpha = this.ops.project(this.rf, this.t - 1, batch.X, batch.nPoints, this.w, this.evaluator.frequencies);
+    const alpha = this.ops.project(this.rf, this.t - 1, batch.X, batch.nPoints, this.w, this.evaluator.frequencies, this.evaluator.callingKernel);
     for (let j = 0; j < alpha.length; j++) alpha[j] *= -this.eta;
     this.alpha = alpha;
     if (this.profile) this.profile.pointBlocks += batch.nPoints;

@@ -10,7 +10,8 @@ import type { FrequencyStore } from './frequency-store.ts';
 import { familyOf, type RandomFeatures } from './random-features.ts';
 
 /**
- * Single-block operations with a private kernel instance.
+ * Single-block operations with a private kernel instance (or, to project at
+ * points the evaluator's kernel holds with their transform, that kernel).
  *
  * @example
  * const ops = new BlockOps();
@@ -25,8 +26,8 @@ export class BlockOps {
    * @example
    * const alpha = ops.project(rf, i, X, n, w).map((g) => -eta * g);
    */
-  project(rf: RandomFeatures, i: number, X: Float64Array, nPoints: number, w: Float64Array, store?: FrequencyStore): Float64Array {
-    return this.projectBlocks(rf, i, i + 1, X, nPoints, w, store)[0];
+  project(rf: RandomFeatures, i: number, X: Float64Array, nPoints: number, w: Float64Array, store?: FrequencyStore, donor?: RffKernel): Float64Array {
+    return this.projectBlocks(rf, i, i + 1, X, nPoints, w, store, donor)[0];
   }
 
   /**
@@ -35,18 +36,22 @@ export class BlockOps {
    * loaded once, so `sorf` blocks that share a group transform each point
    * once a group instead of once a block (FRS3VM's 16 fixed blocks of 64
    * at d = 784 are one group) — for points that fit the kernel's held
-   * transform ({@link RffKernel.tilePoints}), as a batch does.
+   * transform ({@link RffKernel.tilePoints}), as a batch does. `donor`: a
+   * kernel that may hold these points and their transform already, the
+   * evaluator's that just evaluated the history at them: it is used instead
+   * of this one when it does ({@link RffKernel.holdsPoints}), the same bits
+   * either way.
    *
    * @example
    * const grads = ops.projectBlocks(rf, 0, K, batch.X, batch.nPoints, w); // K arrays of 2m
    */
-  projectBlocks(rf: RandomFeatures, from: number, to: number, X: Float64Array, nPoints: number, w: Float64Array, store?: FrequencyStore): Float64Array[] {
-    const k = this.loadPoints(rf, X, nPoints);
+  projectBlocks(rf: RandomFeatures, from: number, to: number, X: Float64Array, nPoints: number, w: Float64Array, store?: FrequencyStore, donor?: RffKernel): Float64Array[] {
+    const k = donor?.holdsPoints(X, nPoints, rf.d, rf.m, familyOf(rf)) ? donor : this.loadPoints(rf, X, nPoints);
     k.weights().set(w.subarray(0, nPoints));
     const inv = 1 / Math.sqrt(rf.m);
     const out: Float64Array[] = [];
     for (let i = from; i < to; i++) {
-      this.fill(rf, i, store);
+      this.fill(k, rf, i, store);
       k.project(nPoints);
       const g = k.grad().slice(0, 2 * rf.m);
       for (let j = 0; j < g.length; j++) g[j] *= inv;
@@ -73,7 +78,7 @@ export class BlockOps {
 
   private load(rf: RandomFeatures, i: number, X: Float64Array, nPoints: number, store?: FrequencyStore): RffKernel {
     const k = this.loadPoints(rf, X, nPoints);
-    this.fill(rf, i, store);
+    this.fill(k, rf, i, store);
     return k;
   }
 
@@ -84,9 +89,9 @@ export class BlockOps {
     return k;
   }
 
-  /** Block `i`'s frequencies into the kernel (from the store when given, else sampled). */
-  private fill(rf: RandomFeatures, i: number, store?: FrequencyStore): void {
-    const omega = this.kernel.omega();
+  /** Block `i`'s frequencies into kernel `k` (from the store when given, else sampled). */
+  private fill(k: RffKernel, rf: RandomFeatures, i: number, store?: FrequencyStore): void {
+    const omega = k.omega();
     if (store !== undefined) store.fill(i, omega);
     else sampleKernelBlock(rf.kernel, rf.seed, i, rf.d, rf.m, omega, familyOf(rf));
   }

@@ -179,7 +179,7 @@ class StoredBlocks {
 
 /** Blocks of random features: regenerate (or read) `ω_i`, accumulate `α̃_i·φ_i`. */
 class RffItems implements ItemKernel<RffTask> {
-  private readonly kernel = RffKernel.create();
+  readonly kernel = RffKernel.create();
   private store: FrequencyStore | undefined;
   private readonly blocks = new StoredBlocks();
 
@@ -358,6 +358,16 @@ export class ChunkRunner {
   private rffItems: RffItems | undefined;
   private svItems: SvItems | undefined;
   private rowBlocks: RowBlocks | undefined;
+
+  /**
+   * The kernel this thread evaluates random-feature chunks with (undefined
+   * before its first such task): after a call it holds the sorf group
+   * transform of the last chunk it summed, which a block projected at the
+   * same points may use ({@link RffKernel.holdsPoints}).
+   */
+  get rffKernel(): RffKernel | undefined {
+    return this.rffItems?.kernel;
+  }
 
   /**
    * Runs one task: evaluates a history's chunks and writes one row of partial

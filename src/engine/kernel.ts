@@ -395,6 +395,28 @@ export class RffKernel {
   }
 
   /**
+   * Whether this kernel holds points `[0, nPoints)` equal to `X`'s bit for
+   * bit, of dimension `d`, for blocks of `m` frequencies of `family`, with a
+   * held `sorf` group transform covering them: a caller about to project a
+   * block at `X` may then use this kernel (writing ω, weights) instead of
+   * loading the points into its own and transforming them again — the
+   * transform is kept when the block is of the held group, and made afresh
+   * otherwise, the same bits either way. The loop projects its new block at
+   * the batch the history was just evaluated at, FRS3VM its fixed blocks.
+   *
+   * @example
+   * const k = evaluatorKernel.holdsPoints(X, n, d, m, 'sorf') ? evaluatorKernel : ownKernel;
+   */
+  holdsPoints(X: Float64Array, nPoints: number, d: number, m: number, family: FeatureFamily): boolean {
+    const lay = this.lay;
+    if (lay === undefined || this.zPoints === 0 || d !== this.dim || m !== this.feats || family !== this.fam) return false;
+    if (!(nPoints > 0 && nPoints <= this.cap && this.zFrom === 0 && this.zTo >= nPoints)) return false;
+    const bytes = 8 * nPoints * d;
+    if (X.length < nPoints * d) return false;
+    return Buffer.from(this.ex.memory.buffer, lay.points, bytes).equals(Buffer.from(X.buffer, X.byteOffset, bytes));
+  }
+
+  /**
    * Makes the held transform cover points `[q, q + n)` (n ≤ zPoints) for the
    * group of the block in {@link omega}: kept when it is of that group (same
    * scale and signs) and can grow to cover them, else started afresh; only

@@ -169,7 +169,7 @@ async function fitFrs3vm({ rows, classes, params, engine, hooks = {} }: FitRun<F
       for (let p = 0; p < batch.nPoints; p++) f[p] += bias.value;
       objective.weights(f, w, batch);
       const eta = stepAt(step, t);
-      const grads = ops.projectBlocks(features, 0, K, batch.X, batch.nPoints, w, evaluator.frequencies);
+      const grads = ops.projectBlocks(features, 0, K, batch.X, batch.nPoints, w, evaluator.frequencies, evaluator.callingKernel);
       history.shrink(1 - eta);
       grads.forEach((g, i) => {
         for (let j = 0; j < width; j++) g[j] *= -eta;
