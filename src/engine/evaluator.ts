@@ -461,20 +461,6 @@ export class Evaluator extends HistoryEvaluator {
   readonly cacheBytes: number;
   /** The shared frequency store all threads read (also filled by the training loop's new blocks). */
   readonly frequencies: FrequencyStore;
-  /**
-   * The calling thread's evaluation kernel: it holds the points of its last
-   * call and their sorf group transform, which a block projected at the same
-   * points uses instead of transforming them again (block-ops.ts, kernel.ts
-   * `holdsPoints`): the loop's new block at the batch, FRS3VM's fixed blocks
-   * at the batch. Undefined before the first call.
-   *
-   * @example
-   * ops.project(rf, t - 1, batch.X, n, w, evaluator.frequencies, evaluator.callingKernel);
-   */
-  get callingKernel(): RffKernel | undefined {
-    return this.runner.rffKernel;
-  }
-
   /** The calling thread's kernel and running sums for blocks a row cache does not have yet ({@link readRows}). */
   private pending: RffKernel | undefined;
   private pendingR = new Float64Array(0);
@@ -493,6 +479,20 @@ export class Evaluator extends HistoryEvaluator {
       opts.frequencies !== undefined && sameFeatures(opts.frequencies.features, features)
         ? opts.frequencies
         : (opts.frequencyStores?.storeFor(features) ?? FrequencyStore.forBudget(features, this.cacheBytes, history.capacity));
+  }
+
+  /**
+   * The calling thread's evaluation kernel: it holds the points of its last
+   * call and their sorf group transform, which a block projected at the same
+   * points uses instead of transforming them again (block-ops.ts, kernel.ts
+   * `holdsPoints`): the loop's new block at the batch, FRS3VM's fixed blocks
+   * at the batch. Undefined before the first call.
+   *
+   * @example
+   * ops.project(rf, t - 1, batch.X, n, w, evaluator.frequencies, evaluator.callingKernel);
+   */
+  get callingKernel(): RffKernel | undefined {
+    return this.runner.rffKernel;
   }
 
   protected kindFields(): KindFields {

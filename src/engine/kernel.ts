@@ -410,9 +410,8 @@ export class RffKernel {
   holdsPoints(X: Float64Array, nPoints: number, d: number, m: number, family: FeatureFamily): boolean {
     const lay = this.lay;
     if (lay === undefined || this.zPoints === 0 || d !== this.dim || m !== this.feats || family !== this.fam) return false;
-    if (!(nPoints > 0 && nPoints <= this.cap && this.zFrom === 0 && this.zTo >= nPoints)) return false;
+    if (!(nPoints > 0 && nPoints <= this.cap && this.zFrom === 0 && this.zTo >= nPoints && X.length >= nPoints * d)) return false;
     const bytes = 8 * nPoints * d;
-    if (X.length < nPoints * d) return false;
     return Buffer.from(this.ex.memory.buffer, lay.points, bytes).equals(Buffer.from(X.buffer, X.byteOffset, bytes));
   }
 
