@@ -15,6 +15,12 @@ function rule(n: number, d: number, perIteration?: number): FinalBiasRule {
   return { nPoints: n, d, copyPoint: (i, out, at) => out.set(X.subarray(i * d, i * d + d), at * d), rows, ...(perIteration !== undefined ? { perIteration } : {}), bias: (f) => -f[0] };
 }
 
+/** n rows of d values uniform in [0, 1), row-major, from a linear congruential stream seeded by `seed`. */
+function uniformRows(n: number, d: number, seed: number): Float64Array {
+  let s = seed;
+  return Float64Array.from({ length: n * d }, () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648));
+}
+
 /** An "evaluation" that gives each point its first feature, and counts the points it was given. */
 function firstFeature(d: number, seen: { points: number; calls: number }) {
   return async (X: Float64Array, n: number, out: Float64Array) => {
@@ -64,14 +70,9 @@ describe('final bias rows', () => {
     // 3,000 unlabeled rows, B = 8: the first stop (t = 20) reads 256 of them, the second (t = 200) 800.
     const n = 3200;
     const d = 4;
-    const X = new Float64Array(n * d);
+    const X = uniformRows(n, d, 7);
     const y = new Float64Array(n).fill(Number.NaN);
-    let s = 7;
-    const rand = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
-    for (let i = 0; i < n; i++) {
-      for (let j = 0; j < d; j++) X[i * d + j] = rand();
-      if (i < 200) y[i] = X[i * d] + X[i * d + 1] > 1 ? 1 : -1;
-    }
+    for (let i = 0; i < 200; i++) y[i] = X[i * d] + X[i * d + 1] > 1 ? 1 : -1;
     const ds = makeDataset({ X, d, y });
     const run = { learner: 'tsgs3vm', data: ds, seed: 3, m: 8, batchSize: 8, threads: 1, step: { kind: 'constant', eta: 0.05 } } as const;
     const first = await train({ ...run, T: 20 });
@@ -84,11 +85,8 @@ describe('final bias rows', () => {
     // 200 labeled rows (70 positive), 3,000 unlabeled: fewer than the 4,096 of a sample, so the sample is every one, in row order.
     const [nL, nU, d, B] = [200, 3000, 3, 8];
     const n = nL + nU;
-    const X = new Float64Array(n * d);
+    const X = uniformRows(n, d, 11);
     const y = new Float64Array(n).fill(Number.NaN);
-    let s = 11;
-    const rand = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
-    for (let i = 0; i < n; i++) for (let j = 0; j < d; j++) X[i * d + j] = rand();
     for (let i = 0; i < nL; i++) y[i] = i < 70 ? 1 : -1;
     const ds = makeDataset({ X, d, y });
     const target = (70 - 130) / 200;
