@@ -10,6 +10,7 @@ import { Evaluator } from '../src/engine/evaluator.ts';
 import { History } from '../src/engine/history.ts';
 import { BlockOps } from '../src/engine/block-ops.ts';
 import { referenceEvaluate } from '../src/engine/reference-evaluator.ts';
+import { FrequencyStore } from '../src/engine/frequency-store.ts';
 
 const spec = { kind: 'rbf', sigma: 0.3 } as const;
 
@@ -146,6 +147,45 @@ describe('structured kernel (sorf)', () => {
       referenceProject(X, n, d, omegaT, w, m, g);
       const wScale = w.reduce((s, a) => s + Math.abs(a), 0);
       for (let j = 0; j < 2 * m; j++) expect(Math.abs(k.grad()[j] - g[j]) / wScale).toBeLessThan(1e-12);
+    }
+  });
+
+  it('blocks loaded from stores (loadBlock) give the bits of each block alone: groups interleaved, two scales, ω written between', () => {
+    const [d, m, n] = [100, 16, 13];
+    const rng = seedrandom('sorf-load-block');
+    const X = Float64Array.from({ length: n * d }, () => rng());
+    const G = sorfGroupBlocks(d, m);
+    // Two stores of one seed: the same signs, another scale (σ); a third holding nothing (blocks generated).
+    const narrow = FrequencyStore.forBudget({ kernel: spec, seed: 6, d, m, family: 'sorf' }, 1 << 20, 4 * G);
+    const wide = FrequencyStore.forBudget({ kernel: { kind: 'rbf', sigma: 0.05 }, seed: 6, d, m, family: 'sorf' }, 1 << 20, 4 * G);
+    const none = FrequencyStore.forBudget({ kernel: spec, seed: 6, d, m, family: 'sorf' }, 0, 4 * G);
+    // Another store on narrow's buffer (as a thread makes from a task): the same blocks.
+    const twin = new FrequencyStore(narrow.features, narrow.buffer);
+    const steps: Array<[FrequencyStore | 'view', number]> = [
+      [narrow, 0], [narrow, 1], [narrow, G + 1], [narrow, 2], [wide, 2], [wide, 3], [narrow, 3],
+      ['view', 4], [narrow, 5], [twin, 4], [none, 6], [narrow, 7], [twin, 6], [narrow, 2 * G], ['view', 2 * G + 1], [narrow, 2 * G + 2],
+    ];
+    const k = RffKernel.create();
+    k.reserve(n, d, m, 'sorf');
+    k.points().set(X);
+    for (const [source, i] of steps) {
+      const sigma = source === wide ? 0.05 : spec.sigma;
+      const alpha = Float64Array.from({ length: 2 * m }, () => rng() - 0.5);
+      if (source === 'view') sampleKernelBlock(spec, 6, i, d, m, k.omega(), 'sorf');
+      else k.loadBlock(source, i);
+      const form = new Float64Array(kernelBlockWidth(d, m, 'sorf'));
+      sampleKernelBlock({ kind: 'rbf', sigma }, 6, i, d, m, form, 'sorf');
+      k.alpha().set(alpha);
+      k.clearOut(n);
+      k.accumulate(n);
+      const own = RffKernel.create();
+      own.reserve(n, d, m, 'sorf');
+      own.omega().set(form);
+      own.points().set(X);
+      own.alpha().set(alpha);
+      own.clearOut(n);
+      own.accumulate(n);
+      for (let p = 0; p < n; p++) expect(Object.is(k.out()[p], own.out()[p]), `block ${i} (σ = ${sigma}), point ${p}`).toBe(true);
     }
   });
 

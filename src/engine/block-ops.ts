@@ -91,8 +91,7 @@ export class BlockOps {
 
   /** Block `i`'s frequencies into kernel `k` (from the store when given, else sampled). */
   private fill(k: RffKernel, rf: RandomFeatures, i: number, store?: FrequencyStore): void {
-    const omega = k.omega();
-    if (store !== undefined) store.fill(i, omega);
-    else sampleKernelBlock(rf.kernel, rf.seed, i, rf.d, rf.m, omega, familyOf(rf));
+    if (store !== undefined) k.loadBlock(store, i);
+    else sampleKernelBlock(rf.kernel, rf.seed, i, rf.d, rf.m, k.omega(), familyOf(rf));
   }
 }

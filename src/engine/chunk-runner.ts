@@ -198,7 +198,6 @@ class RffItems implements ItemKernel<RffTask> {
     const kernel = this.kernel;
     kernel.reserve(Math.max(1, nPoints), d, m, familyOf(rf));
     kernel.points().set(new Float64Array(task.points, 0, nPoints * d));
-    const omega = kernel.omega();
     const alpha = kernel.alpha();
     const out = kernel.out().subarray(0, nPoints);
     const blocks = this.blocks.of(history);
@@ -208,7 +207,7 @@ class RffItems implements ItemKernel<RffTask> {
       out.fill(0, p0, p1);
       for (let q = p0; q < p1; q += tile) {
         for (let i = from; i < to; i++) {
-          store.fill(i, omega);
+          kernel.loadBlock(store, i);
           alpha.set(blocks.row(i));
           kernel.accumulate(Math.min(tile, p1 - q), q);
         }
@@ -300,7 +299,6 @@ class RowBlocks {
       const R = values.subarray(from, to);
       const out = kernel.out().subarray(first, first + n);
       out.set(values.subarray(rows.n + from, rows.n + to));
-      const omega = kernel.omega();
       const alpha = kernel.alpha();
       // Rows in tiles (one tile unless sorf blocks share groups: kernel.tilePoints), every block per tile: a row's blocks still add in order.
       const tile = kernel.tilePoints;
@@ -312,7 +310,7 @@ class RowBlocks {
             out.fill(0, q, q + nq);
           }
           if (held.get(rk) !== i) {
-            store.fill(i, omega);
+            kernel.loadBlock(store, i);
             alpha.set(blocks.row(i));
             held.set(rk, i);
           }

@@ -721,7 +721,7 @@ export class Evaluator extends HistoryEvaluator {
   /** Adds stored block `i`'s sum at the first `nPoints` of `k`'s points to `k.out()` — the one step {@link readRows} and {@link newestAhead} share, so their bits agree. */
   private addStoredBlock(k: RffKernel, i: number, nPoints: number): void {
     const h = this.history;
-    this.frequencies.fill(i, k.omega());
+    k.loadBlock(this.frequencies, i);
     k.alpha().set(h.stored.subarray(i * h.width, (i + 1) * h.width));
     k.accumulate(nPoints);
     if (this.profile) this.profile.pointBlocks += nPoints;

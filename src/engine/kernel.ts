@@ -23,7 +23,8 @@
  */
 import { RFF_WASM_BASE64 } from './wasm/rff-wasm.generated.ts';
 import { instantiate, memoryEnsure, regions, type WasmMemory } from './wasm-host.ts';
-import { kernelBlockWidth, paddedDimension, sorfGroupBlocks, type FeatureFamily } from '../features/spectral.ts';
+import { kernelBlockWidth, paddedDimension, sorfGroupBlocks, sorfPlace, type FeatureFamily } from '../features/spectral.ts';
+import type { FrequencyStore } from './frequency-store.ts';
 
 interface RffExports {
   memory: WasmMemory;
@@ -146,6 +147,17 @@ export class RffKernel {
   private zPoints = 0;
   private zFrom = 0;
   private zTo = 0;
+  /**
+   * Shared-group sorf: the store (its buffer: every store on one buffer holds
+   * one feature map's blocks) and group whose form {@link omega} holds when
+   * {@link loadBlock} put it there (every slot but the first row is the
+   * group's), and the same for the held transform's form; undefined when
+   * unknown (ω written through a view), where the bits are compared instead.
+   */
+  private formStore: SharedArrayBuffer | undefined;
+  private formGroup = -1;
+  private zStore: SharedArrayBuffer | undefined;
+  private zGroup = -1;
 
   private constructor(ex: RffExports) {
     this.ex = ex;
@@ -210,6 +222,7 @@ export class RffKernel {
     this.fam = family;
     this.zPoints = zPoints;
     this.zFrom = this.zTo = 0;
+    this.formStore = this.zStore = undefined;
     // Padding columns of the padded copies stay zero: padColumns rewrites them
     // on every call, but grad's padding is never read.
   }
@@ -262,7 +275,37 @@ export class RffKernel {
    * kernel.omega().set(omegaT);
    */
   omega(): Float64Array {
+    // The caller may write any block through this view: what ω holds is no longer known.
+    this.formStore = undefined;
     return this.view(this.layout().omega, kernelBlockWidth(this.dim, this.feats, this.fam));
+  }
+
+  /**
+   * Loads block `i` of `store` into {@link omega} (`store.fill`), writing only
+   * its first row when ω holds a block of the same `sorf` group of that store
+   * already: blocks of a group differ in nothing else, and a group's form is
+   * 3·N doubles (24 KiB at d = 784) that a history evaluation would otherwise
+   * copy once per block and the held transform compare once per block. The
+   * same bits in ω either way. Write ω through a view taken after the last
+   * call (`omega()`), never through one taken before it.
+   *
+   * @example
+   * for (let i = from; i < to; i++) { kernel.loadBlock(store, i); kernel.alpha().set(coefficients(i)); kernel.accumulate(n); }
+   */
+  loadBlock(store: FrequencyStore, i: number): void {
+    const lay = this.layout();
+    if (this.zPoints > 0) {
+      const { group, firstRow } = sorfPlace(this.dim, this.feats, i);
+      if (this.formStore === store.buffer && this.formGroup === group) {
+        new Float64Array(this.ex.memory.buffer, lay.omega + 8, 1)[0] = firstRow;
+        return;
+      }
+      store.fill(i, this.view(lay.omega, kernelBlockWidth(this.dim, this.feats, this.fam)));
+      this.formStore = store.buffer;
+      this.formGroup = group;
+      return;
+    }
+    store.fill(i, this.view(lay.omega, kernelBlockWidth(this.dim, this.feats, this.fam)));
   }
 
   /**
@@ -425,10 +468,16 @@ export class RffKernel {
   private holdTransform(lay: Layout, q: number, n: number): void {
     const signBytes = 8 * (kernelBlockWidth(this.dim, this.feats, this.fam) - 2);
     const mem = new Float64Array(this.ex.memory.buffer);
-    const same = this.zTo > this.zFrom && mem[lay.omega / 8] === mem[lay.zForm / 8] && this.ex.sameBits(lay.omega + 16, lay.zForm + 16, signBytes) !== 0;
+    // Of the held group when both forms came from one store's group (loadBlock), else when the scale and signs are the same bits.
+    const known = this.formStore !== undefined && this.formStore === this.zStore;
+    const same =
+      this.zTo > this.zFrom &&
+      (known ? this.formGroup === this.zGroup : mem[lay.omega / 8] === mem[lay.zForm / 8] && this.ex.sameBits(lay.omega + 16, lay.zForm + 16, signBytes) !== 0);
     if (!same || q < this.zFrom || q > this.zTo || q + n - this.zFrom > this.zPoints) {
       mem.copyWithin(lay.zForm / 8, lay.omega / 8, lay.omega / 8 + 2 + signBytes / 8);
       this.zFrom = this.zTo = q;
+      this.zStore = this.formStore;
+      this.zGroup = this.formGroup;
     }
     if (q + n > this.zTo) {
       // From the start of the pair zTo falls in: a pair is transformed together (its other point's bits are the same again).
