@@ -542,6 +542,7 @@ class LoopRun {
   }
 
   async close(): Promise<void> {
+    this.ops.release();
     await this.evaluator.close();
   }
 }

@@ -4,7 +4,8 @@
  * cached values (incremental validation). Both O(points · m · d), on the
  * calling thread, with the same wasm kernel the workers use.
  */
-import { RffKernel } from './kernel.ts';
+import type { RffKernel } from './kernel.ts';
+import { shelveKernel, takeKernel } from './kernel-shelf.ts';
 import { sampleKernelBlock } from '../features/spectral.ts';
 import type { FrequencyStore } from './frequency-store.ts';
 import { familyOf, type RandomFeatures } from './random-features.ts';
@@ -18,7 +19,23 @@ import { familyOf, type RandomFeatures } from './random-features.ts';
  * const g = ops.project(rf, t - 1, X, n, w); // g = Σ_p w_p φ_{t-1}(x_p), length 2m
  */
 export class BlockOps {
-  private readonly kernel = RffKernel.create();
+  private own: RffKernel | undefined;
+
+  private get kernel(): RffKernel {
+    return (this.own ??= takeKernel());
+  }
+
+  /**
+   * Hands the kernel to the thread's shelf (kernel-shelf.ts) when the run is
+   * done; a call after this takes one afresh.
+   *
+   * @example
+   * ops.release();
+   */
+  release(): void {
+    shelveKernel(this.own);
+    this.own = undefined;
+  }
 
   /**
    * `Σ_p w_p φ_i(x_p)` (with the `m^{-1/2}` of φ), a new array of length `2m`.

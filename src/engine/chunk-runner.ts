@@ -11,7 +11,8 @@
  * {@link RffKernel}, support-vector entries through {@link SvKernel}.
  */
 import type { KernelSpec } from '../features/kernel-spec.ts';
-import { RffKernel } from './kernel.ts';
+import type { RffKernel } from './kernel.ts';
+import { shelveKernel, takeKernel } from './kernel-shelf.ts';
 import { FrequencyStore } from './frequency-store.ts';
 import { History } from './history.ts';
 import { familyOf, type RandomFeatures } from './random-features.ts';
@@ -179,7 +180,7 @@ class StoredBlocks {
 
 /** Blocks of random features: regenerate (or read) `ω_i`, accumulate `α̃_i·φ_i`. */
 class RffItems implements ItemKernel<RffTask> {
-  readonly kernel = RffKernel.create();
+  readonly kernel = takeKernel();
   private store: FrequencyStore | undefined;
   private readonly blocks = new StoredBlocks();
 
@@ -258,6 +259,12 @@ class SvItems implements ItemKernel<SvTask> {
 class RowBlocks {
   private readonly home = new RowKernel();
   private readonly guest = new RowKernel();
+
+  /** Hands both kernels to the thread's shelf (kernel-shelf.ts): this object is not used again. */
+  release(): void {
+    shelveKernel(this.home.kernel);
+    shelveKernel(this.guest.kernel);
+  }
   private store: FrequencyStore | undefined;
   private rows: SharedRows | undefined;
   private readonly blocks = new StoredBlocks();
@@ -324,7 +331,7 @@ class RowBlocks {
 
 /** A kernel holding rows `[from, to)` of a {@link SharedRows} as its points. */
 class RowKernel {
-  readonly kernel = RffKernel.create();
+  readonly kernel = takeKernel();
   /** Which rows the kernel's points hold: `[id, from, to]` of the shared rows. */
   private loaded: [number, number, number] = [0, 0, 0];
 
@@ -365,6 +372,21 @@ export class ChunkRunner {
    */
   get rffKernel(): RffKernel | undefined {
     return this.rffItems?.kernel;
+  }
+
+  /**
+   * Hands this runner's random-feature kernels to the thread's shelf
+   * (kernel-shelf.ts) when the run that owns it is done: a task after this
+   * takes kernels afresh, so the runner stays usable.
+   *
+   * @example
+   * runner.release(); // in an evaluator's close()
+   */
+  release(): void {
+    shelveKernel(this.rffItems?.kernel);
+    this.rowBlocks?.release();
+    this.rffItems = undefined;
+    this.rowBlocks = undefined;
   }
 
   /**

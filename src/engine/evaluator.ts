@@ -19,7 +19,8 @@ import { defaultThreads, EvaluatorPool } from './pool.ts';
 import { FrequencyStore, type FrequencyStores } from './frequency-store.ts';
 import { checkRandomFeatures, familyOf, sameFeatures, type RandomFeatures } from './random-features.ts';
 import { opensChunk, type RowCache } from './row-cache.ts';
-import { heldTransformPoints, RffKernel } from './kernel.ts';
+import { heldTransformPoints, type RffKernel } from './kernel.ts';
+import { shelveKernel, takeKernel } from './kernel-shelf.ts';
 import { sorfGroupBlocks } from '../features/spectral.ts';
 import type { ScaledHistory } from './scaled-history.ts';
 import { MAX_UNITS } from './work-board.ts';
@@ -363,6 +364,7 @@ export abstract class HistoryEvaluator {
    * await ev.close();
    */
   async close(): Promise<void> {
+    this.runner.release();
     if (this.ownsPool && this.pool !== undefined) await this.pool.close();
     this.pool = undefined;
   }
@@ -493,6 +495,19 @@ export class Evaluator extends HistoryEvaluator {
    */
   get callingKernel(): RffKernel | undefined {
     return this.runner.rffKernel;
+  }
+
+  /**
+   * Also hands the calling thread's kernels to its shelf (kernel-shelf.ts):
+   * the next run on this thread takes them instead of new ones.
+   *
+   * @example
+   * await ev.close();
+   */
+  override async close(): Promise<void> {
+    shelveKernel(this.pending);
+    this.pending = undefined;
+    await super.close();
   }
 
   protected kindFields(): KindFields {
@@ -662,7 +677,7 @@ export class Evaluator extends HistoryEvaluator {
     if (cache.blocks === h.t) return cache.read(rows, nPoints, factor, out);
     const { d, m } = this.features;
     if (X.length < nPoints * d) throw new RangeError(`readRows: X holds ${X.length} values, need nPoints*d = ${nPoints * d}`);
-    const k = (this.pending ??= RffKernel.create());
+    const k = (this.pending ??= takeKernel());
     k.reserve(Math.max(1, nPoints), d, m, familyOf(this.features));
     k.points().set(X.subarray(0, nPoints * d));
     const R = (this.pendingR = this.pendingR.length >= nPoints ? this.pendingR : new Float64Array(nPoints));
@@ -707,7 +722,7 @@ export class Evaluator extends HistoryEvaluator {
     if (h.t === 0 || nPoints === 0) return;
     if (X.length < nPoints * d) throw new RangeError(`newestAhead: X holds ${X.length} values, need nPoints*d = ${nPoints * d}`);
     const i = h.t - 1;
-    const k = (this.pending ??= RffKernel.create());
+    const k = (this.pending ??= takeKernel());
     k.reserve(nPoints, d, m, familyOf(this.features));
     k.points().set(X.subarray(0, nPoints * d));
     // −0 + Σ is Σ exactly, for every Σ (+0 + −0 would be +0).

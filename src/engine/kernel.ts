@@ -175,6 +175,24 @@ export class RffKernel {
     return new RffKernel(instantiate<RffExports>(RFF_WASM_BASE64));
   }
 
+  /** Bytes of this kernel's wasm memory (it only grows). */
+  get memoryBytes(): number {
+    return this.ex.memory.buffer.byteLength;
+  }
+
+  /**
+   * Drops what the kernel holds between calls (a group transform, which
+   * store's block ω holds), keeping its memory and layout: a kernel handed to
+   * another owner (kernel-shelf.ts) then starts as after {@link reserve}.
+   *
+   * @example
+   * kernel.forget();
+   */
+  forget(): void {
+    this.zFrom = this.zTo = 0;
+    this.formStore = this.zStore = undefined;
+  }
+
   /** Dimension of the points (0 before the first {@link reserve}). */
   get d(): number {
     return this.dim;

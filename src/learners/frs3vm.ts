@@ -189,6 +189,7 @@ async function fitFrs3vm({ rows, classes, params, engine, hooks = {} }: FitRun<F
     const b = final ? final.bias(await finalValues(final, T, (X, n, out) => evaluator.evaluate(X, n, out))) : bias.value;
     return { predictor: new RandomFeaturePredictor(history, features, TRAINING_CHUNK_SIZE, b), computed: { iterations: T, step }, trace: shell.trace };
   } finally {
+    ops.release();
     await evaluator.close();
   }
 }

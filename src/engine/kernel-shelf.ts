@@ -1,0 +1,61 @@
+/**
+ * Random-feature kernels that a thread's finished runs hand back, for its next
+ * runs to take instead of instantiating the wasm module again.
+ *
+ * Why: each kernel owns a wasm memory, and a fresh one costs its first touch
+ * (the operating system zeroes every page: a sorf kernel at d = 784 holds a
+ * 4 MiB group transform) and a garbage collection later. `tune` runs hundreds
+ * of short fits — QSG-S2AUC's first round on MNIST is 396 fits of 10
+ * iterations, each with four kernels — and fresh memories were most of that
+ * round's time.
+ *
+ * A kernel's results never depend on what it held before: a new owner lays
+ * out and writes what it reads ({@link RffKernel.reserve}, the points, the
+ * block), and what a kernel keeps between calls (a held transform, the form
+ * of a block) is checked against its inputs before it is used. A shelved
+ * kernel forgets what it held anyway ({@link RffKernel.forget}), so nothing it
+ * referenced stays alive on the shelf.
+ *
+ * @example
+ * const k = takeKernel();  // a shelved kernel, or a new one
+ * // … k.reserve(…), k.points().set(…), …
+ * shelveKernel(k);         // its owner is done with it: never use k again
+ */
+import { RffKernel } from './kernel.ts';
+
+/** Kernels a thread keeps at most: a run's four (evaluation, projection, rows, newest block) and another run's. */
+export const SHELF_KERNELS = 8;
+
+/** Largest kernel memory kept (bytes): a kernel that held many rows gives its memory back rather than keep it after the run. */
+export const SHELF_KERNEL_BYTES = 64 * 2 ** 20;
+
+const shelf: RffKernel[] = [];
+
+/**
+ * A kernel for a new owner: the last one shelved on this thread, or a new one.
+ *
+ * @example
+ * readonly kernel = takeKernel();
+ */
+export function takeKernel(): RffKernel {
+  return shelf.pop() ?? RffKernel.create();
+}
+
+/**
+ * Hands `kernel` back (its owner must not use it again); kept when the shelf
+ * has room and its memory is at most {@link SHELF_KERNEL_BYTES}, else left to
+ * the garbage collector. `undefined` is ignored.
+ *
+ * @example
+ * shelveKernel(this.kernel);
+ */
+export function shelveKernel(kernel: RffKernel | undefined): void {
+  if (kernel === undefined || shelf.length >= SHELF_KERNELS || shelf.includes(kernel) || kernel.memoryBytes > SHELF_KERNEL_BYTES) return;
+  kernel.forget();
+  shelf.push(kernel);
+}
+
+/** Kernels on this thread's shelf now (for tests). */
+export function shelvedKernels(): number {
+  return shelf.length;
+}
