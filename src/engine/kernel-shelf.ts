@@ -3,8 +3,9 @@
  * runs to take instead of instantiating the wasm module again.
  *
  * Why: each kernel owns a wasm memory, and a fresh one costs its first touch
- * (the operating system zeroes every page: a sorf kernel at d = 784 holds a
- * 4 MiB group transform) and a garbage collection later. `tune` runs hundreds
+ * (the operating system zeroes every page: 1–7 MiB a kernel for the loop
+ * learners on MNIST, a batch and its sorf group transform) and a garbage
+ * collection later. `tune` runs hundreds
  * of short fits — QSG-S2AUC's first round on MNIST is 396 fits of 10
  * iterations, each with four kernels — and fresh memories were most of that
  * round's time.
