@@ -47,3 +47,55 @@ describe('kernels handed from run to run on one thread', () => {
     expect(taken.indexOf(last)).toBeGreaterThanOrEqual(0);
   });
 });
+
+describe('exact kernels and the rows they read, from fit to fit', () => {
+  it('SharedRows.of copies an array once and again only when its values changed', async () => {
+    const { SharedRows } = await import('../src/engine/shared-rows.ts');
+    const X = Float64Array.from({ length: 60 }, (_, i) => Math.sin(i));
+    const a = SharedRows.of(X, 20, 3);
+    expect(SharedRows.of(X, 20, 3)).toBe(a);
+    expect(Array.from(a.X)).toEqual(Array.from(X));
+    expect(SharedRows.of(X, 10, 3)).not.toBe(a); // other rows: another copy
+    X[59] = 7;
+    const b = SharedRows.of(X, 20, 3);
+    expect(b).not.toBe(a);
+    expect(b.X[59]).toBe(7);
+    expect(SharedRows.of(X.slice(), 20, 3)).not.toBe(b); // another array: its own copy
+  });
+
+  it('an evaluator on rows another one used takes its exact kernel, with the bits of a kernel on a fresh copy', async () => {
+    const { SharedRows } = await import('../src/engine/shared-rows.ts');
+    const { SupportVectorEvaluator } = await import('../src/engine/sv-evaluator.ts');
+    const { SupportVectorHistory } = await import('../src/engine/sv-history.ts');
+    const [n, d] = [300, 7];
+    const X = Float64Array.from({ length: n * d }, (_, i) => Math.cos(i * 0.37));
+    const history = (steps: number): InstanceType<typeof SupportVectorHistory> => {
+      const h = new SupportVectorHistory({ capacity: 3 * steps });
+      for (let t = 1; t <= steps; t++) {
+        h.shrink(t / (t + 1));
+        for (let k = 0; k < 3; k++) h.add((t * 37 + k * 101) % n, Math.sin(t + k));
+      }
+      return h;
+    };
+    const evaluate = async (rows: InstanceType<typeof SharedRows>, steps: number, points: number, sigma: number): Promise<Buffer> => {
+      const ev = new SupportVectorEvaluator(history(steps), { kernel: { kind: 'rbf', sigma }, rows }, { threads: 1, chunkSize: 16 });
+      const f = await ev.evaluate(X.subarray(0, points * d), points);
+      await ev.close();
+      return Buffer.from(f.buffer, f.byteOffset, 8 * points);
+    };
+    const shared = SharedRows.of(X, n, d);
+    const pages = shared.memory.buffer.byteLength;
+    // Three runs on the shared rows, other shapes each: the first makes the kernel, the others take it from the shelf.
+    const runs: Array<[number, number, number]> = [[40, 50, 0.5], [90, 120, 2], [10, 7, 0.1]];
+    for (const [steps, points, sigma] of runs) {
+      const reused = await evaluate(SharedRows.of(X, n, d), steps, points, sigma);
+      expect(reused.equals(await evaluate(SharedRows.from(X, n, d), steps, points, sigma)), `${steps} steps, ${points} points`).toBe(true);
+    }
+    // One kernel served them all: its scratch region was claimed once, the rows' memory grew no further after the first run.
+    await evaluate(SharedRows.of(X, n, d), 90, 120, 2);
+    const grown = shared.memory.buffer.byteLength;
+    for (let r = 0; r < 5; r++) await evaluate(SharedRows.of(X, n, d), 90, 120, 2);
+    expect(shared.memory.buffer.byteLength).toBe(grown);
+    expect(grown).toBeGreaterThan(pages);
+  });
+});

@@ -12,7 +12,7 @@
  */
 import type { KernelSpec } from '../features/kernel-spec.ts';
 import type { RffKernel } from './kernel.ts';
-import { shelveKernel, takeKernel } from './kernel-shelf.ts';
+import { shelveKernel, shelveSvKernel, takeKernel, takeSvKernel } from './kernel-shelf.ts';
 import { FrequencyStore } from './frequency-store.ts';
 import { History } from './history.ts';
 import { familyOf, type RandomFeatures } from './random-features.ts';
@@ -221,11 +221,11 @@ class RffItems implements ItemKernel<RffTask> {
 /** Support-vector entries: load the chunk's row indices and coefficients, accumulate `β̃_e·K(x_{r_e}, ·)` reading the rows in place. */
 class SvItems implements ItemKernel<SvTask> {
   /** The kernel on the rows last used (one instance, and one scratch region, per rows and thread). */
-  private kernel: SvKernel | undefined;
+  kernel: SvKernel | undefined;
 
-  /** The kernel for the task's rows: mapped on first use of those rows and kept (the rows are never copied). */
+  /** The kernel for the task's rows: one shelved on them (kernel-shelf.ts), else mapped on first use of those rows, and kept (the rows are never copied). */
   private kernelFor(task: SvTask): SvKernel {
-    if (this.kernel?.rows.id !== SharedRows.idOf(task.rows)) this.kernel = SvKernel.create(new SharedRows({ memory: task.rows }));
+    if (this.kernel?.rows.id !== SharedRows.idOf(task.rows)) this.kernel = takeSvKernel(task.rows) ?? SvKernel.create(new SharedRows({ memory: task.rows }));
     return this.kernel;
   }
 
@@ -384,8 +384,10 @@ export class ChunkRunner {
    */
   release(): void {
     shelveKernel(this.rffItems?.kernel);
+    shelveSvKernel(this.svItems?.kernel);
     this.rowBlocks?.release();
     this.rffItems = undefined;
+    this.svItems = undefined;
     this.rowBlocks = undefined;
   }
 

@@ -1,6 +1,7 @@
 /**
- * Random-feature kernels that a thread's finished runs hand back, for its next
- * runs to take instead of instantiating the wasm module again.
+ * Kernels that a thread's finished runs hand back, for its next runs to take
+ * instead of instantiating the wasm module again: random-feature kernels, and
+ * exact (support-vector) kernels on the rows of one shared memory.
  *
  * Why: each kernel owns a wasm memory, and a fresh one costs its first touch
  * (the operating system zeroes every page: 1–7 MiB a kernel for the loop
@@ -17,12 +18,21 @@
  * kernel forgets what it held anyway ({@link RffKernel.forget}), so nothing it
  * referenced stays alive on the shelf.
  *
+ * An exact kernel is tied to the shared memory of its rows, whose scratch
+ * region past the rows it claimed for good (sv-kernel.ts): a new kernel on
+ * those rows would claim another, so `tune`'s fits on one set of rows
+ * (GKM, LapSVM; `SharedRows.of`) reuse the thread's kernels on that memory.
+ * They are kept with the memory, not on the thread: when no one holds the
+ * rows any more, the kernels go with them.
+ *
  * @example
  * const k = takeKernel();  // a shelved kernel, or a new one
  * // … k.reserve(…), k.points().set(…), …
  * shelveKernel(k);         // its owner is done with it: never use k again
  */
 import { RffKernel } from './kernel.ts';
+import type { SvKernel } from './sv-kernel.ts';
+import type { WasmMemory } from './wasm-host.ts';
 
 /** Kernels a thread keeps at most: a run's four (evaluation, projection, rows, newest block) and another run's. */
 export const SHELF_KERNELS = 8;
@@ -54,6 +64,35 @@ export function shelveKernel(kernel: RffKernel | undefined): void {
   if (kernel === undefined || shelf.length >= SHELF_KERNELS || shelf.includes(kernel) || kernel.memoryBytes > SHELF_KERNEL_BYTES) return;
   kernel.forget();
   shelf.push(kernel);
+}
+
+/** Exact kernels shelved on each rows memory (at most {@link SHELF_KERNELS} a memory). */
+const svShelves = new WeakMap<WasmMemory, SvKernel[]>();
+
+/**
+ * An exact kernel this thread shelved on the rows in `memory`, or undefined
+ * (the caller then creates one).
+ *
+ * @example
+ * const k = takeSvKernel(task.rows) ?? SvKernel.create(new SharedRows({ memory: task.rows }));
+ */
+export function takeSvKernel(memory: WasmMemory): SvKernel | undefined {
+  return svShelves.get(memory)?.pop();
+}
+
+/**
+ * Hands an exact kernel back (its owner must not use it again), kept with
+ * its rows' memory; `undefined` is ignored.
+ *
+ * @example
+ * shelveSvKernel(this.kernel);
+ */
+export function shelveSvKernel(kernel: SvKernel | undefined): void {
+  if (kernel === undefined) return;
+  const { memory } = kernel.rows;
+  let list = svShelves.get(memory);
+  if (list === undefined) svShelves.set(memory, (list = []));
+  if (list.length < SHELF_KERNELS && !list.includes(kernel)) list.push(kernel);
 }
 
 /** Kernels on this thread's shelf now (for tests). */

@@ -23,6 +23,9 @@ function newId(): number {
   return (b.readUInt32LE(0) & 0xfffff) * 2 ** 32 + b.readUInt32LE(4) + 1;
 }
 
+/** The copy {@link SharedRows.of} made of each array (kept while the array lives). */
+const copies = new WeakMap<Float64Array, SharedRows>();
+
 /**
  * Rows of a feature matrix in shared memory.
  *
@@ -84,6 +87,28 @@ export class SharedRows {
     if (X.length < n * d) throw new RangeError(`rows: X holds ${X.length} values, need n*d = ${n * d}`);
     const rows = new SharedRows({ n, d });
     rows.X.set(X.subarray(0, n * d));
+    return rows;
+  }
+
+  /**
+   * The rows of `X` in shared memory, copied once: the copy made for this
+   * same array before when it still holds its first `n` rows of `d` bit for
+   * bit (compared, so a caller that rewrote `X` gets a new copy), else
+   * {@link from}. `tune`'s fold fits of GKM and LapSVM train on one matrix;
+   * a copy each, into memory the operating system zero-fills, was most of
+   * their search on wide rows. The copy lives as long as `X` does.
+   *
+   * @example
+   * const rows = SharedRows.of(ds.X, ds.n, ds.d); // the same SharedRows for every fit on ds.X
+   */
+  static of(X: Float64Array, n: number, d: number): SharedRows {
+    const known = copies.get(X);
+    const bytes = 8 * n * d;
+    if (known !== undefined && known.n === n && known.d === d && X.length >= n * d) {
+      if (Buffer.from(known.X.buffer, known.X.byteOffset, bytes).equals(Buffer.from(X.buffer, X.byteOffset, bytes))) return known;
+    }
+    const rows = SharedRows.from(X, n, d);
+    copies.set(X, rows);
     return rows;
   }
 

@@ -355,7 +355,7 @@ class GraphSgd {
     this.weightKernel = { kind: 'rbf', sigma: s.sigmaS };
     const capacity = Math.max(1, Math.min(3 * B * s.T, n));
     this.history = new SupportVectorHistory({ capacity });
-    this.evaluator = new SupportVectorEvaluator(this.history, { kernel: this.kernel, rows: SharedRows.from(X, n, d) }, { ...run.engine, chunkSize: svChunkSizeFor(capacity) });
+    this.evaluator = new SupportVectorEvaluator(this.history, { kernel: this.kernel, rows: SharedRows.of(X, n, d) }, { ...run.engine, chunkSize: svChunkSizeFor(capacity) });
     this.avg = new AveragedExpansion(n);
     this.rng = samplingRng(s.seed);
     this.labeledDraws = new LabeledDraws(this.edges.labeledRows, s.labeledOrder, this.rng);
