@@ -259,15 +259,15 @@ class SvItems implements ItemKernel<SvTask> {
 class RowBlocks {
   private readonly home = new RowKernel();
   private readonly guest = new RowKernel();
+  private store: FrequencyStore | undefined;
+  private rows: SharedRows | undefined;
+  private readonly blocks = new StoredBlocks();
 
   /** Hands both kernels to the thread's shelf (kernel-shelf.ts): this object is not used again. */
   release(): void {
     shelveKernel(this.home.kernel);
     shelveKernel(this.guest.kernel);
   }
-  private store: FrequencyStore | undefined;
-  private rows: SharedRows | undefined;
-  private readonly blocks = new StoredBlocks();
 
   /** Checks a task and returns a function that adds its blocks at rows `[from, to)` of its range; `home`: the rows this thread keeps loaded. */
   begin(task: RowsTask, home: readonly [number, number] = [task.rowFrom, task.rowTo]): (from: number, to: number) => void {

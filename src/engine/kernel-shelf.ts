@@ -6,10 +6,9 @@
  * Why: each kernel owns a wasm memory, and a fresh one costs its first touch
  * (the operating system zeroes every page: 1–7 MiB a kernel for the loop
  * learners on MNIST, a batch and its sorf group transform) and a garbage
- * collection later. `tune` runs hundreds
- * of short fits — QSG-S2AUC's first round on MNIST is 396 fits of 10
- * iterations, each with four kernels — and fresh memories were most of that
- * round's time.
+ * collection later. `tune` runs hundreds of short fits — QSG-S2AUC's first
+ * round on MNIST is 396 fits of 10 iterations, each with four kernels — and
+ * fresh memories were most of that round's time.
  *
  * A kernel's results never depend on what it held before: a new owner lays
  * out and writes what it reads ({@link RffKernel.reserve}, the points, the
@@ -34,7 +33,7 @@ import { RffKernel } from './kernel.ts';
 import type { SvKernel } from './sv-kernel.ts';
 import type { WasmMemory } from './wasm-host.ts';
 
-/** Kernels a thread keeps at most: a run's four (evaluation, projection, rows, newest block) and another run's. */
+/** Kernels a thread keeps at most: a run's five (evaluation, projection, two for rows, newest block) and a few more. */
 export const SHELF_KERNELS = 8;
 
 /** Largest kernel memory kept (bytes): a kernel that held many rows gives its memory back rather than keep it after the run. */
