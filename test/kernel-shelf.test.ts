@@ -61,6 +61,10 @@ describe('exact kernels and the rows they read, from fit to fit', () => {
     expect(b).not.toBe(a);
     expect(b.X[59]).toBe(7);
     expect(SharedRows.of(X.slice(), 20, 3)).not.toBe(b); // another array: its own copy
+    X[0] = -0; // was 0 (sin 0): equal as numbers, other bits
+    const c = SharedRows.of(X, 20, 3);
+    expect(c).not.toBe(b);
+    expect(Object.is(c.X[0], -0)).toBe(true);
   });
 
   it('an evaluator on rows another one used takes its exact kernel, with the bits of a kernel on a fresh copy', async () => {

@@ -25,6 +25,7 @@ import { RFF_WASM_BASE64 } from './wasm/rff-wasm.generated.ts';
 import { instantiate, memoryEnsure, regions, type WasmMemory } from './wasm-host.ts';
 import { kernelBlockWidth, paddedDimension, sorfGroupBlocks, sorfPlace, type FeatureFamily } from '../features/spectral.ts';
 import type { FrequencyStore } from './frequency-store.ts';
+import { sameBits } from './row-views.ts';
 
 interface RffExports {
   memory: WasmMemory;
@@ -138,6 +139,8 @@ export class RffKernel {
   private lay: Layout | undefined;
   /** The accumulators' view {@link clearOut} reuses (undefined after a new layout). */
   private outs: Float64Array | undefined;
+  /** The view of ω that {@link omega} and {@link loadBlock} hand out (undefined after a new layout): one per layout, not one per block. */
+  private omegas: Float64Array | undefined;
   private cap = 0;
   private dim = 0;
   private feats = 0;
@@ -233,6 +236,7 @@ export class RffKernel {
     memoryEnsure(this.ex.memory, lay.end, () => `RffKernel: ${cap} points × d=${d}, m=${m}`);
     this.lay = lay;
     this.outs = undefined;
+    this.omegas = undefined;
     this.cap = cap;
     this.dim = d;
     this.feats = m;
@@ -295,7 +299,11 @@ export class RffKernel {
   omega(): Float64Array {
     // The caller may write any block through this view: what ω holds is no longer known.
     this.formStore = undefined;
-    return this.view(this.layout().omega, kernelBlockWidth(this.dim, this.feats, this.fam));
+    return this.omegaView();
+  }
+
+  private omegaView(): Float64Array {
+    return (this.omegas ??= this.view(this.layout().omega, kernelBlockWidth(this.dim, this.feats, this.fam)));
   }
 
   /**
@@ -311,19 +319,18 @@ export class RffKernel {
    * for (let i = from; i < to; i++) { kernel.loadBlock(store, i); kernel.alpha().set(coefficients(i)); kernel.accumulate(n); }
    */
   loadBlock(store: FrequencyStore, i: number): void {
-    const lay = this.layout();
-    if (this.zPoints > 0) {
-      const { group, firstRow } = sorfPlace(this.dim, this.feats, i);
-      if (this.formStore === store.buffer && this.formGroup === group) {
-        new Float64Array(this.ex.memory.buffer, lay.omega + 8, 1)[0] = firstRow;
-        return;
-      }
-      store.fill(i, this.view(lay.omega, kernelBlockWidth(this.dim, this.feats, this.fam)));
-      this.formStore = store.buffer;
-      this.formGroup = group;
+    const omega = this.omegaView();
+    // Only blocks that share groups (a held transform) have a form worth keeping track of.
+    const place = this.zPoints > 0 ? sorfPlace(this.dim, this.feats, i) : undefined;
+    if (place !== undefined && this.formStore === store.buffer && this.formGroup === place.group) {
+      omega[1] = place.firstRow;
       return;
     }
-    store.fill(i, this.view(lay.omega, kernelBlockWidth(this.dim, this.feats, this.fam)));
+    store.fill(i, omega);
+    if (place !== undefined) {
+      this.formStore = store.buffer;
+      this.formGroup = place.group;
+    }
   }
 
   /**
@@ -472,8 +479,7 @@ export class RffKernel {
     const lay = this.lay;
     if (lay === undefined || this.zPoints === 0 || d !== this.dim || m !== this.feats || family !== this.fam) return false;
     if (!(nPoints > 0 && nPoints <= this.cap && this.zFrom === 0 && this.zTo >= nPoints && X.length >= nPoints * d)) return false;
-    const bytes = 8 * nPoints * d;
-    return Buffer.from(this.ex.memory.buffer, lay.points, bytes).equals(Buffer.from(X.buffer, X.byteOffset, bytes));
+    return sameBits(this.view(lay.points, nPoints * d), X.subarray(0, nPoints * d));
   }
 
   /**

@@ -33,3 +33,17 @@ export class RowViews {
     return (this.views[i] ??= this.source.subarray(i * this.width, (i + 1) * this.width));
   }
 }
+
+/**
+ * Whether two runs of doubles are the same bits: a memcmp, so −0 and 0 differ
+ * and a NaN equals itself, as a model's bytes would. How the engine checks
+ * that rows it holds are the rows it is given (a kernel's points, a shared
+ * copy of a matrix) before it reuses what it made of them.
+ *
+ * @example
+ * sameBits(Float64Array.of(0, NaN), Float64Array.of(0, NaN)); // true
+ * sameBits(Float64Array.of(0), Float64Array.of(-0));          // false
+ */
+export function sameBits(a: Float64Array, b: Float64Array): boolean {
+  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+}

@@ -12,6 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { sharedMemory, type WasmMemory } from './wasm-host.ts';
+import { sameBits } from './row-views.ts';
 
 /** Byte offset of the rows header in the memory (page 1; page 0 is the module's). */
 export const ROWS_AT = 65536;
@@ -103,10 +104,7 @@ export class SharedRows {
    */
   static of(X: Float64Array, n: number, d: number): SharedRows {
     const known = copies.get(X);
-    const bytes = 8 * n * d;
-    if (known !== undefined && known.n === n && known.d === d && X.length >= n * d) {
-      if (Buffer.from(known.X.buffer, known.X.byteOffset, bytes).equals(Buffer.from(X.buffer, X.byteOffset, bytes))) return known;
-    }
+    if (known !== undefined && known.n === n && known.d === d && X.length >= n * d && sameBits(known.X, X.subarray(0, n * d))) return known;
     const rows = SharedRows.from(X, n, d);
     copies.set(X, rows);
     return rows;
