@@ -90,6 +90,28 @@ describe('SvKernel.accumulate vs referenceSvAccumulate', () => {
     }
   });
 
+  it('wide points are looked up a few rows at a time: a column non-zero only in a late point, or in an early and a late one, is summed', () => {
+    // d = 2,500: one point a lookup. Columns 7, 8 and 9 are zero in every row; column 7 is non-zero at point 5 only,
+    // column 8 at points 0 and 2, column 9 nowhere. Missing a column would move f by far more than rounding.
+    const c: Case = { kernel: { kind: 'rbf', sigma: 0.002 }, n: 6, E: 9, d: 2500, spread: 1 };
+    const { X, C, beta } = data(c, 'wide-zero-columns');
+    for (const k of [7, 8, 9]) {
+      for (let i = 0; i < c.E; i++) C[i * c.d + k] = 0;
+      for (let p = 0; p < c.n; p++) X[p * c.d + k] = 0;
+    }
+    X[5 * c.d + 7] = 3;
+    X[0 * c.d + 8] = X[2 * c.d + 8] = 2;
+    const k = SvKernel.create(SharedRows.from(C, c.E, c.d));
+    k.reserve(c.n, c.E);
+    k.setPoints(X, c.n);
+    k.load(Uint32Array.from({ length: c.E }, (_, i) => i), beta, 0, c.E);
+    k.clearOut(c.n);
+    k.accumulate(c.kernel, c.n, c.E);
+    const ref = new Float64Array(c.n);
+    referenceSvAccumulate(c.kernel, C, beta, c.E, X, c.n, c.d, ref);
+    for (let p = 0; p < c.n; p++) expect(k.out()[p]).toBeCloseTo(ref[p], 12);
+  });
+
   it.each(['rbf', 'laplacian'] as const)('%s: columns that are zero in every row and point are skipped without changing a bit of the result', (kind) => {
     // d = 12: columns 0, 5, 6 and 11 zero in every row (some −0, as a scaled constant column holds), column 3 zero in the
     // rows but not in every point; an image's blank border is such columns.

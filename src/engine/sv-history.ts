@@ -17,6 +17,12 @@
 import { historyBytes, ScaledHistory, type HistoryHandle } from './scaled-history.ts';
 import { SharedRows } from './shared-rows.ts';
 
+/** Where a fixed expansion's centres already are: row `index[i]` of `rows` is centre `i`. */
+export interface CentreRows {
+  readonly rows: SharedRows;
+  readonly index: ArrayLike<number>;
+}
+
 /** Largest row index an entry can hold (Uint32). */
 const MAX_ROW = 0xffffffff;
 
@@ -122,18 +128,24 @@ export class SupportVectorHistory extends ScaledHistory {
 
   /**
    * A history and its rows for a FIXED expansion `f(x) = Σ_i c_i k(center_i, x)`
-   * (a `KernelExpansion` of features/kernel-expansion.ts): centre `i` becomes row `i` of
-   * new {@link SharedRows} and entry `i` with coefficient `c_i`, scale 1.
+   * (a `KernelExpansion` of features/kernel-expansion.ts): entry `i` with
+   * coefficient `c_i`, scale 1, refers to centre `i` as row `i` of new
+   * {@link SharedRows} — or, given `on`, as row `on.index[i]` of `on.rows`
+   * (the centres are those rows, e.g. a fit's support rows in its own shared
+   * copy): no copy, and the thread's exact kernel on those rows serves it.
+   * Either way f has the same bits.
    *
    * @example
    * const { history, rows } = SupportVectorHistory.fromExpansion(exact);
    * const ev = new Evaluator(history, { kernel: exact.kernel, rows });
+   * const onFit = SupportVectorHistory.fromExpansion(fit.expansion, { rows: fit.rows, index: fit.supportRows });
    */
-  static fromExpansion(e: { readonly centers: Float64Array; readonly c: ArrayLike<number>; readonly d: number }): { history: SupportVectorHistory; rows: SharedRows } {
+  static fromExpansion(e: { readonly centers: Float64Array; readonly c: ArrayLike<number>; readonly d: number }, on?: CentreRows): { history: SupportVectorHistory; rows: SharedRows } {
     const n = e.c.length;
-    const rows = SharedRows.from(e.centers, n, e.d);
+    if (on !== undefined && (on.index.length !== n || on.rows.d !== e.d)) throw new RangeError(`fromExpansion: ${n} centres of dimension ${e.d}, but ${on.index.length} row indices into rows of dimension ${on.rows.d}`);
+    const rows = on?.rows ?? SharedRows.from(e.centers, n, e.d);
     const history = new SupportVectorHistory({ capacity: Math.max(1, n) });
-    for (let i = 0; i < n; i++) history.add(i, e.c[i]);
+    for (let i = 0; i < n; i++) history.add(on ? on.index[i] : i, e.c[i]);
     return { history, rows };
   }
 }

@@ -279,6 +279,8 @@ export interface GraphMachineFit {
   readonly expansion: KernelExpansion;
   /** Training-row index of each centre. */
   readonly supportRows: Int32Array;
+  /** The fit's shared copy of the training rows (what `supportRows` index): a predictor reads its centres there. */
+  readonly rows: SharedRows;
   readonly trace: Array<[number, number]>;
   /** Entries of the working history w_T (≤ min(3BT, n)). */
   readonly historyEntries: number;
@@ -289,7 +291,7 @@ export interface GraphMachineFit {
  *
  * @example
  * const fit = await fitGraphMachine(ds, 1, settings, { engine: { threads: 2 } });
- * new KernelExpansionPredictor(fit.expansion);
+ * new KernelExpansionPredictor(fit.expansion, { rows: fit.rows, index: fit.supportRows });
  */
 export async function fitGraphMachine(ds: Dataset, positive: number, s: GraphMachineSettings, run: GraphMachineRun = {}): Promise<GraphMachineFit> {
   const sgd = new GraphSgd(ds, positive, s, run);
@@ -313,6 +315,8 @@ class GraphSgd {
   /** The coefficients the last step added to w_{t+1}. */
   readonly added: AddedTerm[] = [];
   private readonly X: Float64Array;
+  /** The shared copy of `X` the evaluator reads (one per matrix: {@link SharedRows.of}). */
+  private readonly rows: SharedRows;
   private readonly d: number;
   private readonly y: Float64Array;
   private readonly edges: EdgeSet;
@@ -355,7 +359,8 @@ class GraphSgd {
     this.weightKernel = { kind: 'rbf', sigma: s.sigmaS };
     const capacity = Math.max(1, Math.min(3 * B * s.T, n));
     this.history = new SupportVectorHistory({ capacity });
-    this.evaluator = new SupportVectorEvaluator(this.history, { kernel: this.kernel, rows: SharedRows.of(X, n, d) }, { ...run.engine, chunkSize: svChunkSizeFor(capacity) });
+    this.rows = SharedRows.of(X, n, d);
+    this.evaluator = new SupportVectorEvaluator(this.history, { kernel: this.kernel, rows: this.rows }, { ...run.engine, chunkSize: svChunkSizeFor(capacity) });
     this.avg = new AveragedExpansion(n);
     this.rng = samplingRng(s.seed);
     this.labeledDraws = new LabeledDraws(this.edges.labeledRows, s.labeledOrder, this.rng);
@@ -450,7 +455,7 @@ class GraphSgd {
     }
     const centers = new Float64Array(support.length * d);
     support.forEach((row, k) => centers.set(X.subarray(row * d, row * d + d), k * d));
-    return { expansion: { kernel: this.kernel, d, centers, c: Float64Array.from(coef) }, supportRows: Int32Array.from(support), historyEntries: history.t - history.firstLive };
+    return { expansion: { kernel: this.kernel, d, centers, c: Float64Array.from(coef) }, supportRows: Int32Array.from(support), rows: this.rows, historyEntries: history.t - history.firstLive };
   }
 
   async close(): Promise<void> {
@@ -800,7 +805,7 @@ export function graphMachineSpec<N extends string, P extends ParamTable>(preset:
       if (values(given).batchSize === undefined) computed.batchSize = settings.batchSize;
       if (values(given).Cprime === undefined) computed.Cprime = settings.Cprime;
       if (values(given).sigmaS === undefined) computed.sigmaS = settings.sigmaS;
-      return { predictor: new KernelExpansionPredictor(fit.expansion), computed, trace: fit.trace };
+      return { predictor: new KernelExpansionPredictor(fit.expansion, { rows: fit.rows, index: fit.supportRows }), computed, trace: fit.trace };
     },
     objective: (ctx, predictor) => {
       const J = objectiveOf(ctx, predictor);

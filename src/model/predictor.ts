@@ -20,15 +20,74 @@ import { checkRandomFeatures, type RandomFeatures } from '../engine/random-featu
 import { svChunkSizeFor } from '../engine/chunks.ts';
 import type { SharedRows } from '../engine/shared-rows.ts';
 import { SupportVectorEvaluator } from '../engine/sv-evaluator.ts';
-import { SupportVectorHistory } from '../engine/sv-history.ts';
+import { SupportVectorHistory, type CentreRows } from '../engine/sv-history.ts';
+import type { TrainingRows } from '../data/training-rows.ts';
 import type { KernelExpansion } from '../features/kernel-expansion.ts';
 import { checkKernelSpec, type KernelSpec } from '../features/kernel-spec.ts';
 
 /** How prediction runs (threads, cache); never changes a value. */
 export type PredictOptions = Pick<EvaluatorOptions, 'threads' | 'cacheBytes' | 'parallelMinWork' | 'pool' | 'frequencies'>;
 
-/** Most rows per engine call when scoring many rows (fewer on long histories: see `rowsPerCall`). */
+/** Most rows per engine call when scoring many rows (fewer on wide rows and long histories: see {@link predictBatch}). */
 const PREDICT_BATCH = 4096;
+
+/**
+ * Most bytes of points one engine call copies (4 MiB). Each call copies its
+ * points into the engine's shared memory, and fresh memory costs its first
+ * touch: 4,096 rows of 1,497 features are 49 MB a call, which made scoring
+ * the `prior` threshold's rows most of a LapSVM search.
+ */
+const PREDICT_BATCH_BYTES = 4 * 2 ** 20;
+
+/**
+ * Rows per engine call for points of `d` features: {@link PREDICT_BATCH},
+ * fewer when that many would pass {@link PREDICT_BATCH_BYTES}, at least 1.
+ * Never changes a value: each row's sum is the same whichever call computes it.
+ *
+ * @example
+ * predictBatch(9);    // 4096
+ * predictBatch(1497); // 350
+ */
+export function predictBatch(d: number): number {
+  return Math.max(1, Math.min(PREDICT_BATCH, Math.floor(PREDICT_BATCH_BYTES / (8 * d))));
+}
+
+/** Where the points f is evaluated at are: a row-major matrix, or rows of a training set by index. */
+type Points = { readonly X: Float64Array } | { readonly rows: TrainingRows; readonly indices: ArrayLike<number> };
+
+/**
+ * `f` at `nPoints` points by `evaluator`, `batch` rows a call, into `out`;
+ * closes the evaluator. Rows by index are copied a batch at a time into one
+ * buffer, never all at once.
+ */
+async function evaluateBatched(evaluator: Pick<Evaluator, 'evaluate' | 'close'>, points: Points, nPoints: number, d: number, batch: number, out: Float64Array): Promise<void> {
+  const buffer = 'rows' in points ? new Float64Array(Math.min(batch, nPoints) * d) : undefined;
+  try {
+    for (let start = 0; start < nPoints; start += batch) {
+      const count = Math.min(batch, nPoints - start);
+      let X: Float64Array;
+      if ('rows' in points) {
+        for (let i = 0; i < count; i++) points.rows.copyRow(points.indices[start + i], buffer!, i);
+        X = buffer!;
+      } else {
+        X = points.X.subarray(start * d, (start + count) * d);
+      }
+      await evaluator.evaluate(X, count, out.subarray(start, start + count));
+    }
+  } finally {
+    await evaluator.close();
+  }
+}
+
+/** The number of points of `points`, checked against `out` and the predictor's dimension `d`. */
+function pointCount(points: Points, nPoints: number | undefined, out: Float64Array, d: number): number {
+  if ('rows' in points) {
+    if (points.rows.d !== d) throw new RangeError(`rows have ${points.rows.d} features, the predictor ${d}`);
+    nPoints = points.indices.length;
+  }
+  if (out.length < nPoints!) throw new RangeError(`out holds ${out.length} values, need ${nPoints}`);
+  return nPoints!;
+}
 
 /** The JSON description of a predictor, as kept in the model header. */
 export type PredictorHeader =
@@ -65,6 +124,14 @@ export interface Predictor {
    * const f = await predictor.evaluate(Xscaled, n, new Float64Array(n), { threads: 4 });
    */
   evaluate(X: Float64Array, nPoints: number, out: Float64Array, opts?: PredictOptions): Promise<Float64Array>;
+  /**
+   * `f` at rows `indices` of `rows` (scaled), into `out`: the bits
+   * {@link evaluate} gives at those rows gathered, without gathering them all.
+   *
+   * @example
+   * const fU = await predictor.evaluateAt(rows, sample, new Float64Array(sample.length));
+   */
+  evaluateAt(rows: TrainingRows, indices: ArrayLike<number>, out: Float64Array, opts?: PredictOptions): Promise<Float64Array>;
 }
 
 /**
@@ -153,19 +220,19 @@ export class RandomFeaturePredictor implements Predictor {
   }
 
   async evaluate(X: Float64Array, nPoints: number, out: Float64Array, opts: PredictOptions = {}): Promise<Float64Array> {
+    return this.evaluatePoints({ X }, nPoints, out, opts);
+  }
+
+  async evaluateAt(rows: TrainingRows, indices: ArrayLike<number>, out: Float64Array, opts: PredictOptions = {}): Promise<Float64Array> {
+    return this.evaluatePoints({ rows, indices }, undefined, out, opts);
+  }
+
+  private async evaluatePoints(points: Points, count: number | undefined, out: Float64Array, opts: PredictOptions): Promise<Float64Array> {
     const { d } = this.features;
+    const nPoints = pointCount(points, count, out, d);
     const history = this.evaluatedHistory();
-    const evaluator = new Evaluator(history, this.features, { ...opts, chunkSize: this.chunkSize });
     const { c0, c1 } = chunkSpan(history.firstLive, history.t, this.chunkSize);
-    const batch = rowsPerCall(c1 - c0, PREDICT_BATCH);
-    try {
-      for (let start = 0; start < nPoints; start += batch) {
-        const count = Math.min(batch, nPoints - start);
-        await evaluator.evaluate(X.subarray(start * d, (start + count) * d), count, out.subarray(start, start + count));
-      }
-    } finally {
-      await evaluator.close();
-    }
+    await evaluateBatched(new Evaluator(history, this.features, { ...opts, chunkSize: this.chunkSize }), points, nPoints, d, rowsPerCall(c1 - c0, predictBatch(d)), out);
     const b = this.bias;
     if (b !== undefined) for (let p = 0; p < nPoints; p++) out[p] += b;
     return out;
@@ -183,10 +250,17 @@ export class RandomFeaturePredictor implements Predictor {
  */
 export class KernelExpansionPredictor implements Predictor {
   readonly expansion: KernelExpansion;
+  private readonly centres: CentreRows | undefined;
   private engine: { history: SupportVectorHistory; rows: SharedRows } | undefined;
 
-  constructor(expansion: KernelExpansion) {
+  /**
+   * `centres`, when given, says where the expansion's centres already are
+   * in shared memory (a fit's support rows in its copy of the training
+   * rows): evaluations read them there instead of copying them.
+   */
+  constructor(expansion: KernelExpansion, centres?: CentreRows) {
     this.expansion = expansion;
+    this.centres = centres;
   }
 
   get d(): number {
@@ -208,18 +282,20 @@ export class KernelExpansionPredictor implements Predictor {
   }
 
   async evaluate(X: Float64Array, nPoints: number, out: Float64Array, opts: PredictOptions = {}): Promise<Float64Array> {
+    return this.evaluatePoints({ X }, nPoints, out, opts);
+  }
+
+  async evaluateAt(rows: TrainingRows, indices: ArrayLike<number>, out: Float64Array, opts: PredictOptions = {}): Promise<Float64Array> {
+    return this.evaluatePoints({ rows, indices }, undefined, out, opts);
+  }
+
+  private async evaluatePoints(points: Points, count: number | undefined, out: Float64Array, opts: PredictOptions): Promise<Float64Array> {
     const { d, kernel, c } = this.expansion;
+    const nPoints = pointCount(points, count, out, d);
     if (c.length === 0) return out.fill(0, 0, nPoints);
-    this.engine ??= SupportVectorHistory.fromExpansion(this.expansion);
+    this.engine ??= SupportVectorHistory.fromExpansion(this.expansion, this.centres);
     const evaluator = new SupportVectorEvaluator(this.engine.history, { kernel, rows: this.engine.rows }, { ...opts, chunkSize: svChunkSizeFor(c.length) });
-    try {
-      for (let start = 0; start < nPoints; start += PREDICT_BATCH) {
-        const count = Math.min(PREDICT_BATCH, nPoints - start);
-        await evaluator.evaluate(X.subarray(start * d, (start + count) * d), count, out.subarray(start, start + count));
-      }
-    } finally {
-      await evaluator.close();
-    }
+    await evaluateBatched(evaluator, points, nPoints, d, predictBatch(d), out);
     return out;
   }
 }

@@ -7,7 +7,7 @@
 import { UsageError } from '../errors.ts';
 import type { Dataset } from '../data/dataset.ts';
 import type { MinMaxScaler } from '../data/scaler.ts';
-import { gatherRows, type TrainingRows } from '../data/training-rows.ts';
+import type { TrainingRows } from '../data/training-rows.ts';
 import { TRAINING_CHUNK_SIZE } from '../engine/chunks.ts';
 import type { EvaluatorOptions } from '../engine/evaluator.ts';
 import type { StepSize } from '../coordinator/step-size.ts';
@@ -35,7 +35,7 @@ export async function fittedTask(
   const fL = await predictor.evaluate(labeled.X, labeled.n, new Float64Array(labeled.n), engine);
   if (rule !== 'prior') return fitTask(classes, fL, labeled.y, rule);
   const U = sampleSource(complementSource(rows.n, rows.labeledRows), BALANCE_ROWS, `dsgkit-prior:${seed}`);
-  const fU = await predictor.evaluate(gatherRows(rows, U), U.length, new Float64Array(U.length), engine);
+  const fU = await predictor.evaluateAt(rows, U, new Float64Array(U.length), engine);
   return fitTask(classes, fL, labeled.y, rule, fU);
 }
 
