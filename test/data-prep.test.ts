@@ -104,6 +104,31 @@ describe('MinMaxScaler', () => {
     expect(a.min[0]).not.toBe(exact.min[0]);
   });
 
+  it('gives the same quantiles row by row, in blocks across its fill tiles, and grown from no room; below its capacity the exact order statistics', () => {
+    const n = 1000;
+    const d = 7;
+    const X = Float64Array.from({ length: n * d }, (_, i) => Math.sin(i * 7.13) * 1000 - Math.floor(Math.sin(i * 7.13) * 1000));
+    const fed = (range: QuantileRange, rows: number, step: number) => {
+      for (let r = 0; r < rows; r += step) range.add(X, r * d, Math.min(step, rows - r));
+      return range.scaler(['a', 'b', 'c', 'd', 'e', 'f', 'g']);
+    };
+    for (const rows of [250, n]) {
+      const byRow = fed(new QuantileRange(d, 0.05, 300, 1), rows, 1);
+      for (const [step, expected] of [[rows, rows], [100, 1], [63, 300]]) {
+        const other = fed(new QuantileRange(d, 0.05, 300, expected), rows, step);
+        expect(Array.from(other.min)).toEqual(Array.from(byRow.min));
+        expect(Array.from(other.max)).toEqual(Array.from(byRow.max));
+      }
+    }
+    // 250 rows ≤ the capacity of 300: every row kept, so the sorted columns' order statistics.
+    const kept = fed(new QuantileRange(d, 0.05, 300), 250, 90);
+    for (let k = 0; k < d; k++) {
+      const column = Array.from({ length: 250 }, (_, r) => X[r * d + k]).sort((a, b) => a - b);
+      expect(kept.min[k]).toBe(column[Math.floor(0.05 * 249)]);
+      expect(kept.max[k]).toBe(column[Math.ceil(0.95 * 249)]);
+    }
+  });
+
   it('keeps its clip quantile through JSON (absent at 0, as before), and refuses an impossible one', () => {
     const s = MinMaxScaler.fit(train, undefined, { clipQuantile: 0.25 });
     const json = JSON.parse(JSON.stringify(s));
