@@ -30,11 +30,11 @@ import { fitTask, type Task, type TaskClasses, type ThresholdRule } from '../mod
  * const task = await fittedTask(predictor, datasetRows(scaled), labeledDataset(datasetRows(scaled)), classes, 'prior', { threads: 1 }, 1);
  */
 export async function fittedTask(
-  predictor: Predictor, rows: TrainingRows, labeled: Dataset, classes: TaskClasses, rule: ThresholdRule, engine: EvaluatorOptions, seed: number,
+  predictor: Predictor, rows: TrainingRows, labeled: Dataset, classes: TaskClasses, rule: ThresholdRule, engine: EvaluatorOptions, seed: number, priorRows = BALANCE_ROWS,
 ): Promise<Task> {
   const fL = await predictor.evaluate(labeled.X, labeled.n, new Float64Array(labeled.n), engine);
   if (rule !== 'prior') return fitTask(classes, fL, labeled.y, rule);
-  const U = sampleSource(complementSource(rows.n, rows.labeledRows), BALANCE_ROWS, `dsgkit-prior:${seed}`);
+  const U = sampleSource(complementSource(rows.n, rows.labeledRows), priorRows, `dsgkit-prior:${seed}`);
   const fU = await predictor.evaluateAt(rows, U, new Float64Array(U.length), engine);
   return fitTask(classes, fL, labeled.y, rule, fU);
 }
