@@ -45,7 +45,6 @@ import { trainModel } from './train/train.ts';
 import { loadQueueModule } from './distributed/optional.ts';
 import type { TuneOnQueue } from './distributed/tune.ts';
 import { FitThreads, fitsOnThreads } from './tune-threads.ts';
-import { BALANCE_ROWS } from './learners/sources.ts';
 import type { ReadDatasetOptions } from './data/index.ts';
 
 /** Progress of a tune run: block evaluations done of the planned total (what its time is proportional to). */
@@ -197,7 +196,7 @@ export const DEFAULT_FOLDS = 3;
 
 /**
  * Unlabeled rows a `prior` threshold is scored at in halving's early rounds
- * (the last round and the defaults: {@link BALANCE_ROWS}, as `train`). An
+ * (the last round and the defaults: as many as `train`, `fittedTask`'s default). An
  * early round only ranks; its threshold's arithmetic, a sum over every
  * centre at each row, was 3–4× its short fits (LapSVM on MNIST).
  */
@@ -858,7 +857,7 @@ export async function runFold(plan: FitPlan, c: number, j: number, to: number, e
   const rows = datasetRows(ds);
   const task = spec.threshold === 'zero'
     ? fitTask(classes, f, va.y, 'zero')
-    : await fittedTask(fitted.predictor, rows, labeledDataset(rows), classes, spec.threshold, engine, params.seed as number, to < plan.T ? EARLY_PRIOR_ROWS : BALANCE_ROWS);
+    : await fittedTask(fitted.predictor, rows, labeledDataset(rows), classes, spec.threshold, engine, params.seed as number, to < plan.T ? EARLY_PRIOR_ROWS : undefined);
   return { score: metricValue('accuracy', task, va.y, f), f };
 }
 

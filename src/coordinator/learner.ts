@@ -3,6 +3,7 @@
  * values at them turn into weights, the step schedule and the regulariser.
  * A learner knows nothing about threads, histories or files.
  */
+import { evaluateGathered } from '../data/training-rows.ts';
 import type { DrawSource } from '../engine/hot-rows.ts';
 import type { StepSize } from './step-size.ts';
 
@@ -149,15 +150,7 @@ export const FINAL_GATHER_POINTS = 1024;
  */
 export async function finalValues(final: FinalBiasRule, t: number, evaluate: (X: Float64Array, nPoints: number, out: Float64Array) => Promise<unknown>, pointsPerCall = FINAL_GATHER_POINTS): Promise<Float64Array> {
   const at = finalPositions(final, t);
-  const out = new Float64Array(at.length);
-  const step = Math.max(1, Math.min(at.length, pointsPerCall));
-  const X = new Float64Array(step * final.d);
-  for (let p = 0; p < at.length; p += step) {
-    const n = Math.min(step, at.length - p);
-    for (let i = 0; i < n; i++) final.copyPoint(at[p + i], X, i);
-    await evaluate(X, n, out.subarray(p, p + n));
-  }
-  return out;
+  return evaluateGathered(at.length, final.d, pointsPerCall, (p, X, r) => final.copyPoint(at[p], X, r), evaluate, new Float64Array(at.length));
 }
 
 /**

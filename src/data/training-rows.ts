@@ -117,6 +117,32 @@ export function gatherRows(rows: TrainingRows, indices: ArrayLike<number>): Floa
 }
 
 /**
+ * f at `count` points given by index, into `out` (returned): their features
+ * are copied `perCall` points at a time by `copy(p, X, r)` (point `p` into
+ * row `r` of `X`) into one buffer reused for every part, and each part
+ * evaluated by `evaluate`. What reads many rows by index without copying
+ * them all at once (a final bias's points, a threshold's unlabeled rows).
+ * The same bits whatever the parts: a point's value never depends on the
+ * other points of a call.
+ *
+ * @example
+ * await evaluateGathered(U.length, rows.d, 350, (p, X, r) => rows.copyRow(U[p], X, r), (X, n, o) => ev.evaluate(X, n, o), fU);
+ */
+export async function evaluateGathered(
+  count: number, d: number, perCall: number, copy: (p: number, X: Float64Array, r: number) => void,
+  evaluate: (X: Float64Array, nPoints: number, out: Float64Array) => Promise<unknown>, out: Float64Array,
+): Promise<Float64Array> {
+  const step = Math.max(1, Math.min(count, perCall));
+  const X = new Float64Array(step * d);
+  for (let p = 0; p < count; p += step) {
+    const n = Math.min(step, count - p);
+    for (let r = 0; r < n; r++) copy(p + r, X, r);
+    await evaluate(X, n, out.subarray(p, p + n));
+  }
+  return out;
+}
+
+/**
  * The labeled rows as a Dataset of their own (features as the rows hold them,
  * e.g. scaled), in row order: what thresholds are fitted on.
  *

@@ -21,7 +21,7 @@ import { svChunkSizeFor } from '../engine/chunks.ts';
 import type { SharedRows } from '../engine/shared-rows.ts';
 import { SupportVectorEvaluator } from '../engine/sv-evaluator.ts';
 import { SupportVectorHistory, type CentreRows } from '../engine/sv-history.ts';
-import type { TrainingRows } from '../data/training-rows.ts';
+import { evaluateGathered, type TrainingRows } from '../data/training-rows.ts';
 import type { KernelExpansion } from '../features/kernel-expansion.ts';
 import { checkKernelSpec, type KernelSpec } from '../features/kernel-spec.ts';
 
@@ -57,36 +57,30 @@ type Points = { readonly X: Float64Array } | { readonly rows: TrainingRows; read
 
 /**
  * `f` at `nPoints` points by `evaluator`, `batch` rows a call, into `out`;
- * closes the evaluator. Rows by index are copied a batch at a time into one
- * buffer, never all at once.
+ * closes the evaluator. Rows by index are copied a batch at a time
+ * ({@link evaluateGathered}), never all at once.
  */
 async function evaluateBatched(evaluator: Pick<Evaluator, 'evaluate' | 'close'>, points: Points, nPoints: number, d: number, batch: number, out: Float64Array): Promise<void> {
-  const buffer = 'rows' in points ? new Float64Array(Math.min(batch, nPoints) * d) : undefined;
+  const evaluate = (X: Float64Array, n: number, part: Float64Array) => evaluator.evaluate(X, n, part);
   try {
-    for (let start = 0; start < nPoints; start += batch) {
-      const count = Math.min(batch, nPoints - start);
-      let X: Float64Array;
-      if ('rows' in points) {
-        for (let i = 0; i < count; i++) points.rows.copyRow(points.indices[start + i], buffer!, i);
-        X = buffer!;
-      } else {
-        X = points.X.subarray(start * d, (start + count) * d);
+    if ('rows' in points) {
+      const { rows, indices } = points;
+      await evaluateGathered(nPoints, d, batch, (p, X, r) => rows.copyRow(indices[p], X, r), evaluate, out);
+    } else {
+      for (let start = 0; start < nPoints; start += batch) {
+        const count = Math.min(batch, nPoints - start);
+        await evaluate(points.X.subarray(start * d, (start + count) * d), count, out.subarray(start, start + count));
       }
-      await evaluator.evaluate(X, count, out.subarray(start, start + count));
     }
   } finally {
     await evaluator.close();
   }
 }
 
-/** The number of points of `points`, checked against `out` and the predictor's dimension `d`. */
-function pointCount(points: Points, nPoints: number | undefined, out: Float64Array, d: number): number {
-  if ('rows' in points) {
-    if (points.rows.d !== d) throw new RangeError(`rows have ${points.rows.d} features, the predictor ${d}`);
-    nPoints = points.indices.length;
-  }
-  if (out.length < nPoints!) throw new RangeError(`out holds ${out.length} values, need ${nPoints}`);
-  return nPoints!;
+/** Checks `points` (rows by index: of the predictor's width `d`) and `out` (room for `nPoints` values). */
+function checkPoints(points: Points, nPoints: number, out: Float64Array, d: number): void {
+  if ('rows' in points && points.rows.d !== d) throw new RangeError(`rows have ${points.rows.d} features, the predictor ${d}`);
+  if (out.length < nPoints) throw new RangeError(`out holds ${out.length} values, need ${nPoints}`);
 }
 
 /** The JSON description of a predictor, as kept in the model header. */
@@ -224,12 +218,12 @@ export class RandomFeaturePredictor implements Predictor {
   }
 
   async evaluateAt(rows: TrainingRows, indices: ArrayLike<number>, out: Float64Array, opts: PredictOptions = {}): Promise<Float64Array> {
-    return this.evaluatePoints({ rows, indices }, undefined, out, opts);
+    return this.evaluatePoints({ rows, indices }, indices.length, out, opts);
   }
 
-  private async evaluatePoints(points: Points, count: number | undefined, out: Float64Array, opts: PredictOptions): Promise<Float64Array> {
+  private async evaluatePoints(points: Points, nPoints: number, out: Float64Array, opts: PredictOptions): Promise<Float64Array> {
     const { d } = this.features;
-    const nPoints = pointCount(points, count, out, d);
+    checkPoints(points, nPoints, out, d);
     const history = this.evaluatedHistory();
     const { c0, c1 } = chunkSpan(history.firstLive, history.t, this.chunkSize);
     await evaluateBatched(new Evaluator(history, this.features, { ...opts, chunkSize: this.chunkSize }), points, nPoints, d, rowsPerCall(c1 - c0, predictBatch(d)), out);
@@ -286,12 +280,12 @@ export class KernelExpansionPredictor implements Predictor {
   }
 
   async evaluateAt(rows: TrainingRows, indices: ArrayLike<number>, out: Float64Array, opts: PredictOptions = {}): Promise<Float64Array> {
-    return this.evaluatePoints({ rows, indices }, undefined, out, opts);
+    return this.evaluatePoints({ rows, indices }, indices.length, out, opts);
   }
 
-  private async evaluatePoints(points: Points, count: number | undefined, out: Float64Array, opts: PredictOptions): Promise<Float64Array> {
+  private async evaluatePoints(points: Points, nPoints: number, out: Float64Array, opts: PredictOptions): Promise<Float64Array> {
     const { d, kernel, c } = this.expansion;
-    const nPoints = pointCount(points, count, out, d);
+    checkPoints(points, nPoints, out, d);
     if (c.length === 0) return out.fill(0, 0, nPoints);
     this.engine ??= SupportVectorHistory.fromExpansion(this.expansion, this.centres);
     const evaluator = new SupportVectorEvaluator(this.engine.history, { kernel, rows: this.engine.rows }, { ...opts, chunkSize: svChunkSizeFor(c.length) });

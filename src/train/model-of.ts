@@ -23,8 +23,9 @@ import { fitTask, type Task, type TaskClasses, type ThresholdRule } from '../mod
  * The task of a trained predictor: its threshold(s) fitted by `rule` from f at
  * the labeled training rows (`labeled`, e.g. `labeledDataset` of `rows`)
  * and, for the `prior` rule, at the unlabeled training rows (a seeded sample
- * of at most {@link BALANCE_ROWS}). What `train` stores in the model and
- * `tune` scores a fold's accuracy with.
+ * of at most `priorRows`, {@link BALANCE_ROWS} unless `tune`'s early rounds
+ * ask for fewer). What `train` stores in the model and `tune` scores a
+ * fold's accuracy with.
  *
  * @example
  * const task = await fittedTask(predictor, datasetRows(scaled), labeledDataset(datasetRows(scaled)), classes, 'prior', { threads: 1 }, 1);
