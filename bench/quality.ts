@@ -1,8 +1,8 @@
 /**
  * The public quality benchmark: every dsgkit learner, at its defaults and
  * after `tune`, and each semi-supervised learner's own supervised special
- * case, against the scikit-learn peers, on the very same splits of 18 public
- * data sets (15 from bench/public-data.sh + the 3 shipped in data/, seeds
+ * case, against the scikit-learn peers, on the very same splits of 20 public
+ * data sets (17 from bench/public-data.sh + the 3 shipped in data/, seeds
  * 1–3 each, 1–10 where fewer than 200 rows are held out: SMALL_SET_SEEDS),
  * in the papers' protocol. The summary — wins / ties / losses of each
  * learner against the best peer per set, the mean gap and the worst set, and
@@ -465,7 +465,8 @@ Picture: [bench/results/quality.svg](../bench/results/quality.svg).
 
 **Protocol.** The split is dsgkit's \`splitDataset\`, seeds 1–3 of each set, 1–${SMALL_SET_SEEDS} of a set
 whose held-out 20% is fewer than 200 rows (ionosphere, musk, breast cancer, pima, diabetes, boston:
-there one row moves a seed's accuracy by 0.006–0.014; the coverage line below says which seeds ran):
+there one row moves a seed's accuracy by 0.006–0.014) or holds fewer than 200 of a rare positive class
+(hmda 57, lending 103: an AUC is as noisy as its rarer class); the coverage line below says which seeds ran:
 20% of the rows held out (stratified); binary and ordinal learners get 200
 labeled training rows and the rest of the training rows unlabeled; the graph
 learners (GKM, LapSVM) get 80% of the training labels hidden, on a seeded

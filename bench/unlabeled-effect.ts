@@ -16,7 +16,10 @@
  * @example
  * // npx tsx bench/unlabeled-effect.ts                                   (every learner with a special case, the sets with peers, seeds 1–3)
  * // npx tsx bench/unlabeled-effect.ts --learners gkm,lapsvm --sets pima,musk --seeds 1
+ * // npx tsx bench/unlabeled-effect.ts --sets hmda,lending --merge      (these sets run, the other sets' rows kept from the last full run)
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { train } from '../src/api.ts';
 import { readDataset } from '../src/data/index.ts';
@@ -30,6 +33,8 @@ const { values: opt } = parseArgs({
     learners: { type: 'string' },
     seeds: { type: 'string', default: '1,2,3' },
     threads: { type: 'string', default: '1' },
+    // Keep the rows of bench/results/unlabeled-effect.json for the sets not run now (a set added to the benchmark).
+    merge: { type: 'boolean', default: false },
   },
 });
 const withSpecial = LEARNERS.filter((l) => l.special);
@@ -38,6 +43,7 @@ const setNames = listOption(opt.sets, SETS.filter((s) => s.name !== 'insteval').
 const learners = listOption(opt.learners, withSpecial.map((l) => l.learner), 'learners').map((n) => withSpecial.find((l) => l.learner === n)!);
 const seeds = opt.seeds.split(',').map(Number);
 const threads = Number(opt.threads);
+const RESULTS = fileURLToPath(new URL('results/unlabeled-effect.json', import.meta.url));
 
 /** One learner on one split, its unlabeled term on and off. */
 interface EffectRow {
@@ -89,8 +95,13 @@ for (const name of setNames) {
   }
 }
 
-// Per learner and set: the means over the seeds, and how many seeds changed a label.
-const summary = learners.flatMap((l) => setNames.flatMap((set) => {
+if (opt.merge && existsSync(RESULTS)) {
+  const kept = (JSON.parse(readFileSync(RESULTS, 'utf8')) as { rows: EffectRow[] }).rows.filter((r) => !setNames.includes(r.set));
+  rows.unshift(...kept);
+}
+// Per learner and set (every set with rows, in the benchmark's order): the means over the seeds, and how many seeds changed a label.
+const summarySets = SETS.map((s) => s.name).filter((name) => rows.some((r) => r.set === name));
+const summary = learners.flatMap((l) => summarySets.flatMap((set) => {
   const rs = rows.filter((r) => r.learner === l.learner && r.set === set);
   if (rs.length === 0) return [];
   return [{
