@@ -18,6 +18,7 @@
  */
 import { CancelledError, UsageError } from './errors.ts';
 import { labeledCount, type Dataset } from './data/dataset.ts';
+import { classCounts } from './data/validate.ts';
 import { datasetRows, labeledDataset } from './data/training-rows.ts';
 import { repeatedLabeledFolds, type LabeledFold } from './data/split.ts';
 import { EvaluatorPool } from './engine/pool.ts';
@@ -25,7 +26,7 @@ import { DEFAULT_CACHE_BYTES, givenEngineSettings, type EvaluatorOptions } from 
 import { FrequencyStores } from './engine/frequency-store.ts';
 import type { StepSize } from './coordinator/step-size.ts';
 import { neighbourhoodScores } from './coordinator/grid-neighbourhood.ts';
-import { TUNE_GUARDS, TUNE_SELECTIONS, type TuneGuard, type TuneSelection } from './coordinator/tune-rules.ts';
+import { fewLabeledWarning, TUNE_GUARDS, TUNE_SELECTIONS, type TuneGuard, type TuneSelection } from './coordinator/tune-rules.ts';
 export { TUNE_GUARDS, TUNE_SELECTIONS, type TuneGuard, type TuneSelection } from './coordinator/tune-rules.ts';
 import { continuationCost, firstHalvingStep, halvingPlan, nextHalvingStep, type HalvingOptions, type HalvingStep } from './coordinator/successive-halving.ts';
 import { checkParam, paramSpec, type ParamValue } from './learners/params.ts';
@@ -33,7 +34,7 @@ import { learnerSpec } from './learners/registry.ts';
 import type { BudgetSchedule, FitState, LearnerSpec, Params } from './learners/spec.ts';
 import { Model } from './model/model.ts';
 import type { TuneRecord, TuneRoundRecord, TuneTableRow } from './model/model-file.ts';
-import { fitTask, metricValue, METRICS, rankingMetric, taskClasses, type MetricName, type TaskClasses } from './model/task.ts';
+import { fitTask, labelName, metricValue, METRICS, rankingMetric, taskClasses, type MetricName, type TaskClasses } from './model/task.ts';
 import { mean, sampleSd } from './metrics/summary.ts';
 import type { LearnerOptions } from './api.ts';
 import { kernelScale0, scalerFor, withDataDefaults } from './train/defaults.ts';
@@ -527,6 +528,8 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   checkClipQuantile(opts.clipQuantile);
   const raw = await toDataset(opts.data, 'data', opts.read);
   const classes = taskClasses(spec.task, raw, opts.positive !== undefined ? { positive: opts.positive } : {});
+  const few = fewLabeledWarning(classCounts(raw), k, (c) => labelName(classes, c));
+  if (few !== undefined) onWarning(few);
   // Scaled once with the scaler of all training rows (unsupervised: the features' ranges only).
   // With threads, in shared memory: the fit threads map the folds' rows rather than copy them (tune-threads.ts).
   const ds = scalerFor(raw, opts.clipQuantile).transform(raw, threads > 1 ? new Float64Array(new SharedArrayBuffer(8 * raw.X.length)) : undefined);

@@ -121,6 +121,23 @@ describe('tune: safe selection', () => {
     if (chosen !== pick.id) expect(guarded.table[pick.id].status).toBe('kept');
     await expect(tune({ ...run, guard: 'nope' as never })).rejects.toThrow(/guard must be one of cv, one-se/);
   }, 120_000);
+
+  it('warns when a class has fewer than 10 labeled rows a fold, naming the class and the rows a fold validates on; not with enough', async () => {
+    // 22 labeled rows of class 1 among 60: 7 or 8 a fold over 3 folds (warned), 11 over 2 (not).
+    const warned = async (folds: number, data: Dataset): Promise<string[]> => {
+      const warnings: string[] = [];
+      await tune({ learner: loopLearner, data, T: 10, m: 8, batchSize: 8, seed: 2, folds, lambda: 0.01, sigma: 0.5, fullGrid: true, threads: 1, onWarning: (w) => warnings.push(w) });
+      return warnings.filter((w) => w.includes('labeled rows of class'));
+    };
+    const few = await warned(3, await trainSet());
+    expect(few).toHaveLength(1);
+    expect(few[0]).toMatch(/^only 22 labeled rows of class 1 \(7 or 8 in each of the 3 folds' validation rows\)/);
+    expect(await warned(2, await trainSet())).toEqual([]);
+    // 56 of class 1 among 150: enough for 3 folds, not for 6 (9 or 10 a fold).
+    const more = splitDataset(await readDataset('data/breast_cancer.arrow'), { labeled: 150, seed: 4 }).train;
+    expect(await warned(3, more)).toEqual([]);
+    expect((await warned(6, more))[0]).toMatch(/^only 56 labeled rows of class 1 \(9 or 10 in each of the 6 folds'/);
+  }, 120_000);
 });
 
 describe('tune (script API)', () => {
