@@ -154,9 +154,8 @@ export const qsgS2aucSpec = loopLearner({
     if (classes.kind !== 'binary') throw new Error('qsg-s2auc needs a binary task');
     return new QsgS2auc(ds, classes.positive, { lambda: params.lambda, gamma: params.gamma, batchSize: params.batchSize, step, ...(params.graphWeight ? { graphWeight: params.graphWeight } : {}) });
   },
-  // λ from 10⁻⁴ (at the default step η_t stays near 0.5 through a T = 400 run: little shrink, the run is
-  // stopped by T) to 10⁻²; 10⁻¹ does not win selections (docs/tuning.md has the measurements).
   supervisedCase: { gamma: 1, graphWeight: 0 },
-  // σ on the factor-2 ladder, as DSG's (common.ts sigmaLadder).
-  searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0, 1), lambda: [1e-4, 1e-3, 1e-2], gamma: [0.25, 0.5, 0.75, 1] }),
+  // σ on the factor-2 ladder, as DSG's (common.ts sigmaLadder). λ from 10⁻³ to 10⁻¹: with a rare positive
+  // class (a few dozen labeled positives) the strongest wins (docs/tuning.md, "λ's range").
+  searchSpace: ({ sigma0 }) => ({ sigma: sigmaLadder(sigma0, 1), lambda: [1e-3, 1e-2, 1e-1], gamma: [0.25, 0.5, 0.75, 1] }),
 });
