@@ -16,7 +16,7 @@
  * @example
  * // npx tsx bench/unlabeled-effect.ts                                   (every learner with a special case, the sets with peers, seeds 1–3)
  * // npx tsx bench/unlabeled-effect.ts --learners gkm,lapsvm --sets pima,musk --seeds 1
- * // npx tsx bench/unlabeled-effect.ts --sets hmda,lending --merge      (these sets run, the other sets' rows kept from the last full run)
+ * // npx tsx bench/unlabeled-effect.ts --sets hmda,lending --merge      (these sets run; every other row kept from bench/results/unlabeled-effect.json)
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -96,12 +96,14 @@ for (const name of setNames) {
 }
 
 if (opt.merge && existsSync(RESULTS)) {
-  const kept = (JSON.parse(readFileSync(RESULTS, 'utf8')) as { rows: EffectRow[] }).rows.filter((r) => !setNames.includes(r.set));
-  rows.unshift(...kept);
+  // Every row of a (learner, set, seed) not run now: a run of some sets, learners or seeds replaces only those.
+  const ranNow = (r: EffectRow) => setNames.includes(r.set) && seeds.includes(r.seed) && learners.some((l) => l.learner === r.learner);
+  rows.unshift(...(JSON.parse(readFileSync(RESULTS, 'utf8')) as { rows: EffectRow[] }).rows.filter((r) => !ranNow(r)));
 }
-// Per learner and set (every set with rows, in the benchmark's order): the means over the seeds, and how many seeds changed a label.
+// Per learner and set (every learner and set with rows, in the benchmark's order): the means over the seeds, and how many seeds changed a label.
 const summarySets = SETS.map((s) => s.name).filter((name) => rows.some((r) => r.set === name));
-const summary = learners.flatMap((l) => summarySets.flatMap((set) => {
+const summaryLearners = withSpecial.filter((l) => rows.some((r) => r.learner === l.learner));
+const summary = summaryLearners.flatMap((l) => summarySets.flatMap((set) => {
   const rs = rows.filter((r) => r.learner === l.learner && r.set === set);
   if (rs.length === 0) return [];
   return [{
@@ -112,7 +114,7 @@ const summary = learners.flatMap((l) => summarySets.flatMap((set) => {
 }));
 writeBenchOutputs('unlabeled-effect', {
   description: 'bench/unlabeled-effect.ts: each learner at its defaults against its supervised special case on the quality benchmark splits; share of held-out labels changed, relative change of the held-out scores, the learner\'s measure with the unlabeled term on and off.',
-  seeds, summary, rows,
+  seeds: [...new Set(rows.map((r) => r.seed))].sort((a, b) => a - b), summary, rows,
 });
 const pct = (v: number) => `${(100 * v).toFixed(v > 0 && v < 0.001 ? 2 : 1)}%`;
 console.log(markdownTable(summary.map((s) => ({
