@@ -37,7 +37,7 @@ import { reviveError, type SerializedError } from './thread-errors.ts';
 import { continuationCost, type HalvingStep } from './coordinator/successive-halving.ts';
 import { loopStateRecord, restoreLoopState, type LoopStateRecord } from './coordinator/loop-state-record.ts';
 import type { FitState } from './learners/spec.ts';
-import type { FitSetup, TuneMeter, TunePlan } from './tune.ts';
+import type { FitSetup, FoldOutcome, RoundFits, TuneMeter, TunePlan } from './tune.ts';
 
 /**
  * Fits a round must have per thread to run as whole fits on the threads: with
@@ -90,10 +90,8 @@ export interface FitUnit {
   readonly start?: LoopStateRecord;
 }
 
-/** A fit's outcome: its validation score, its out-of-fold scores and, for a learner that continues, the state it reached. */
-export interface FitUnitResult {
-  readonly score: number;
-  readonly f: Float64Array;
+/** A fit's outcome: tune's {@link FoldOutcome} and, for a learner that continues, the state it reached. */
+export interface FitUnitResult extends FoldOutcome {
   readonly state?: LoopStateRecord;
 }
 
@@ -158,11 +156,12 @@ export class FitThreads {
    * fold scores and out-of-fold values as tune's own round gives them, and
    * the states reached in `states` (a learner that continues).
    */
-  async round(plan: TunePlan, current: HalvingStep, used: readonly number[], states: Array<Array<FitState | undefined>>, meter: Pick<TuneMeter, 'done' | 'report'>): Promise<{ scores: number[][]; outOfFold: Float64Array[][] }> {
+  async round(plan: TunePlan, current: HalvingStep, used: readonly number[], states: Array<Array<FitState | undefined>>, meter: Pick<TuneMeter, 'done' | 'report'>): Promise<RoundFits> {
     const { folds, spec, opts } = plan;
     const continues = spec.capabilities.continues;
     const scores = current.run.map(() => new Array<number>(folds.length).fill(NaN));
     const outOfFold = current.run.map(() => folds.map((): Float64Array => new Float64Array(0)));
+    const shares = current.run.map(() => folds.map((): number[] => []));
     // The first fit that fails stops the round's others (queued ones never start, running ones' threads end).
     const stop = new AbortController();
     // Each of the round's fits listens on it while queued or running (Piscina): not a leak.
@@ -191,6 +190,7 @@ export class FitThreads {
       fitThreadTasks++;
       scores[i][j] = outcome.score;
       outOfFold[i][j] = outcome.f;
+      shares[i][j] = outcome.shares ?? [];
       if (continues) states[c][j] = outcome.state ? restoreLoopState(outcome.state) : undefined;
       meter.done += continues ? continuationCost(start?.history.t ?? 0, current.t) : 1;
       meter.report();
@@ -203,7 +203,7 @@ export class FitThreads {
     }
     if (failure) throw failure.error;
     if (opts.signal?.aborted) throw new CancelledError(`tuning cancelled in round ${current.round}`);
-    return { scores, outOfFold };
+    return { scores, outOfFold, shares };
   }
 
   /** Stops the workers. */

@@ -26,7 +26,7 @@ import { DEFAULT_CACHE_BYTES, givenEngineSettings, type EvaluatorOptions } from 
 import { FrequencyStores } from './engine/frequency-store.ts';
 import type { StepSize } from './coordinator/step-size.ts';
 import { neighbourhoodScores } from './coordinator/grid-neighbourhood.ts';
-import { fewLabeledWarning, TUNE_GUARDS, TUNE_SELECTIONS, type TuneGuard, type TuneSelection } from './coordinator/tune-rules.ts';
+import { chooseMinorityShare, fewLabeledWarning, TUNE_GUARDS, TUNE_SELECTIONS, type TuneGuard, type TuneSelection } from './coordinator/tune-rules.ts';
 export { TUNE_GUARDS, TUNE_SELECTIONS, type TuneGuard, type TuneSelection } from './coordinator/tune-rules.ts';
 import { continuationCost, firstHalvingStep, halvingPlan, nextHalvingStep, type HalvingOptions, type HalvingStep } from './coordinator/successive-halving.ts';
 import { checkParam, paramSpec, type ParamValue } from './learners/params.ts';
@@ -34,12 +34,13 @@ import { learnerSpec } from './learners/registry.ts';
 import type { BudgetSchedule, FitState, LearnerSpec, Params } from './learners/spec.ts';
 import { Model } from './model/model.ts';
 import type { TuneRecord, TuneRoundRecord, TuneTableRow } from './model/model-file.ts';
-import { fitTask, labelName, metricValue, METRICS, rankingMetric, taskClasses, type MetricName, type TaskClasses } from './model/task.ts';
+import { fitTask, labelName, metricValue, METRICS, MINORITY_SHARES, rankingMetric, taskClasses, type MetricName, type TaskClasses } from './model/task.ts';
 import { mean, sampleSd } from './metrics/summary.ts';
 import type { LearnerOptions } from './api.ts';
 import { kernelScale0, scalerFor, withDataDefaults } from './train/defaults.ts';
 import { toDataset } from './train/data.ts';
-import { fittedTask } from './train/model-of.ts';
+import { fittedTasks } from './train/model-of.ts';
+import { BALANCE_ROWS } from './learners/sources.ts';
 import { checkClipQuantile, resolveThreads, type TrainData } from './train/options.ts';
 import { resolveParams, resolveStep } from './train/params.ts';
 import { trainModel } from './train/train.ts';
@@ -185,6 +186,20 @@ export interface TuneResult {
    * i.e. CV judged that the unlabeled rows did not help.
    */
   readonly usesUnlabeled?: boolean;
+  /**
+   * Learners whose cut puts the labeled rows' class shares on the unlabeled
+   * rows (GKM, LapSVM): the winner's CV accuracy with the cut labeling the
+   * minority class on each of `shares` times its labeled share, and the share
+   * the model was refit with (in `best` as `minorityShare` when not 1).
+   */
+  readonly minorityShare?: MinorityShareChoice;
+}
+
+/** The class-share cut's minority share `tune` chose: the shares tried, the winner's CV accuracy at each, the one chosen. */
+export interface MinorityShareChoice {
+  readonly shares: readonly number[];
+  readonly accuracies: readonly number[];
+  readonly chosen: number;
 }
 
 /**
@@ -376,11 +391,15 @@ export interface TunePlan {
   readonly refitCost: number;
   /** Units the progress counts to: the planned block evaluations and the refit, or one per fold fit and one for the refit. */
   readonly total: number;
+  /** See {@link FitSetup.chooseShare}. */
+  readonly chooseShare: boolean;
 }
 
 /** What the CV found: each candidate's last scores, how far it got, and the winner. */
 interface SearchOutcome {
   readonly lastScores: number[][];
+  /** With {@link FitSetup.chooseShare}: per candidate, per fold of its last round, its accuracy at each of {@link MINORITY_SHARES}. */
+  readonly lastShares: number[][][];
   readonly lastPooled: number[];
   readonly lastNeighbourhood: number[];
   readonly reached: number[];
@@ -457,16 +476,18 @@ export async function tuneModel(opts: TuneArgs): Promise<TuneResult> {
     });
   let outcome: SearchOutcome;
   let model: Model;
+  let share: { index: number; accuracies: number[] } | undefined;
   try {
     outcome = await searchCandidates(plan, meter, remote);
     meter.jobs = undefined;
+    share = plan.chooseShare ? chooseMinorityShare(outcome.lastShares[outcome.winner], roundFolds(plan, plan.T).map((j) => plan.folds[j].validation.n)) : undefined;
     if (remote && o.refit === 'queue') {
       meter.round = plan.roundCount;
       meter.report();
-      model = await remote.refit(outcome.winner, plan.onWarning);
+      model = await remote.refit(outcome.winner, share?.index ?? 0, plan.onWarning);
       meter.done = meter.total;
       meter.report();
-    } else model = await refit(plan, outcome.winner, meter);
+    } else model = await refit(plan, outcome.winner, share?.index ?? 0, meter);
   } finally {
     await remote?.close();
   }
@@ -474,7 +495,8 @@ export async function tuneModel(opts: TuneArgs): Promise<TuneResult> {
   const halving = plan.spec.capabilities.continues ? plan.planned : 0;
   const fullGrid = plan.spec.capabilities.continues ? plan.gridCount * plan.folds.length * continuationCost(0, plan.T) : 0;
   const cost = { halving, fullGrid, fraction: fullGrid > 0 ? halving / fullGrid : 1, refit: plan.refitCost };
-  const best = plan.candidates[outcome.winner];
+  const minorityShare: MinorityShareChoice | undefined = share ? { shares: MINORITY_SHARES, accuracies: share.accuracies, chosen: MINORITY_SHARES[share.index] } : undefined;
+  const best = withShare(plan.candidates[outcome.winner], share?.index ?? 0);
   const supervised = plan.spec.supervisedCase;
   const usesUnlabeled = supervised ? !Object.entries(supervised).every(([k, v]) => valueOf(plan.spec, best, k) === v) : undefined;
   const sigmaRatio = typeof best.sigma === 'number' ? best.sigma / plan.sigma0 : undefined;
@@ -493,10 +515,22 @@ export async function tuneModel(opts: TuneArgs): Promise<TuneResult> {
     guard: plan.guard,
     overDefaults: outcome.overDefaults,
     ...(usesUnlabeled !== undefined ? { usesUnlabeled } : {}),
+    ...(minorityShare ? { minorityShare } : {}),
   };
   const withTable = new Model({ ...model.header, training: { ...model.header.training, tune: record } }, model.predictor);
   const { metric, select, k: folds, repeats, sigma0 } = plan;
-  return { best, table, rounds: outcome.rounds, model: withTable, sigma0, ...(sigmaRatio !== undefined ? { sigmaRatio } : {}), metric: METRICS[metric].title, select, folds, repeats, cost, defaultsId: plan.defaultsId, guard: plan.guard, overDefaults: outcome.overDefaults, ...(usesUnlabeled !== undefined ? { usesUnlabeled } : {}) };
+  return { best, table, rounds: outcome.rounds, model: withTable, sigma0, ...(sigmaRatio !== undefined ? { sigmaRatio } : {}), metric: METRICS[metric].title, select, folds, repeats, cost, defaultsId: plan.defaultsId, guard: plan.guard, overDefaults: outcome.overDefaults, ...(usesUnlabeled !== undefined ? { usesUnlabeled } : {}), ...(minorityShare ? { minorityShare } : {}) };
+}
+
+/**
+ * A candidate's parameters with the class-share cut's minority share
+ * `MINORITY_SHARES[index]` (none added for the first, 1: the parameter's default).
+ *
+ * @example
+ * withShare({ sigma: 1, C: 800 }, 1); // { sigma: 1, C: 800, minorityShare: 0.5 }
+ */
+function withShare(params: Params, index: number): Params {
+  return index === 0 ? params : { ...params, minorityShare: MINORITY_SHARES[index] };
 }
 
 /** Validates the options, reads and scales the data, and lays out the candidates, folds and halving rounds. */
@@ -565,9 +599,12 @@ async function planTune(opts: TuneArgs): Promise<TunePlan> {
   const total = continues ? planned + refitCost : fits + 1;
   const steps = candidates.map((c) => resolveStep(spec, c, {}, { sigma0: () => sigma0 }));
   const pooled = splits.map((split) => ({ y: Float64Array.from(split.flatMap((f) => Array.from(f.validation.y))), sizes: split.map((f) => f.validation.n) }));
+  // The class-share cut's minority share, when the learner has one and the caller left it to tune (chosen after the search: chosenShare).
+  const chooseShare = spec.metric === 'accuracy' && spec.threshold === 'prior' && classes.kind === 'binary' && paramSpec(spec.params, 'minorityShare') !== undefined
+    && fixedGiven.minorityShare === undefined && space.minorityShare === undefined;
   return {
     spec, opts, raw, classes, sigma0, space, candidates, gridCount: grid.length, defaultsId, steps, k, repeats, pooled, folds, metric, select, guard,
-    eta, t0, T, budgeted, earlyRows, halving, roundCount: rounds.length, threads, onWarning, planned, refitCost, total,
+    eta, t0, T, budgeted, earlyRows, halving, roundCount: rounds.length, threads, onWarning, planned, refitCost, total, chooseShare,
   };
 }
 
@@ -629,7 +666,7 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter, remote: TuneOn
   };
   const states: Array<Array<FitState | undefined>> = candidates.map(() => folds.map(() => undefined));
   const out: SearchOutcome = {
-    lastScores: candidates.map(() => []), lastPooled: candidates.map(() => NaN), lastNeighbourhood: candidates.map(() => NaN),
+    lastScores: candidates.map(() => []), lastShares: candidates.map(() => []), lastPooled: candidates.map(() => NaN), lastNeighbourhood: candidates.map(() => NaN),
     reached: candidates.map(() => 0), droppedAfter: new Map(), rounds: [], winner: 0, reference: false, overDefaults: { gain: 0, se: 0 },
   };
   let winner = 0;
@@ -644,7 +681,7 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter, remote: TuneOn
     return fitThreads.round(plan, step, used, states, meter);
   };
   // The defaults' reference round when it ran beside the halving's last round (below).
-  let referenceFits: { step: HalvingStep; scores: number[]; outOfFold: Float64Array[] } | undefined;
+  let referenceFits: { step: HalvingStep; scores: number[]; outOfFold: Float64Array[]; shares: number[][] } | undefined;
   try {
     let step: HalvingStep | undefined = firstHalvingStep(n, plan.halving);
     while (step) {
@@ -656,13 +693,15 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter, remote: TuneOn
       const beside = ref !== undefined && fitsOnThreads((current.run.length + 1) * roundFolds(plan, plan.T).length, plan.threads);
       if (beside) meter.total += referenceCost(plan, ref);
       const both = await fitRound(beside ? { ...current, run: [...current.run, ref.run[0]] } : current);
-      if (beside) referenceFits = { step: ref, scores: both.scores[current.run.length], outOfFold: both.outOfFold[current.run.length] };
-      const { scores, outOfFold } = beside ? { scores: both.scores.slice(0, current.run.length), outOfFold: both.outOfFold.slice(0, current.run.length) } : both;
+      const r = current.run.length;
+      if (beside) referenceFits = { step: ref, scores: both.scores[r], outOfFold: both.outOfFold[r], shares: both.shares[r] };
+      const { scores, outOfFold, shares } = beside ? { scores: both.scores.slice(0, r), outOfFold: both.outOfFold.slice(0, r), shares: both.shares.slice(0, r) } : both;
       const used = roundFolds(plan, current.t);
       const pooled = scores.map((fs, i) => roundScore(plan, fs, outOfFold[i], used));
       const neighbourhood = plan.select === 'neighbourhood' ? neighbourhoodScores(plan.space, candidates, current.run, pooled) : undefined;
       current.run.forEach((c, i) => {
         out.lastScores[c] = used.map((j) => scores[i][j]);
+        out.lastShares[c] = used.map((j) => shares[i][j]);
         out.lastPooled[c] = pooled[i];
         if (neighbourhood) out.lastNeighbourhood[c] = neighbourhood[i];
         out.reached[c] = current.t;
@@ -678,7 +717,7 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter, remote: TuneOn
       step = decision.next;
     }
     if (referenceFits) {
-      recordReference(plan, out, referenceFits.step, referenceFits.scores, referenceFits.outOfFold);
+      recordReference(plan, out, referenceFits.step, referenceFits);
       reference = true;
     } else reference = await scoreDefaultsAtT(plan, out, meter, fitRound);
   } finally {
@@ -724,10 +763,11 @@ function referenceCost(plan: TunePlan, step: HalvingStep): number {
 }
 
 /** The reference round's scores as the defaults' last, and its record. */
-function recordReference(plan: TunePlan, out: SearchOutcome, step: HalvingStep, scores: number[], outOfFold: Float64Array[]): void {
+function recordReference(plan: TunePlan, out: SearchOutcome, step: HalvingStep, { scores, outOfFold, shares }: { scores: number[]; outOfFold: Float64Array[]; shares: number[][] }): void {
   const d = plan.defaultsId;
   const pooled = roundScore(plan, scores, outOfFold, roundFolds(plan, plan.T));
   out.lastScores[d] = scores;
+  out.lastShares[d] = shares;
   out.lastPooled[d] = pooled;
   out.reached[d] = plan.T;
   out.droppedAfter.delete(d);
@@ -738,22 +778,23 @@ function recordReference(plan: TunePlan, out: SearchOutcome, step: HalvingStep, 
  * The defaults' CV score at T as a round of its own ({@link referenceStep}).
  * Returns whether such a reference round ran.
  */
-async function scoreDefaultsAtT(plan: TunePlan, out: SearchOutcome, meter: TuneMeter, fitRound: (step: HalvingStep) => Promise<{ scores: number[][]; outOfFold: Float64Array[][] }>): Promise<boolean> {
+async function scoreDefaultsAtT(plan: TunePlan, out: SearchOutcome, meter: TuneMeter, fitRound: (step: HalvingStep) => Promise<RoundFits>): Promise<boolean> {
   const step = referenceStep(plan, out);
   if (step === undefined) return false;
   meter.total += referenceCost(plan, step);
   meter.round = step.round;
-  const { scores, outOfFold } = await fitRound(step);
-  recordReference(plan, out, step, scores[0], outOfFold[0]);
+  const { scores, outOfFold, shares } = await fitRound(step);
+  recordReference(plan, out, step, { scores: scores[0], outOfFold: outOfFold[0], shares: shares[0] });
   return true;
 }
 
 /** One round: every (candidate, fold) fit, as many at a time as threads; each candidate's fold scores and out-of-fold values. */
-async function runRound(plan: TunePlan, current: HalvingStep, engine: EvaluatorOptions, states: Array<Array<FitState | undefined>>, meter: TuneMeter): Promise<{ scores: number[][]; outOfFold: Float64Array[][] }> {
+async function runRound(plan: TunePlan, current: HalvingStep, engine: EvaluatorOptions, states: Array<Array<FitState | undefined>>, meter: TuneMeter): Promise<RoundFits> {
   const { folds, opts, spec } = plan;
   const jobs = current.run.flatMap((c) => roundFolds(plan, current.t).map((j) => [c, j] as const));
   const scores = current.run.map(() => new Array<number>(folds.length).fill(NaN));
   const outOfFold = current.run.map(() => folds.map((): Float64Array => new Float64Array(0)));
+  const shares = current.run.map(() => folds.map((): number[] => []));
   let next = 0;
   const worker = async () => {
     while (next < jobs.length) {
@@ -763,12 +804,13 @@ async function runRound(plan: TunePlan, current: HalvingStep, engine: EvaluatorO
       const i = current.run.indexOf(c);
       scores[i][j] = fold.score;
       outOfFold[i][j] = fold.f;
+      shares[i][j] = fold.shares ?? [];
       if (!spec.capabilities.continues) meter.done += 1;
       meter.report();
     }
   };
   await Promise.all(Array.from({ length: Math.min(Math.max(1, plan.threads), jobs.length) }, worker));
-  return { scores, outOfFold };
+  return { scores, outOfFold, shares };
 }
 
 /**
@@ -800,6 +842,27 @@ export interface FitSetup {
   readonly steps: TunePlan['steps'];
   readonly T: number;
   readonly budgeted: boolean;
+  /**
+   * Whether each fold fit also scores its accuracy at every cut of
+   * {@link MINORITY_SHARES} (a binary learner with the class-share cut whose
+   * `minorityShare` the caller neither fixed nor searched): `tune` then chooses the refit's share.
+   */
+  readonly chooseShare: boolean;
+}
+
+/** A round's fits: per candidate (in the round's order), per fold, the score, the out-of-fold scores and, with {@link FitSetup.chooseShare}, the accuracies at each minority share (empty on folds not run). */
+export interface RoundFits {
+  readonly scores: number[][];
+  readonly outOfFold: Float64Array[][];
+  readonly shares: number[][][];
+}
+
+/** One fold fit's outcome (see {@link runFold}). */
+export interface FoldOutcome {
+  readonly score: number;
+  readonly f: Float64Array;
+  /** With {@link FitSetup.chooseShare}: the fold's accuracy at each of {@link MINORITY_SHARES}. */
+  readonly shares?: number[];
 }
 
 /** What one fold fit reads of a {@link TunePlan}: its {@link FitSetup} with the learner's spec, and the run's signal. */
@@ -812,8 +875,8 @@ export type FitPlan = Omit<FitSetup, 'learner'> & { readonly spec: LearnerSpec; 
  * const setup = fitSetupOf(plan); // structured-cloneable: workerData, or serialised to setup.bin
  */
 export function fitSetupOf(plan: TunePlan): FitSetup {
-  const { metric, classes, candidates, steps, T, budgeted } = plan;
-  return { learner: plan.spec.name, metric, classes, folds: plan.folds.map((f) => ({ train: f.train, validation: f.validation })), candidates, steps, T, budgeted };
+  const { metric, classes, candidates, steps, T, budgeted, chooseShare } = plan;
+  return { learner: plan.spec.name, metric, classes, folds: plan.folds.map((f) => ({ train: f.train, validation: f.validation })), candidates, steps, T, budgeted, chooseShare };
 }
 
 /**
@@ -833,7 +896,7 @@ export function fitPlanOf(setup: FitSetup, signal?: AbortSignal): FitPlan {
  * ranked by; `f` is its scores there (pooled over the folds by {@link pooledScore}).
  * A learner halved over its budget fits `to/T` of its budget (`spec.tuneBudget`), the setting itself at T.
  */
-export async function runFold(plan: FitPlan, c: number, j: number, to: number, engine: EvaluatorOptions, states: Array<FitState | undefined>, meter: Pick<TuneMeter, 'done' | 'report'>): Promise<{ score: number; f: Float64Array }> {
+export async function runFold(plan: FitPlan, c: number, j: number, to: number, engine: EvaluatorOptions, states: Array<FitState | undefined>, meter: Pick<TuneMeter, 'done' | 'report'>): Promise<FoldOutcome> {
   const { spec, classes, metric, opts } = plan;
   const { train: ds, validation: va } = plan.folds[j];
   const params = plan.budgeted && to < plan.T && spec.tuneBudget ? spec.tuneBudget(plan.candidates[c], to / plan.T, labeledCount(ds)) : plan.candidates[c];
@@ -853,15 +916,20 @@ export async function runFold(plan: FitPlan, c: number, j: number, to: number, e
   });
   if (continues) states[j] = fitted.state;
   const f = await fitted.predictor.evaluate(va.X, va.n, new Float64Array(va.n), engine);
-  if (metric !== 'accuracy') return { score: rankingMetric(classes, va.y, f), f };
+  // The fits at T of a search that chooses the cut's minority share score each share's accuracy, whatever the rounds rank by.
+  const byShare = plan.chooseShare && to === plan.T;
+  const ranking = metric !== 'accuracy' ? rankingMetric(classes, va.y, f) : undefined;
+  if (ranking !== undefined && !byShare) return { score: ranking, f };
   // Accuracy needs the threshold(s), fitted on the fold's training rows as train does. The `zero` rule's cut is 0
   // whatever the scores: no scoring of the training rows, the fold's own scores stand in for the check that the run
   // did not diverge (TSGS3VM on spam: 5% of a tune).
+  if (spec.threshold === 'zero') return { score: metricValue('accuracy', fitTask(classes, f, va.y, 'zero'), va.y, f), f };
   const rows = datasetRows(ds);
-  const task = spec.threshold === 'zero'
-    ? fitTask(classes, f, va.y, 'zero')
-    : await fittedTask(fitted.predictor, rows, labeledDataset(rows), classes, spec.threshold, engine, params.seed as number, to < plan.T ? EARLY_PRIOR_ROWS : undefined);
-  return { score: metricValue('accuracy', task, va.y, f), f };
+  const own = (params.minorityShare as number | undefined) ?? 1;
+  const shares = byShare ? MINORITY_SHARES : [own];
+  const tasks = await fittedTasks(fitted.predictor, rows, labeledDataset(rows), classes, spec.threshold, engine, params.seed as number, to < plan.T ? EARLY_PRIOR_ROWS : BALANCE_ROWS, shares);
+  const accuracies = tasks.map((task) => metricValue('accuracy', task, va.y, f));
+  return { score: ranking ?? accuracies[shares.indexOf(own)], f, ...(byShare ? { shares: accuracies } : {}) };
 }
 
 /**
@@ -909,8 +977,8 @@ function status(droppedAfter: number | undefined, rounds: number): 'kept' | `dro
   return droppedAfter === undefined || droppedAfter === rounds - 1 ? 'kept' : `dropped after round ${droppedAfter}`;
 }
 
-/** The refit: the winner's parameters on all training rows (σ as found, even if it came from σ₀). */
-async function refit(plan: TunePlan, winner: number, meter: TuneMeter): Promise<Model> {
+/** The refit: the winner's parameters on all training rows (σ as found, even if it came from σ₀), its cut at minority share `MINORITY_SHARES[share]`. */
+async function refit(plan: TunePlan, winner: number, share: number, meter: TuneMeter): Promise<Model> {
   const { opts, spec } = plan;
   meter.round = plan.roundCount;
   const baseDone = meter.done;
@@ -920,7 +988,7 @@ async function refit(plan: TunePlan, winner: number, meter: TuneMeter): Promise<
     ...(opts.read ? { read: opts.read } : {}),
     ...(opts.positive !== undefined ? { positive: opts.positive } : {}),
     ...(opts.clipQuantile !== undefined ? { clipQuantile: opts.clipQuantile } : {}),
-    ...plan.candidates[winner],
+    ...withShare(plan.candidates[winner], share),
     ...(plan.steps[winner] ? { step: plan.steps[winner] } : {}),
     threads: plan.threads,
     ...givenEngineSettings(opts),

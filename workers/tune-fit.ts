@@ -29,10 +29,10 @@ export default async function fitUnit(unit: FitUnit): Promise<FitUnitResult | { 
   try {
     const states = new Array<FitState | undefined>(setup.folds.length).fill(undefined);
     if (unit.start) states[unit.j] = restoreLoopState(unit.start);
-    const { score, f } = await runFold(plan, unit.c, unit.j, unit.to, { threads: 1, ...setup.engine, frequencyStores: stores }, states, { done: 0, report: () => {} });
+    const { score, f, shares } = await runFold(plan, unit.c, unit.j, unit.to, { threads: 1, ...setup.engine, frequencyStores: stores }, states, { done: 0, report: () => {} });
     const state = states[unit.j];
     const record = state ? loopStateRecord(state) : undefined;
-    return { score, f, ...(record ? { state: record } : {}) };
+    return { score, f, ...(shares ? { shares } : {}), ...(record ? { state: record } : {}) };
   } catch (err) {
     // As a record, so the caller throws it as its own class (a DataError keeps its file, column and row).
     return { error: serializeError(err) };

@@ -57,3 +57,24 @@ export function fewLabeledWarning(counts: ReadonlyMap<number, number>, k: number
     `(docs/tuning.md, "Few labeled rows of a class"). Label more rows of that class if you can, and compare the pick with the defaults on held-out rows of your own`
   );
 }
+
+/**
+ * The class-share cut's minority share `tune` refits with: the one of
+ * `shares` (in order of preference, `MINORITY_SHARES`) whose accuracy over
+ * the winner's folds, weighted by fold size, is highest; a tie keeps the
+ * earlier. `foldAccuracies[j][s]` is fold j's accuracy at `shares[s]`.
+ * Returns the index and every share's accuracy.
+ *
+ * @example
+ * chooseMinorityShare([[0.85, 0.9, 0.9], [0.85, 0.85, 0.9]], [20, 20]); // { index: 2, accuracies: [0.85, 0.875, 0.9] }
+ * chooseMinorityShare([[0.9, 0.8, 0.5]], [40]);                             // { index: 0, accuracies: [0.9, 0.8, 0.5] }
+ */
+export function chooseMinorityShare(foldAccuracies: readonly (readonly number[])[], sizes: readonly number[]): { index: number; accuracies: number[] } {
+  const total = sizes.reduce((a, b) => a + b, 0);
+  const count = foldAccuracies[0]?.length ?? 0;
+  // Rows labeled right, summed as whole numbers: equal accuracies tie exactly.
+  const right = Array.from({ length: count }, (_, s) => foldAccuracies.reduce((a, fold, j) => a + Math.round(fold[s] * sizes[j]), 0));
+  let index = 0;
+  for (let s = 1; s < count; s++) if (right[s] > right[index]) index = s;
+  return { index, accuracies: right.map((r) => r / total) };
+}

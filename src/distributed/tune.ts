@@ -50,7 +50,8 @@ import { QueueError, UsageError } from '../errors.ts';
 import type { FitState } from '../learners/spec.ts';
 import { Model } from '../model/model.ts';
 import { trainModel } from '../train/train.ts';
-import { fitPlanOf, fitSetupOf, roundFolds, roundScore, runFold, type FitSetup, type TuneMeter, type TunePlan } from '../tune.ts';
+import { fitPlanOf, fitSetupOf, roundFolds, roundScore, runFold, type FitSetup, type RoundFits, type TuneMeter, type TunePlan } from '../tune.ts';
+import { MINORITY_SHARES } from '../model/task.ts';
 import { runJobs } from './coordinator.ts';
 import { checkFields, checkUnderRoots, PayloadError } from './payload.ts';
 import { newRunId } from './queue.ts';
@@ -95,18 +96,20 @@ export interface TuneUnitPayload {
   readonly state?: string;
 }
 
-/** A `tune-refit` job's payload: candidate `c` on all training rows. */
+/** A `tune-refit` job's payload: candidate `c` on all training rows, with the class-share cut's minority share `MINORITY_SHARES[share]` when tune chose one but the first. */
 export interface TuneRefitPayload {
   readonly run: string;
   readonly dir: string;
   readonly c: number;
   readonly inline: number;
+  readonly share?: number;
 }
 
-/** A unit's result: the fold's score, its out-of-fold scores (Float64, base64) and, when small, the state reached (base64). */
+/** A unit's result: the fold's score, its out-of-fold scores (Float64, base64), its accuracies at each minority share when the search chooses one, and, when small, the state reached (base64). */
 interface UnitResult {
   readonly score: number;
   readonly f: string;
+  readonly shares?: number[];
   readonly state?: string;
 }
 
@@ -221,7 +224,7 @@ export class TuneOnQueue {
   }
 
   /** Runs one halving round's (candidate, fold) fits as jobs; each candidate's fold scores and out-of-fold values, as the local round gives them. */
-  async round(plan: TunePlan, current: HalvingStep, meter: Pick<TuneMeter, 'done' | 'report' | 'jobs'>): Promise<{ scores: number[][]; outOfFold: Float64Array[][] }> {
+  async round(plan: TunePlan, current: HalvingStep, meter: Pick<TuneMeter, 'done' | 'report' | 'jobs'>): Promise<RoundFits> {
     const units = current.run.flatMap((c) => roundFolds(plan, current.t).map((j) => [c, j] as const));
     const base = meter.done;
     const per = plan.spec.capabilities.continues ? continuationCost(current.from, current.t) : 1;
@@ -248,16 +251,18 @@ export class TuneOnQueue {
     const results = isReference ? await this.reference! : await this.units(units, current.from, current.t, `${this.run}r${this.rounds++}`, this.signal, progress, speculate);
     const scores = current.run.map(() => new Array<number>(plan.folds.length).fill(NaN));
     const outOfFold = current.run.map(() => plan.folds.map((): Float64Array => new Float64Array(0)));
+    const shares = current.run.map(() => plan.folds.map((): number[] => []));
     results.forEach((r, u) => {
       const [c, j] = units[u];
       scores[current.run.indexOf(c)][j] = r.score;
       outOfFold[current.run.indexOf(c)][j] = float64(r.f);
+      shares[current.run.indexOf(c)][j] = r.shares ?? [];
       if (r.state !== undefined) this.states.set(`${c}-${j}`, { t: current.t, state: r.state });
       else this.states.delete(`${c}-${j}`);
     });
     current.run.forEach((c, i) => this.lastPooled.set(c, roundScore(plan, scores[i], outOfFold[i], roundFolds(plan, current.t))));
     progress(units.length, units.length);
-    return { scores, outOfFold };
+    return { scores, outOfFold, shares };
   }
 
   /**
@@ -265,17 +270,18 @@ export class TuneOnQueue {
    * must have been started with `refitOnQueue`); the model, the same bytes as
    * tune's local refit. The training's warnings go to `onWarning`.
    */
-  async refit(winner: number, onWarning: (message: string) => void): Promise<Model> {
-    for (const [c, s] of this.speculative) if (c !== winner) s.stop.abort();
-    const [r] = await (this.speculative.get(winner)?.result ?? this.refitJob(winner, 0, this.signal));
+  async refit(winner: number, share: number, onWarning: (message: string) => void): Promise<Model> {
+    // The speculative refits are at the first minority share: with another, the winner's is refit anew.
+    for (const [c, s] of this.speculative) if (c !== winner || share !== 0) s.stop.abort();
+    const [r] = await ((share === 0 ? this.speculative.get(winner)?.result : undefined) ?? this.refitJob(winner, 0, this.signal, share));
     for (const w of r.warnings) onWarning(w);
     const bytes = r.model !== undefined ? Buffer.from(r.model, 'base64') : await readFile(refitFile(this.dir));
     return Model.fromBytes(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), `refit of candidate ${winner}`);
   }
 
-  /** The refit of candidate `c` as a job (`priority` 0: none). */
-  private refitJob(c: number, priority: number, signal: AbortSignal | undefined): Promise<RefitResult[]> {
-    const payload: TuneRefitPayload = { run: this.run, dir: this.dir, c, inline: this.inline };
+  /** The refit of candidate `c` as a job (`priority` 0: none), at minority share `MINORITY_SHARES[share]`. */
+  private refitJob(c: number, priority: number, signal: AbortSignal | undefined, share = 0): Promise<RefitResult[]> {
+    const payload: TuneRefitPayload = { run: this.run, dir: this.dir, c, inline: this.inline, ...(share !== 0 ? { share } : {}) };
     return runJobs<RefitResult>([{ name: 'tune-refit', data: payload }], { url: this.url, run: `${this.run}f${c}`, ...(priority > 0 ? { priority } : {}), ...(signal ? { signal } : {}) });
   }
 
@@ -361,7 +367,8 @@ export async function checkTuneUnit(data: unknown, roots: readonly string[]): Pr
  * const p = await checkTuneRefit(job.data, ['/shared']);
  */
 export async function checkTuneRefit(data: unknown, roots: readonly string[]): Promise<TuneRefitPayload> {
-  const p = checkFields<TuneRefitPayload>('tune-refit', data, { run: 'id', dir: 'path', c: 'int', inline: 'int' });
+  const p = checkFields<TuneRefitPayload>('tune-refit', data, { run: 'id', dir: 'path', c: 'int', inline: 'int', 'share?': 'int' });
+  if (p.share !== undefined && p.share >= MINORITY_SHARES.length) throw new PayloadError(`tune-refit: no minority share ${p.share} (there are ${MINORITY_SHARES.length})`);
   if (!p.dir.endsWith(`.dsgkit-tune-${p.run}`)) throw new PayloadError(`tune-refit: '${p.dir}' is not the folder of run ${p.run}`);
   await checkUnderRoots(join(p.dir, 'setup.bin'), roots, 'state folder');
   return p;
@@ -422,7 +429,7 @@ export async function runTuneUnit(p: TuneUnitPayload, ctx: UnitContext): Promise
       if (bytes.byteLength <= Math.min(p.inline, STATE_INLINE_BYTES)) inlineState = toBase64(bytes);
       else await writeFileAtomic(stateFile(p.dir, p.c, p.j, p.to), bytes);
     }
-    return { score: got.score, f: toBase64(new Uint8Array(got.f.buffer, got.f.byteOffset, got.f.byteLength)), ...(inlineState !== undefined ? { state: inlineState } : {}) };
+    return { score: got.score, f: toBase64(new Uint8Array(got.f.buffer, got.f.byteOffset, got.f.byteLength)), ...(got.shares ? { shares: got.shares } : {}), ...(inlineState !== undefined ? { state: inlineState } : {}) };
   } finally {
     await pool?.close();
   }
@@ -450,6 +457,7 @@ export async function runTuneRefit(p: TuneRefitPayload, ctx: UnitContext): Promi
     ...(positive !== undefined ? { positive } : {}),
     ...(clipQuantile !== undefined ? { clipQuantile } : {}),
     ...params,
+    ...(p.share !== undefined ? { minorityShare: MINORITY_SHARES[p.share] } : {}),
     ...(setup.steps[p.c] ? { step: setup.steps[p.c] } : {}),
     threads: ctx.threads ?? 1,
     ...setup.engine,

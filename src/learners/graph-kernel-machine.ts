@@ -705,6 +705,16 @@ const GRAPH_PARAMS = {
     doc: 'labeled rows and edges drawn per iteration, gradients averaged (1 = the paper)',
   },
   labeledOrder: { kind: 'choice', choices: LABELED_ORDERS, default: 'shuffled', cli: 'labeled-order', doc: 'labeled rows drawn in epochs, each a fresh shuffle (shuffled), or each uniformly at random (uniform, the paper)' },
+  minorityShare: {
+    kind: 'number',
+    default: 1,
+    min: 0,
+    max: 1,
+    omitDefault: true,
+    cli: 'minority-share',
+    symbol: 's',
+    doc: "the cut (no bias: it puts the labeled rows' class shares on the unlabeled rows) labels the minority class on s times its labeled share; 1 = the labeled shares, 0 = every row the majority class; `tune` chooses it among 1, 0.5 and 0 by CV accuracy. The model's f and AUC do not depend on it",
+  },
   seed: { kind: 'number', default: 1, min: 0, max: MAX_SEED, integer: true, doc: 'sampling seed' },
 } as const satisfies ParamTable;
 

@@ -118,6 +118,8 @@ export interface TuneRecord {
   readonly overDefaults?: { readonly gain: number; readonly se: number };
   /** Semi-supervised learners: false when the chosen setting is the learner's supervised special case (CV judged the unlabeled rows not to help). */
   readonly usesUnlabeled?: boolean;
+  /** Learners with the class-share cut: the minority shares tried, the winner's CV accuracy at each, the one refit with (tune.ts: MinorityShareChoice). */
+  readonly minorityShare?: { readonly shares: readonly number[]; readonly accuracies: readonly number[]; readonly chosen: number };
 }
 
 /** One candidate's line of `tune`'s CV table. */

@@ -150,30 +150,59 @@ export function ranks(task: Pick<OrdinalTask, 'classes'>, y: ArrayLike<number>):
 }
 
 /**
+ * The minority shares `tune` chooses the class-share cut's among (`minorityShare`
+ * of the learners with the `prior` rule), in order of preference on a tie: the
+ * labeled rows' class shares, half the minority's, none of it. On a rare class
+ * ranked at AUC 0.66–0.75 the labeled rows' share labels more rows wrong than it
+ * finds (docs/learners.md § GKM, "On a rare class the cut costs accuracy").
+ */
+export const MINORITY_SHARES: readonly number[] = [1, 0.5, 0];
+
+/**
+ * The share of rows the class-share cut puts on the high side: `high`, the
+ * labeled rows' high share, when `minorityShare` is 1; else the minority class's
+ * share scaled by `minorityShare` (the high class is the minority when its share
+ * is at most ½), so 0 labels every row the majority class.
+ *
+ * @example
+ * cutShare(0.12, 0.5); // 0.06  (the high class is the minority)
+ * cutShare(0.9, 0.5);  // 0.95  (the low class, 10%, keeps 5%)
+ * cutShare(0.3, 0);    // 0
+ */
+export function cutShare(high: number, minorityShare: number): number {
+  if (!(minorityShare >= 0 && minorityShare <= 1)) throw new RangeError(`minorityShare must be in [0, 1], got ${minorityShare}`);
+  if (minorityShare === 1) return high;
+  return high <= 0.5 ? high * minorityShare : 1 - (1 - high) * minorityShare;
+}
+
+/**
  * Fits the task's thresholds from `f` at the labeled training rows (labels
  * `y`): with rule `fit`, each threshold is the exact minimiser of the
  * one-sided squared loss (see thresholds.ts); with `zero`, every threshold is
  * 0 (learners with a bias, whose decision rule is the sign of f); with
  * `prior`, each threshold puts on its upper side the share of `fU` (f at
  * unlabeled training rows; the labeled rows' own f when there are none) that
- * the labeled rows above it have (class-mass normalisation).
+ * the labeled rows above it have (class-mass normalisation), or with
+ * `minorityShare` s < 1 (binary) the minority class's labeled share times s
+ * ({@link cutShare}).
  *
  * @example
  * const task = fitTask(taskClasses('binary', ds), fLabeled, yLabeled, 'fit');
  * const cmn = fitTask(taskClasses('binary', ds), fLabeled, yLabeled, 'prior', fUnlabeled);
+ * const half = fitTask(taskClasses('binary', ds), fLabeled, yLabeled, 'prior', fUnlabeled, 0.5);
  */
-export function fitTask(classes: TaskClasses, f: Float64Array, y: ArrayLike<number>, rule: ThresholdRule, fU?: Float64Array): Task {
+export function fitTask(classes: TaskClasses, f: Float64Array, y: ArrayLike<number>, rule: ThresholdRule, fU?: Float64Array, minorityShare = 1): Task {
   for (const scores of fU !== undefined ? [f, fU] : [f]) {
     const i = scores.findIndex((v) => !Number.isFinite(v));
     if (i >= 0) {
       throw new DataError(`training ended with a score of ${scores[i]} at a training row: the run diverged (try a smaller step or a larger λ; a run continued with --init may have started from a damaged model)`);
     }
   }
+  if (minorityShare !== 1 && (rule !== 'prior' || classes.kind !== 'binary')) throw new UsageError('minorityShare applies to the class-share cut of a binary learner only');
   const cut = (high: Uint8Array): number => {
     if (rule === 'zero') return 0;
     if (rule === 'fit') return fitThreshold(f, high);
-    const share = high.reduce((a, b) => a + b, 0) / high.length;
-    return priorThreshold(fU !== undefined && fU.length > 0 ? fU : f, share);
+    return priorThreshold(fU !== undefined && fU.length > 0 ? fU : f, cutShare(high.reduce((a, b) => a + b, 0) / high.length, minorityShare));
   };
   if (classes.kind === 'binary') return { ...classes, threshold: cut(Uint8Array.from(y, (v) => (v === classes.positive ? 1 : 0))) };
   const r = ranks(classes, y);

@@ -24,20 +24,33 @@ import { fitTask, type Task, type TaskClasses, type ThresholdRule } from '../mod
  * the labeled training rows (`labeled`, e.g. `labeledDataset` of `rows`)
  * and, for the `prior` rule, at the unlabeled training rows (a seeded sample
  * of at most `priorRows`, {@link BALANCE_ROWS} unless `tune`'s early rounds
- * ask for fewer). What `train` stores in the model and `tune` scores a
- * fold's accuracy with.
+ * ask for fewer), the cut's minority share scaled by `minorityShare` (`fitTask`).
+ * What `train` stores in the model and `tune` scores a fold's accuracy with.
  *
  * @example
  * const task = await fittedTask(predictor, datasetRows(scaled), labeledDataset(datasetRows(scaled)), classes, 'prior', { threads: 1 }, 1);
  */
 export async function fittedTask(
-  predictor: Predictor, rows: TrainingRows, labeled: Dataset, classes: TaskClasses, rule: ThresholdRule, engine: EvaluatorOptions, seed: number, priorRows = BALANCE_ROWS,
+  predictor: Predictor, rows: TrainingRows, labeled: Dataset, classes: TaskClasses, rule: ThresholdRule, engine: EvaluatorOptions, seed: number, priorRows = BALANCE_ROWS, minorityShare = 1,
 ): Promise<Task> {
+  return (await fittedTasks(predictor, rows, labeled, classes, rule, engine, seed, priorRows, [minorityShare]))[0];
+}
+
+/**
+ * {@link fittedTask} at each of several minority shares, from one scoring of
+ * the rows: what `tune` scores a fold's cuts with (`MINORITY_SHARES`).
+ *
+ * @example
+ * const [asLabeled, half, none] = await fittedTasks(predictor, rows, labeled, classes, 'prior', engine, 1, BALANCE_ROWS, [1, 0.5, 0]);
+ */
+export async function fittedTasks(
+  predictor: Predictor, rows: TrainingRows, labeled: Dataset, classes: TaskClasses, rule: ThresholdRule, engine: EvaluatorOptions, seed: number, priorRows: number, minorityShares: readonly number[],
+): Promise<Task[]> {
   const fL = await predictor.evaluate(labeled.X, labeled.n, new Float64Array(labeled.n), engine);
-  if (rule !== 'prior') return fitTask(classes, fL, labeled.y, rule);
+  if (rule !== 'prior') return minorityShares.map((s) => fitTask(classes, fL, labeled.y, rule, undefined, s));
   const U = sampleSource(complementSource(rows.n, rows.labeledRows), priorRows, `dsgkit-prior:${seed}`);
   const fU = await predictor.evaluateAt(rows, U, new Float64Array(U.length), engine);
-  return fitTask(classes, fL, labeled.y, rule, fU);
+  return minorityShares.map((s) => fitTask(classes, fL, labeled.y, rule, fU, s));
 }
 
 /** What a model is assembled from besides the fit: the run's learner, rows and data facts. */
@@ -68,7 +81,7 @@ export async function modelOf(fitted: Fitted, params: Params, ctx: ModelContext)
   const { spec, rows, step } = ctx;
   // The run's frequency store, when it has one, serves the threshold's scoring: no second copy of the frequencies.
   const engine = fitted.frequencies ? { ...ctx.engine, frequencies: fitted.frequencies } : ctx.engine;
-  const task = await fittedTask(fitted.predictor, rows, ctx.labeled, ctx.classes, spec.threshold, engine, params.seed as number);
+  const task = await fittedTask(fitted.predictor, rows, ctx.labeled, ctx.classes, spec.threshold, engine, params.seed as number, BALANCE_ROWS, (params.minorityShare as number | undefined) ?? 1);
   const trace = [...ctx.traceBefore, ...(fitted.trace ?? [])];
   const header: ModelHeader = {
     format: 'dsgkit-model',

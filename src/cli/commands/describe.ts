@@ -3,7 +3,7 @@ import { formatOf, readDataset, type Dataset } from '../../data/index.ts';
 import { openArrowRows } from '../../data/arrow.ts';
 import { scalingText } from '../../data/scaler.ts';
 import { load, type Model } from '../../model/model.ts';
-import { formatTuneTable, unlabeledLines } from './tune.ts';
+import { formatTuneTable, minorityShareLines, unlabeledLines } from './tune.ts';
 import type { TrainingRecord } from '../../model/model-file.ts';
 import { METRICS, type MetricName } from '../../model/task.ts';
 import { onePositional, parseCommandArgs } from '../args.ts';
@@ -210,6 +210,7 @@ export function formatModel(model: Model, file: string): string {
     const c = tuned.blockEvaluations;
     if (c && c.fullGrid > 0) lines.push(`cost: ${thousands(c.halving)} block evaluations per batch point, ${(100 * c.fraction).toFixed(1)}% of a full grid at T`);
     lines.push(...unlabeledLines(tuned.usesUnlabeled, tuned.table.some((row) => row.status === 'reference')));
+    lines.push(...minorityShareLines(tuned.minorityShare));
     const od = tuned.overDefaults;
     if (od && typeof od.gain === 'number' && typeof od.se === 'number') lines.push(`against the defaults: the search's pick gains ${signedNum(od.gain)} ± ${num(od.se)} (one standard error) in CV${tuned.guard === 'one-se' ? '; guard one-se' : ''}`);
     if (lines.slice(at).some((l) => typeof l !== 'string')) throw new TypeError('not text');

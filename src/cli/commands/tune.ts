@@ -176,6 +176,22 @@ export function unlabeledLines(usesUnlabeled: boolean | undefined, reference: bo
 }
 
 /**
+ * What the search chose for the class-share cut (GKM, LapSVM), for the
+ * summary under the table (and `describe`); none when it chose nothing.
+ *
+ * @example
+ * minorityShareLines({ shares: [1, 0.5, 0], accuracies: [0.85, 0.87, 0.88], chosen: 0 });
+ * // ['cut         every row the majority class: CV accuracy 0.88 (0.85 with the labeled rows\' class shares, 0.87 with the minority class on 0.5 × its labeled share)']
+ */
+export function minorityShareLines(choice: { readonly shares: readonly number[]; readonly accuracies: readonly number[]; readonly chosen: number } | undefined): string[] {
+  if (!choice || !Array.isArray(choice.shares) || !Array.isArray(choice.accuracies)) return [];
+  const name = (s: number) => (s === 1 ? "the labeled rows' class shares" : s === 0 ? 'every row the majority class' : `the minority class on ${fmt(s)} × its labeled share`);
+  const at = choice.shares.indexOf(choice.chosen);
+  const others = choice.shares.map((s, i) => [s, choice.accuracies[i]] as const).filter(([s]) => s !== choice.chosen);
+  return [`cut         ${name(choice.chosen)}: CV accuracy ${fmt(choice.accuracies[at])} (${others.map(([s, a]) => `${fmt(a)} with ${name(s)}`).join(', ')})`];
+}
+
+/**
  * The CV table as text: one line per candidate, best first (then by the round
  * it reached and what it was ranked by), with the pooled out-of-fold score
  * (and, under selection `neighbourhood`, its grid neighbourhood's mean, which
@@ -326,6 +342,7 @@ export const tuneCommand: Command = {
         `σ₀          ${fmt(result.sigma0)} (median heuristic)${result.sigmaRatio !== undefined ? `; chosen σ = ${fmt(result.sigmaRatio)}σ₀` : ''}`,
         ...(result.select === 'neighbourhood' ? ['selection   neighbourhood: ranked by the mean out-of-fold score of each setting and its grid neighbours'] : []),
         ...unlabeledLines(result.usesUnlabeled, result.table.some((row) => row.status === 'reference')),
+        ...minorityShareLines(result.minorityShare),
         `defaults    the search's pick gains ${result.overDefaults.gain >= 0 ? '+' : '−'}${fmt(Math.abs(result.overDefaults.gain))} ± ${fmt(result.overDefaults.se)} (one se) over them in CV${result.guard === 'one-se' ? ' (guard one-se: kept only above one se)' : ''}`,
         ...(cost.fullGrid > 0 ? [`cost        ${thousands(cost.halving)} block evaluations per batch point over ${result.repeats > 1 ? `${result.repeats} × ` : ''}${result.folds} folds, ${(100 * cost.fraction).toFixed(1)}% of a full grid at T (${thousands(cost.fullGrid)}); refit ${thousands(cost.refit)}`] : []),
         `wall time   ${formatDuration(wallMs)}`,
