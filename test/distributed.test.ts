@@ -18,9 +18,11 @@ import { encodeArrow, makeDataset, readDataset, writeBatchesStreaming } from '..
 import { writeSynthetic } from '../src/data/synthetic.ts';
 import { parseQueueUrl } from '../src/distributed/redis-url.ts';
 import { batchRanges, checkPredictRange } from '../src/distributed/predict.ts';
+import { checkTuneRefit } from '../src/distributed/tune.ts';
 import { openArrowRows } from '../src/data/arrow.ts';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { redisMissing, startRedis, type TestRedis } from './support/redis.ts';
+import { rareWeakSplit } from './support/rare-class.ts';
 
 const missing = redisMissing();
 if (missing) console.warn(`distributed.test.ts: ${missing}`);
@@ -295,6 +297,32 @@ describe.skipIf(missing !== undefined)('tune --queue on a real redis-server', ()
     for (let i = 0; i < 50 && (await jobKeys()).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
     expect(await jobKeys()).toEqual([]);
     await stopAll();
+  });
+
+  it('GKM (halved over its budget, every unit from scratch) with its class-share cut chosen below 1: the same choice and model bytes with the refit on a worker as here', async () => {
+    const rare = { learner: 'gkm', data: rareWeakSplit().train, T: 200, folds: 3, seed: 2, threads: 1, grid: { C: [16, 256], Cprime: [0, 1] }, onWarning: () => {} } as const;
+    const local = await tune(rare);
+    expect(local.minorityShare!.chosen).toBeLessThan(1);
+    const w = startWorker(redis.url, '--data-root', dir);
+    await w.waitFor('waiting for jobs');
+    const remote = await tune({ ...rare, queue: redis.url, stateDir: dir, refit: 'queue' });
+    expect(remote.minorityShare).toEqual(local.minorityShare);
+    expect(remote.best).toEqual(local.best);
+    expect(Buffer.compare(Buffer.from(remote.model.toBytes()), Buffer.from(local.model.toBytes()))).toBe(0);
+    expect(w.log()).toMatch(/refit candidate \d+ on all training rows/);
+    await stopAll();
+  });
+
+  it('a tune-refit payload may name only one of the minority shares', async () => {
+    const run = 'tabc';
+    const folder = join(dir, `.dsgkit-tune-${run}`);
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, 'setup.bin'), 'x');
+    const ok = { run, dir: folder, c: 0, inline: 0 };
+    await expect(checkTuneRefit({ ...ok, share: 2 }, [dir])).resolves.toEqual({ ...ok, share: 2 });
+    await expect(checkTuneRefit({ ...ok, share: 3 }, [dir])).rejects.toThrow('tune-refit: no minority share 3 (there are 3)');
+    await expect(checkTuneRefit({ ...ok, share: 0.5 }, [dir])).rejects.toThrow("field 'share' is not a non-negative integer");
+    await rm(folder, { recursive: true });
   });
 
   it('--refit and stateInlineBytes need a queue; a bad --refit is a usage error', async () => {

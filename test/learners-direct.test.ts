@@ -12,7 +12,7 @@ import { kernelMatrix } from '../src/features/kernel-spec.ts';
 import { evaluateExpansion } from '../src/features/kernel-expansion.ts';
 import { LuDecomposition, Matrix } from 'ml-matrix';
 import { fitThreshold, priorThreshold } from '../src/model/thresholds.ts';
-import { fitTask } from '../src/model/task.ts';
+import { cutShare, fitTask } from '../src/model/task.ts';
 import { ALL_MARGIN_LOSSES, marginLoss, marginLossDerivative } from '../src/learners/margin-losses.ts';
 
 /** Two well-separated clusters in [0, 1]², labels ±1. */
@@ -127,6 +127,25 @@ describe('priorThreshold (class-mass normalisation)', () => {
     const ordinal = fitTask({ kind: 'ordinal', classes: [1, 2, 3] }, new Float64Array(5), [1, 1, 2, 3, 3], 'prior', fU);
     expect(ordinal.kind === 'ordinal' && ordinal.thresholds.map((b) => fU.filter((v) => v > b).length)).toEqual([60, 40]);
     expect(() => priorThreshold(new Float64Array(0), 0.5)).toThrow(/no scores/);
+  });
+
+  it('with a minority share s < 1 labels the minority class on s times its labeled share, whichever class it is; refuses it elsewhere', () => {
+    const fU = Float64Array.from({ length: 100 }, (_, i) => i);
+    const above = (y: number[], s: number) => {
+      const t = fitTask({ kind: 'binary', positive: 1, negative: -1 }, new Float64Array(y.length), y, 'prior', fU, s);
+      return t.kind === 'binary' ? fU.filter((v) => v > t.threshold).length : NaN;
+    };
+    // Positives the minority (20%): 20, 10, 0 rows above the cut.
+    const rare = [1, -1, -1, -1, -1];
+    expect([1, 0.5, 0].map((s) => above(rare, s))).toEqual([20, 10, 0]);
+    // Negatives the minority (20%): the negatives' share shrinks, so 80, 90, 100 rows are labeled positive.
+    const common = [1, 1, 1, 1, -1];
+    expect([1, 0.5, 0].map((s) => above(common, s))).toEqual([80, 90, 100]);
+    expect(cutShare(0.12, 0.5)).toBe(0.06);
+    expect(cutShare(0.5, 0)).toBe(0);
+    expect(() => cutShare(0.5, 1.5)).toThrow(/minorityShare must be in \[0, 1\]/);
+    expect(() => fitTask({ kind: 'binary', positive: 1, negative: -1 }, new Float64Array([1, 2]), [1, -1], 'fit', undefined, 0.5)).toThrow(/class-share cut of a binary learner only/);
+    expect(() => fitTask({ kind: 'ordinal', classes: [1, 2, 3] }, new Float64Array(3), [1, 2, 3], 'prior', fU, 0.5)).toThrow(/binary learner only/);
   });
 });
 

@@ -22,6 +22,7 @@ import { Model } from '../src/model/model.ts';
 import { budgetCut, gridCandidates, parseGrid, tuneModel as tune, type TuneResult } from '../src/tune.ts';
 import { fitsOnThreads, fitThreadTasksCompleted, FITS_PER_THREAD } from '../src/tune-threads.ts';
 import { runCli } from './support/cli.ts';
+import { rareWeakSplit } from './support/rare-class.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'dsgkit-tune-'));
 const loopLearner = 'dsg';
@@ -138,6 +139,54 @@ describe('tune: safe selection', () => {
     expect(await warned(3, more)).toEqual([]);
     expect((await warned(6, more))[0]).toMatch(/^only 56 labeled rows of class 1 \(9 or 10 in each of the 6 folds'/);
   }, 120_000);
+});
+
+describe('tune: the class-share cut (GKM, LapSVM)', () => {
+  const small = { folds: 3, seed: 2, threads: 1, T: 200, grid: { C: [16, 256], Cprime: [0, 1] }, onWarning: () => {} } as const;
+
+  it('chooses the minority share by CV accuracy: on a rare, weakly ranked class it labels fewer rows that class and holds out better; train() with best gives the same bytes', async () => {
+    const { train: rows, test } = rareWeakSplit();
+    const r = await tune({ learner: 'gkm', data: rows, ...small });
+    const choice = r.minorityShare!;
+    expect(choice.shares).toEqual([1, 0.5, 0]);
+    const at = (s: number) => choice.accuracies[choice.shares.indexOf(s)];
+    expect(choice.chosen).toBeLessThan(1);
+    expect(at(choice.chosen)).toBeGreaterThan(at(1));
+    expect(r.best.minorityShare).toBe(choice.chosen);
+    expect(r.model.header.hyperparameters.minorityShare).toBe(choice.chosen);
+    expect(r.model.header.training.tune!.minorityShare).toEqual(choice);
+    const direct = await train({ learner: 'gkm', data: rows, ...r.best, threads: 1 });
+    expect(withoutTune(r.model).equals(Buffer.from(direct.toBytes()))).toBe(true);
+    // The same fit with the labeled rows' class shares: the same f (AUC), a worse held-out accuracy.
+    const asLabeled = await train({ learner: 'gkm', data: rows, ...r.best, minorityShare: 1, threads: 1 });
+    expect(asLabeled.header.hyperparameters.minorityShare).toBeUndefined();
+    const [tuned, labeledShares] = [await r.model.evaluate(test), await asLabeled.evaluate(test)];
+    expect(tuned.kind === 'binary' && labeledShares.kind === 'binary' && tuned.auc === labeledShares.auc).toBe(true);
+    expect(tuned.accuracy).toBeGreaterThan(labeledShares.accuracy);
+  }, 120_000);
+
+  it('keeps the labeled shares where they label best (balanced, well ranked: no parameter written), and chooses nothing when the caller fixes the share', async () => {
+    const r = await tune({ learner: 'lapsvm', data: await trainSet(), ...small });
+    expect(r.minorityShare!.chosen).toBe(1);
+    expect(r.minorityShare!.accuracies[0]).toBeGreaterThan(r.minorityShare!.accuracies[2]);
+    expect('minorityShare' in r.best).toBe(false);
+    expect('minorityShare' in r.model.header.hyperparameters).toBe(false);
+    const fixed = await tune({ learner: 'gkm', data: rareWeakSplit().train, ...small, minorityShare: 0.5 });
+    expect(fixed.minorityShare).toBeUndefined();
+    expect(fixed.model.header.hyperparameters.minorityShare).toBe(0.5);
+  }, 120_000);
+
+  it('says what it chose under the table and in describe', async () => {
+    const file = join(dir, 'rare.arrow');
+    await writeArrow(file, rareWeakSplit().train);
+    const out = join(dir, 'rare.dsg');
+    const r = await runCli(['tune', '--learner', 'gkm', '--data', file, '--out', out, '--iterations', '200', '--folds', '3', '--grid', 'C=16,256;Cprime=0,1', '--quiet']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/^cut {9}(every row the majority class|the minority class on 0\.5 × its labeled share): CV accuracy 0\.\d+ \(0\.\d+ with the labeled rows' class shares, /m);
+    const d = await runCli(['describe', out]);
+    expect(d.out).toMatch(/^cut {9}/m);
+    expect(d.out).toMatch(/minorityShare\s+(0|0\.5)\n/);
+  }, 60_000);
 });
 
 describe('tune (script API)', () => {

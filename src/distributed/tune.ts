@@ -248,7 +248,8 @@ export class TuneOnQueue {
       const guesses = d === c ? [c] : dFirst ? [d, c] : [c, d];
       guesses.forEach((w, k) => this.speculate(w, k + 1));
     } : undefined;
-    const results = isReference ? await this.reference! : await this.units(units, current.from, current.t, `${this.run}r${this.rounds++}`, this.signal, progress, speculate);
+    // A learner that does not continue (halved over its budget, restarted) starts every unit from scratch: no state to read.
+    const results = isReference ? await this.reference! : await this.units(units, plan.spec.capabilities.continues ? current.from : 0, current.t, `${this.run}r${this.rounds++}`, this.signal, progress, speculate);
     const scores = current.run.map(() => new Array<number>(plan.folds.length).fill(NaN));
     const outOfFold = current.run.map(() => plan.folds.map((): Float64Array => new Float64Array(0)));
     const shares = current.run.map(() => plan.folds.map((): number[] => []));
@@ -282,7 +283,8 @@ export class TuneOnQueue {
   /** The refit of candidate `c` as a job (`priority` 0: none), at minority share `MINORITY_SHARES[share]`. */
   private refitJob(c: number, priority: number, signal: AbortSignal | undefined, share = 0): Promise<RefitResult[]> {
     const payload: TuneRefitPayload = { run: this.run, dir: this.dir, c, inline: this.inline, ...(share !== 0 ? { share } : {}) };
-    return runJobs<RefitResult>([{ name: 'tune-refit', data: payload }], { url: this.url, run: `${this.run}f${c}`, ...(priority > 0 ? { priority } : {}), ...(signal ? { signal } : {}) });
+    // Its own run id per share: a refit at another share never meets the cancelled speculative one's jobs.
+    return runJobs<RefitResult>([{ name: 'tune-refit', data: payload }], { url: this.url, run: `${this.run}f${c}${share !== 0 ? `s${share}` : ''}`, ...(priority > 0 ? { priority } : {}), ...(signal ? { signal } : {}) });
   }
 
   /** Starts candidate `c`'s refit before the winner is known, at `priority`. */
