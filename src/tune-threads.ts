@@ -38,6 +38,7 @@ import { continuationCost, type HalvingStep } from './coordinator/successive-hal
 import { loopStateRecord, restoreLoopState, type LoopStateRecord } from './coordinator/loop-state-record.ts';
 import type { FitState } from './learners/spec.ts';
 import type { FitSetup, FoldOutcome, RoundFits, TuneMeter, TunePlan } from './tune.ts';
+import type { ShareCounts } from './coordinator/tune-rules.ts';
 
 /**
  * Fits a round must have per thread to run as whole fits on the threads: with
@@ -161,7 +162,7 @@ export class FitThreads {
     const continues = spec.capabilities.continues;
     const scores = current.run.map(() => new Array<number>(folds.length).fill(NaN));
     const outOfFold = current.run.map(() => folds.map((): Float64Array => new Float64Array(0)));
-    const shares = current.run.map(() => folds.map((): number[] => []));
+    const shares = current.run.map(() => folds.map((): ShareCounts | undefined => undefined));
     // The first fit that fails stops the round's others (queued ones never start, running ones' threads end).
     const stop = new AbortController();
     // Each of the round's fits listens on it while queued or running (Piscina): not a leak.
@@ -190,7 +191,7 @@ export class FitThreads {
       fitThreadTasks++;
       scores[i][j] = outcome.score;
       outOfFold[i][j] = outcome.f;
-      shares[i][j] = outcome.shares ?? [];
+      shares[i][j] = outcome.shares;
       if (continues) states[c][j] = outcome.state ? restoreLoopState(outcome.state) : undefined;
       meter.done += continues ? continuationCost(start?.history.t ?? 0, current.t) : 1;
       meter.report();

@@ -26,7 +26,7 @@ import { DEFAULT_CACHE_BYTES, givenEngineSettings, type EvaluatorOptions } from 
 import { FrequencyStores } from './engine/frequency-store.ts';
 import type { StepSize } from './coordinator/step-size.ts';
 import { neighbourhoodScores } from './coordinator/grid-neighbourhood.ts';
-import { chooseMinorityShare, fewLabeledWarning, TUNE_GUARDS, TUNE_SELECTIONS, type TuneGuard, type TuneSelection } from './coordinator/tune-rules.ts';
+import { chooseMinorityShare, fewLabeledWarning, TUNE_GUARDS, TUNE_SELECTIONS, type ShareCounts, type TuneGuard, type TuneSelection } from './coordinator/tune-rules.ts';
 export { TUNE_GUARDS, TUNE_SELECTIONS, type TuneGuard, type TuneSelection } from './coordinator/tune-rules.ts';
 import { continuationCost, firstHalvingStep, halvingPlan, nextHalvingStep, type HalvingOptions, type HalvingStep } from './coordinator/successive-halving.ts';
 import { checkParam, paramSpec, type ParamValue } from './learners/params.ts';
@@ -34,7 +34,7 @@ import { learnerSpec } from './learners/registry.ts';
 import type { BudgetSchedule, FitState, LearnerSpec, Params } from './learners/spec.ts';
 import { Model } from './model/model.ts';
 import type { TuneRecord, TuneRoundRecord, TuneTableRow } from './model/model-file.ts';
-import { fitTask, labelName, metricValue, METRICS, MINORITY_SHARES, rankingMetric, taskClasses, type MetricName, type TaskClasses } from './model/task.ts';
+import { fitTask, labelName, labelsFromScores, metricValue, METRICS, MINORITY_SHARES, rankingMetric, taskClasses, type MetricName, type Task, type TaskClasses } from './model/task.ts';
 import { mean, sampleSd } from './metrics/summary.ts';
 import type { LearnerOptions } from './api.ts';
 import { kernelScale0, scalerFor, withDataDefaults } from './train/defaults.ts';
@@ -398,8 +398,8 @@ export interface TunePlan {
 /** What the CV found: each candidate's last scores, how far it got, and the winner. */
 interface SearchOutcome {
   readonly lastScores: number[][];
-  /** With {@link FitSetup.chooseShare}: per candidate, per fold of its last round, its accuracy at each of {@link MINORITY_SHARES}. */
-  readonly lastShares: number[][][];
+  /** With {@link FitSetup.chooseShare}: per candidate, per fold of its last round, its labels at each of {@link MINORITY_SHARES}. */
+  readonly lastShares: Array<Array<ShareCounts | undefined>>;
   readonly lastPooled: number[];
   readonly lastNeighbourhood: number[];
   readonly reached: number[];
@@ -480,7 +480,7 @@ export async function tuneModel(opts: TuneArgs): Promise<TuneResult> {
   try {
     outcome = await searchCandidates(plan, meter, remote);
     meter.jobs = undefined;
-    share = plan.chooseShare ? chooseMinorityShare(outcome.lastShares[outcome.winner], roundFolds(plan, plan.T).map((j) => plan.folds[j].validation.n)) : undefined;
+    share = plan.chooseShare ? chooseMinorityShare(outcome.lastShares[outcome.winner], roundFolds(plan, plan.T).reduce((a, j) => a + plan.folds[j].validation.n, 0)) : undefined;
     if (remote && o.refit === 'queue') {
       meter.round = plan.roundCount;
       meter.report();
@@ -681,7 +681,7 @@ async function searchCandidates(plan: TunePlan, meter: TuneMeter, remote: TuneOn
     return fitThreads.round(plan, step, used, states, meter);
   };
   // The defaults' reference round when it ran beside the halving's last round (below).
-  let referenceFits: { step: HalvingStep; scores: number[]; outOfFold: Float64Array[]; shares: number[][] } | undefined;
+  let referenceFits: { step: HalvingStep; scores: number[]; outOfFold: Float64Array[]; shares: Array<ShareCounts | undefined> } | undefined;
   try {
     let step: HalvingStep | undefined = firstHalvingStep(n, plan.halving);
     while (step) {
@@ -763,7 +763,7 @@ function referenceCost(plan: TunePlan, step: HalvingStep): number {
 }
 
 /** The reference round's scores as the defaults' last, and its record. */
-function recordReference(plan: TunePlan, out: SearchOutcome, step: HalvingStep, { scores, outOfFold, shares }: { scores: number[]; outOfFold: Float64Array[]; shares: number[][] }): void {
+function recordReference(plan: TunePlan, out: SearchOutcome, step: HalvingStep, { scores, outOfFold, shares }: { scores: number[]; outOfFold: Float64Array[]; shares: Array<ShareCounts | undefined> }): void {
   const d = plan.defaultsId;
   const pooled = roundScore(plan, scores, outOfFold, roundFolds(plan, plan.T));
   out.lastScores[d] = scores;
@@ -794,7 +794,7 @@ async function runRound(plan: TunePlan, current: HalvingStep, engine: EvaluatorO
   const jobs = current.run.flatMap((c) => roundFolds(plan, current.t).map((j) => [c, j] as const));
   const scores = current.run.map(() => new Array<number>(folds.length).fill(NaN));
   const outOfFold = current.run.map(() => folds.map((): Float64Array => new Float64Array(0)));
-  const shares = current.run.map(() => folds.map((): number[] => []));
+  const shares = current.run.map(() => folds.map((): ShareCounts | undefined => undefined));
   let next = 0;
   const worker = async () => {
     while (next < jobs.length) {
@@ -804,7 +804,7 @@ async function runRound(plan: TunePlan, current: HalvingStep, engine: EvaluatorO
       const i = current.run.indexOf(c);
       scores[i][j] = fold.score;
       outOfFold[i][j] = fold.f;
-      shares[i][j] = fold.shares ?? [];
+      shares[i][j] = fold.shares;
       if (!spec.capabilities.continues) meter.done += 1;
       meter.report();
     }
@@ -850,19 +850,19 @@ export interface FitSetup {
   readonly chooseShare: boolean;
 }
 
-/** A round's fits: per candidate (in the round's order), per fold, the score, the out-of-fold scores and, with {@link FitSetup.chooseShare}, the accuracies at each minority share (empty on folds not run). */
+/** A round's fits: per candidate (in the round's order), per fold, the score, the out-of-fold scores and, with {@link FitSetup.chooseShare} at T, the labels at each minority share. */
 export interface RoundFits {
   readonly scores: number[][];
   readonly outOfFold: Float64Array[][];
-  readonly shares: number[][][];
+  readonly shares: Array<Array<ShareCounts | undefined>>;
 }
 
 /** One fold fit's outcome (see {@link runFold}). */
 export interface FoldOutcome {
   readonly score: number;
   readonly f: Float64Array;
-  /** With {@link FitSetup.chooseShare}: the fold's accuracy at each of {@link MINORITY_SHARES}. */
-  readonly shares?: number[];
+  /** With {@link FitSetup.chooseShare}, at T: the fold's labels at each of {@link MINORITY_SHARES}. */
+  readonly shares?: ShareCounts;
 }
 
 /** What one fold fit reads of a {@link TunePlan}: its {@link FitSetup} with the learner's spec, and the run's signal. */
@@ -928,8 +928,22 @@ export async function runFold(plan: FitPlan, c: number, j: number, to: number, e
   const own = (params.minorityShare as number | undefined) ?? 1;
   const shares = byShare ? MINORITY_SHARES : [own];
   const tasks = await fittedTasks(fitted.predictor, rows, labeledDataset(rows), classes, spec.threshold, engine, params.seed as number, to < plan.T ? EARLY_PRIOR_ROWS : BALANCE_ROWS, shares);
-  const accuracies = tasks.map((task) => metricValue('accuracy', task, va.y, f));
-  return { score: ranking ?? accuracies[shares.indexOf(own)], f, ...(byShare ? { shares: accuracies } : {}) };
+  const score = ranking ?? metricValue('accuracy', tasks[shares.indexOf(own)], va.y, f);
+  return { score, f, ...(byShare ? { shares: shareCounts(tasks, va.y, f) } : {}) };
+}
+
+/**
+ * A fold's labels under each of the cuts `tasks` (one per minority share):
+ * rows labeled right, and rows labeled otherwise than under the first.
+ *
+ * @example
+ * shareCounts([asLabeled, half, none], va.y, f); // e.g. { right: [98, 101, 104], changed: [0, 6, 13] }
+ */
+function shareCounts(tasks: readonly Task[], y: Float64Array, f: Float64Array): ShareCounts {
+  const labels = tasks.map((task) => labelsFromScores(task, f));
+  const right = labels.map((l) => l.reduce((a, v, i) => a + (v === y[i] ? 1 : 0), 0));
+  const changed = labels.map((l) => l.reduce((a, v, i) => a + (v !== labels[0][i] ? 1 : 0), 0));
+  return { right, changed };
 }
 
 /**

@@ -21,6 +21,7 @@ import { learnerSpec } from '../src/learners/registry.ts';
 import { Model } from '../src/model/model.ts';
 import { budgetCut, gridCandidates, parseGrid, tuneModel as tune, type TuneResult } from '../src/tune.ts';
 import { fitsOnThreads, fitThreadTasksCompleted, FITS_PER_THREAD } from '../src/tune-threads.ts';
+import { chooseMinorityShare } from '../src/coordinator/tune-rules.ts';
 import { runCli } from './support/cli.ts';
 import { rareWeakSplit } from './support/rare-class.ts';
 
@@ -164,6 +165,16 @@ describe('tune: the class-share cut (GKM, LapSVM)', () => {
     expect(tuned.kind === 'binary' && labeledShares.kind === 'binary' && tuned.auc === labeledShares.auc).toBe(true);
     expect(tuned.accuracy).toBeGreaterThan(labeledShares.accuracy);
   }, 120_000);
+
+  it('takes a share other than the labeled rows\' only when its gain in rows right exceeds √(rows it labels otherwise), over all folds', () => {
+    // 6 rows gained changing 50 (√50 ≈ 7.07): not enough; 20 changing 60: taken.
+    expect(chooseMinorityShare([{ right: [250, 256, 270], changed: [0, 50, 60] }], 300).index).toBe(2);
+    expect(chooseMinorityShare([{ right: [250, 256, 255], changed: [0, 50, 60] }], 300).index).toBe(0);
+    // Exactly one standard deviation (7 rows changing 49) is not more than it; summed over two folds, 8 is.
+    expect(chooseMinorityShare([{ right: [100, 107, 90], changed: [0, 49, 80] }], 200).index).toBe(0);
+    const two = chooseMinorityShare([{ right: [100, 104, 90], changed: [0, 25, 80] }, { right: [100, 104, 90], changed: [0, 24, 80] }], 400);
+    expect(two).toEqual({ index: 1, accuracies: [0.5, 0.52, 0.45] });
+  });
 
   it('keeps the labeled shares where they label best (balanced, well ranked: no parameter written), and chooses nothing when the caller fixes the share', async () => {
     const r = await tune({ learner: 'lapsvm', data: await trainSet(), ...small });

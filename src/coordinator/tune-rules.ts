@@ -58,23 +58,36 @@ export function fewLabeledWarning(counts: ReadonlyMap<number, number>, k: number
   );
 }
 
+/** A fold's labels under each minority share's cut: rows labeled right, and rows labeled otherwise than under the first share's. */
+export interface ShareCounts {
+  readonly right: readonly number[];
+  readonly changed: readonly number[];
+}
+
 /**
- * The class-share cut's minority share `tune` refits with: the one of
- * `shares` (in order of preference, `MINORITY_SHARES`) whose accuracy over
- * the winner's folds, weighted by fold size, is highest; a tie keeps the
- * earlier. `foldAccuracies[j][s]` is fold j's accuracy at `shares[s]`.
- * Returns the index and every share's accuracy.
+ * The class-share cut's minority share `tune` refits with, as an index into
+ * the shares tried (in order of preference, `MINORITY_SHARES`: the first is
+ * the labeled rows' class shares), from the winner's labels on its validation
+ * folds. A share other than the first is taken only when, summed over the
+ * folds, it labels more rows right than the first by more than the square
+ * root of the rows whose label it changes: were the two cuts equally good,
+ * each changed row would be right under either with probability ½, and
+ * the gain would have that standard deviation (the sign test on the changed
+ * rows, McNemar's). Among those that pass, the most rows right (a tie keeps
+ * the earlier). Returns the index and every share's pooled accuracy.
  *
  * @example
- * chooseMinorityShare([[0.85, 0.9, 0.9], [0.85, 0.85, 0.9]], [20, 20]); // { index: 2, accuracies: [0.85, 0.875, 0.9] }
- * chooseMinorityShare([[0.9, 0.8, 0.5]], [40]);                             // { index: 0, accuracies: [0.9, 0.8, 0.5] }
+ * // 300 validation rows; half the share gains 6 rows changing 50 (√50 ≈ 7.1: not enough), none gains 20 changing 60.
+ * chooseMinorityShare([{ right: [250, 256, 270], changed: [0, 50, 60] }], 300); // { index: 2, accuracies: [0.8333, 0.8533, 0.9] }
  */
-export function chooseMinorityShare(foldAccuracies: readonly (readonly number[])[], sizes: readonly number[]): { index: number; accuracies: number[] } {
-  const total = sizes.reduce((a, b) => a + b, 0);
-  const count = foldAccuracies[0]?.length ?? 0;
-  // Rows labeled right, summed as whole numbers: equal accuracies tie exactly.
-  const right = Array.from({ length: count }, (_, s) => foldAccuracies.reduce((a, fold, j) => a + Math.round(fold[s] * sizes[j]), 0));
+export function chooseMinorityShare(folds: ReadonlyArray<ShareCounts | undefined>, rows: number): { index: number; accuracies: number[] } {
+  const count = folds[0]?.right.length ?? 0;
+  const sum = (key: keyof ShareCounts, s: number) => folds.reduce((a, fold) => {
+    if (!fold) throw new Error('chooseMinorityShare: a fold without its share counts');
+    return a + fold[key][s];
+  }, 0);
+  const right = Array.from({ length: count }, (_, s) => sum('right', s));
   let index = 0;
-  for (let s = 1; s < count; s++) if (right[s] > right[index]) index = s;
-  return { index, accuracies: right.map((r) => r / total) };
+  for (let s = 1; s < count; s++) if (right[s] - right[0] > Math.sqrt(sum('changed', s)) && right[s] > right[index]) index = s;
+  return { index, accuracies: right.map((r) => r / rows) };
 }

@@ -52,6 +52,7 @@ import { Model } from '../model/model.ts';
 import { trainModel } from '../train/train.ts';
 import { fitPlanOf, fitSetupOf, roundFolds, roundScore, runFold, type FitSetup, type RoundFits, type TuneMeter, type TunePlan } from '../tune.ts';
 import { MINORITY_SHARES } from '../model/task.ts';
+import type { ShareCounts } from '../coordinator/tune-rules.ts';
 import { runJobs } from './coordinator.ts';
 import { checkFields, checkUnderRoots, PayloadError } from './payload.ts';
 import { newRunId } from './queue.ts';
@@ -109,7 +110,7 @@ export interface TuneRefitPayload {
 interface UnitResult {
   readonly score: number;
   readonly f: string;
-  readonly shares?: number[];
+  readonly shares?: ShareCounts;
   readonly state?: string;
 }
 
@@ -252,12 +253,12 @@ export class TuneOnQueue {
     const results = isReference ? await this.reference! : await this.units(units, plan.spec.capabilities.continues ? current.from : 0, current.t, `${this.run}r${this.rounds++}`, this.signal, progress, speculate);
     const scores = current.run.map(() => new Array<number>(plan.folds.length).fill(NaN));
     const outOfFold = current.run.map(() => plan.folds.map((): Float64Array => new Float64Array(0)));
-    const shares = current.run.map(() => plan.folds.map((): number[] => []));
+    const shares = current.run.map(() => plan.folds.map((): ShareCounts | undefined => undefined));
     results.forEach((r, u) => {
       const [c, j] = units[u];
       scores[current.run.indexOf(c)][j] = r.score;
       outOfFold[current.run.indexOf(c)][j] = float64(r.f);
-      shares[current.run.indexOf(c)][j] = r.shares ?? [];
+      shares[current.run.indexOf(c)][j] = r.shares;
       if (r.state !== undefined) this.states.set(`${c}-${j}`, { t: current.t, state: r.state });
       else this.states.delete(`${c}-${j}`);
     });

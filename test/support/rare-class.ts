@@ -20,5 +20,6 @@ export function rareWeakSplit(): { train: Dataset; test: Dataset } {
     y[i] = positive ? 1 : -1;
     for (let k = 0; k < d; k++) X[i * d + k] = rng() + (positive && k === 0 ? 0.15 : 0);
   }
-  return splitDataset(makeDataset({ X, d, y }), { labeled: 240, test: 0.2, seed: 1 });
+  const { train, test } = splitDataset(makeDataset({ X, d, y }), { labeled: 240, test: 0.2, seed: 1 });
+  return { train, test: test! };
 }
