@@ -713,7 +713,7 @@ const GRAPH_PARAMS = {
     omitDefault: true,
     cli: 'minority-share',
     symbol: 's',
-    doc: "the cut (no bias: it puts the labeled rows' class shares on the unlabeled rows) labels the minority class on s times its labeled share; 1 = the labeled shares, 0 = every row the majority class; `tune` chooses it among 1, 0.5 and 0 by CV accuracy. The model's f and AUC do not depend on it",
+    doc: "the cut (no bias: it puts the labeled rows' class shares on the unlabeled rows) labels the minority class on s times its labeled share; 1 = the labeled shares, 0 = every row the majority class; `tune` takes 0.5 or 0 where its cross-validation labels clearly more rows right with it (docs/tuning.md § The cut on a rare class). f and the AUC do not depend on it",
   },
   seed: { kind: 'number', default: 1, min: 0, max: MAX_SEED, integer: true, doc: 'sampling seed' },
 } as const satisfies ParamTable;
