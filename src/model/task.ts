@@ -154,7 +154,7 @@ export function ranks(task: Pick<OrdinalTask, 'classes'>, y: ArrayLike<number>):
  * of the learners with the `prior` rule), in order of preference on a tie: the
  * labeled rows' class shares, half the minority's, none of it. On a rare class
  * ranked at AUC 0.66–0.75 the labeled rows' share labels more rows wrong than it
- * finds (docs/learners.md § GKM, "On a rare class the cut costs accuracy").
+ * finds (docs/tuning.md § The cut on a rare class).
  */
 export const MINORITY_SHARES: readonly number[] = [1, 0.5, 0];
 
