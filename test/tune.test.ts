@@ -7,7 +7,7 @@
  * model is the winner refit on all rows; the cost is what the schedule says;
  * the CLI prints a table / JSON, and Ctrl-C writes nothing.
  */
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -190,12 +190,15 @@ describe('tune: the class-share cut (GKM, LapSVM)', () => {
     expect(fixed.model.header.hyperparameters.minorityShare).toBe(0.5);
   }, 120_000);
 
-  it('says what it chose under the table and in describe', async () => {
+  it('says what it chose under the table, in describe and in the report', async () => {
     const file = join(dir, 'rare.arrow');
     await writeArrow(file, rareWeakSplit().train);
     const out = join(dir, 'rare.dsg');
-    const r = await runCli(['tune', '--learner', 'gkm', '--data', file, '--out', out, '--iterations', '200', '--folds', '3', '--grid', 'C=16,256;Cprime=0,1', '--quiet']);
+    const report = join(dir, 'rare-report');
+    const r = await runCli(['tune', '--learner', 'gkm', '--data', file, '--out', out, '--iterations', '200', '--folds', '3', '--grid', 'C=16,256;Cprime=0,1', '--report', report, '--quiet']);
     expect(r.code, r.err).toBe(0);
+    const cut = /^cut {9}(.*)$/m.exec(r.out)![1];
+    expect(readFileSync(`${report}.html`, 'utf8')).toContain(`the one kept labels ${cut.replaceAll("'", '&#39;')}.`);
     expect(r.out).toMatch(/^cut {9}(every row the majority class|the minority class on 0\.5 × its labeled share): CV accuracy 0\.\d+ \(0\.\d+ with the labeled rows' class shares, /m);
     const d = await runCli(['describe', out]);
     expect(d.out).toMatch(/^cut {9}/m);

@@ -4,7 +4,7 @@
  * ran), `r.svg` (the chart alone) and `r.chart.json` (the chart's data).
  * Everything comes from `tune`'s result object.
  */
-import type { TuneResult, TuneRow } from '../tune.ts';
+import type { MinorityShareChoice, TuneResult, TuneRow } from '../tune.ts';
 import { htmlReport, thisMachine, type HtmlTable } from './html.ts';
 import type { LineChart, Series } from './line-chart.ts';
 
@@ -99,6 +99,25 @@ export interface TuneReportMeta {
   readonly date: string;
 }
 
+const shareNumber = (v: number) => String(Number(v.toPrecision(4)));
+
+/**
+ * The class-share cut `tune` chose (GKM, LapSVM) in words, with the winner's
+ * CV accuracy at each cut tried; undefined when it chose nothing (or the
+ * record cannot be read). What `tune` prints, `describe` shows and the report says.
+ *
+ * @example
+ * minorityShareText({ shares: [1, 0.5, 0], accuracies: [0.85, 0.87, 0.88], chosen: 0 });
+ * // "every row the majority class: CV accuracy 0.88 (0.85 with the labeled rows' class shares, 0.87 with the minority class on 0.5 × its labeled share)"
+ */
+export function minorityShareText(choice: MinorityShareChoice | undefined): string | undefined {
+  if (!choice || !Array.isArray(choice.shares) || !Array.isArray(choice.accuracies)) return undefined;
+  const name = (s: number) => (s === 1 ? "the labeled rows' class shares" : s === 0 ? 'every row the majority class' : `the minority class on ${shareNumber(s)} × its labeled share`);
+  const at = choice.shares.indexOf(choice.chosen);
+  const others = choice.shares.map((s, i) => [s, choice.accuracies[i]] as const).filter(([s]) => s !== choice.chosen);
+  return `${name(choice.chosen)}: CV accuracy ${shareNumber(choice.accuracies[at])} (${others.map(([s, a]) => `${shareNumber(a)} with ${name(s)}`).join(', ')})`;
+}
+
 /**
  * `dsgkit tune`'s HTML report: self-contained (inline SVG chart, no network).
  *
@@ -133,6 +152,7 @@ export function tuneHtml(result: Omit<TuneResult, 'model'>, svg: string, meta: T
       : `No winner was recorded.`,
     `Each labeled row was scored by a model that did not see its label (${result.folds}-fold cross-validation${result.repeats > 1 ? `, the folds drawn ${result.repeats} times` : ''}; the held-out rows stay in as unlabeled rows).` +
       (halving(result) && cost.fullGrid > 0 ? ` Successive halving spent ${(100 * cost.fraction).toFixed(1)}% of what running every setting to the end would have cost.` : ''),
+    ...(result.minorityShare ? [`The model labels a row by where its score falls against a cut; the one kept labels ${minorityShareText(result.minorityShare)}.`] : []),
   ];
   return htmlReport({
     title: `Tuning ${meta.learner}`,

@@ -2,7 +2,7 @@
 import cliProgress from 'cli-progress';
 import { CancelledError, UsageError } from '../../errors.ts';
 import { LEARNER_NAMES, LEARNERS } from '../../api.ts';
-import { parseGrid, tuneModel, type TuneProgress, type TuneResult, type TuneRow, type TuneSelection, type TuneGuard } from '../../tune.ts';
+import { parseGrid, tuneModel, type MinorityShareChoice, type TuneProgress, type TuneResult, type TuneRow, type TuneSelection, type TuneGuard } from '../../tune.ts';
 import { intOption, parseCommandArgs, requireString } from '../args.ts';
 import { checkOutputs } from '../outputs.ts';
 import { parseQueueUrl } from '../../distributed/redis-url.ts';
@@ -17,7 +17,7 @@ import type { Command } from './command.ts';
 import type { MetricName } from '../../model/task.ts';
 import { writeFileAtomic } from '../../data/atomic.ts';
 import { lineChartSvg } from '../../report/line-chart.ts';
-import { tuneChartSpec, tuneHtml, type TuneReportMeta } from '../../report/tune-report.ts';
+import { minorityShareText, tuneChartSpec, tuneHtml, type TuneReportMeta } from '../../report/tune-report.ts';
 import { thousands } from '../../data/numbers.ts';
 
 /** A learner's `tune` ranking and guard where they are not the defaults (its own metric, each setting by its own score, guard cv), for the search-space list: e.g. " (ranked by auc, grid neighbourhood; guard one-se)"; empty otherwise. */
@@ -183,12 +183,9 @@ export function unlabeledLines(usesUnlabeled: boolean | undefined, reference: bo
  * minorityShareLines({ shares: [1, 0.5, 0], accuracies: [0.85, 0.87, 0.88], chosen: 0 });
  * // ['cut         every row the majority class: CV accuracy 0.88 (0.85 with the labeled rows\' class shares, 0.87 with the minority class on 0.5 × its labeled share)']
  */
-export function minorityShareLines(choice: { readonly shares: readonly number[]; readonly accuracies: readonly number[]; readonly chosen: number } | undefined): string[] {
-  if (!choice || !Array.isArray(choice.shares) || !Array.isArray(choice.accuracies)) return [];
-  const name = (s: number) => (s === 1 ? "the labeled rows' class shares" : s === 0 ? 'every row the majority class' : `the minority class on ${fmt(s)} × its labeled share`);
-  const at = choice.shares.indexOf(choice.chosen);
-  const others = choice.shares.map((s, i) => [s, choice.accuracies[i]] as const).filter(([s]) => s !== choice.chosen);
-  return [`cut         ${name(choice.chosen)}: CV accuracy ${fmt(choice.accuracies[at])} (${others.map(([s, a]) => `${fmt(a)} with ${name(s)}`).join(', ')})`];
+export function minorityShareLines(choice: MinorityShareChoice | undefined): string[] {
+  const text = minorityShareText(choice);
+  return text === undefined ? [] : [`cut         ${text}`];
 }
 
 /**
