@@ -9,7 +9,8 @@
  * (⌊π·n_l⌉ of them positive, at least 2) and 4,096 unlabeled scores, splits the
  * labeled rows into 3 stratified folds, fits each fold's cuts on the other
  * folds' class shares (`fitTask`, rule `prior`, at each of `MINORITY_SHARES`),
- * counts each fold's validation rows labeled right and relabeled, and chooses
+ * counts each fold's validation rows labeled right and relabeled (`shareCounts`, as
+ * `tune` does), and chooses
  * with `chooseMinorityShare` (and, for comparison, by the best CV accuracy
  * alone). The chosen cut, fitted on all labeled rows, is scored by its exact
  * accuracy on the population: (1 − π)·Φ(t) + π·(1 − Φ(t − μ)). The model is
@@ -26,7 +27,8 @@
 import { parseArgs } from 'node:util';
 import seedrandom from 'seedrandom';
 import { chooseMinorityShare, type ShareCounts } from '../src/coordinator/tune-rules.ts';
-import { fitTask, labelsFromScores, MINORITY_SHARES, type BinaryTask } from '../src/model/task.ts';
+import { fitTask, MINORITY_SHARES, type BinaryTask } from '../src/model/task.ts';
+import { shareCounts } from '../src/tune.ts';
 import { lineChartSvg, markdownTable, writeBenchOutputs } from './lib/index.ts';
 
 const POSITIVE_SHARES = [0.05, 0.12, 0.25, 0.4, 0.5];
@@ -96,11 +98,8 @@ function runCell(positiveShare: number, auc: number, labeled: number, trials: nu
       const fTrain = Float64Array.from(train, (i) => f[i]);
       const yTrain = Float64Array.from(train, (i) => y[i]);
       const fValid = Float64Array.from(valid, (i) => f[i]);
-      const labels = MINORITY_SHARES.map((s) => labelsFromScores(fitTask(CLASSES, fTrain, yTrain, 'prior', fU, s), fValid));
-      counts.push({
-        right: labels.map((l) => l.reduce((a, v, k) => a + (v === y[valid[k]] ? 1 : 0), 0)),
-        changed: labels.map((l) => l.reduce((a, v, k) => a + (v !== labels[0][k] ? 1 : 0), 0)),
-      });
+      const yValid = Float64Array.from(valid, (i) => y[i]);
+      counts.push(shareCounts(MINORITY_SHARES.map((s) => fitTask(CLASSES, fTrain, yTrain, 'prior', fU, s)), yValid, fValid));
     }
     const rule = chooseMinorityShare(counts, labeled);
     let best = 0;

@@ -195,12 +195,8 @@ export interface TuneResult {
   readonly minorityShare?: MinorityShareChoice;
 }
 
-/** The class-share cut's minority share `tune` chose: the shares tried, the winner's CV accuracy at each, the one chosen. */
-export interface MinorityShareChoice {
-  readonly shares: readonly number[];
-  readonly accuracies: readonly number[];
-  readonly chosen: number;
-}
+/** The class-share cut's minority share `tune` chose: the shares tried, the winner's CV accuracy at each, the one chosen (as the model's header records it). */
+export type MinorityShareChoice = NonNullable<TuneRecord['minorityShare']>;
 
 /**
  * Folds of the CV when none are asked for. A fold's model trains on every
@@ -939,7 +935,7 @@ export async function runFold(plan: FitPlan, c: number, j: number, to: number, e
  * @example
  * shareCounts([asLabeled, half, none], va.y, f); // e.g. { right: [98, 101, 104], changed: [0, 6, 13] }
  */
-function shareCounts(tasks: readonly Task[], y: Float64Array, f: Float64Array): ShareCounts {
+export function shareCounts(tasks: readonly Task[], y: Float64Array, f: Float64Array): ShareCounts {
   const labels = tasks.map((task) => labelsFromScores(task, f));
   const right = labels.map((l) => l.reduce((a, v, i) => a + (v === y[i] ? 1 : 0), 0));
   const changed = labels.map((l) => l.reduce((a, v, i) => a + (v !== labels[0][i] ? 1 : 0), 0));
